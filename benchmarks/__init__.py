@@ -1,0 +1,1 @@
+"""Timed comparisons against the named peers, measured side by side in one run (not tests)."""

@@ -1,0 +1,79 @@
+"""Breiman's Twonorm and Ringnorm generators (Breiman 1996, "Bias, variance and arcing classifiers",
+Technical Report 460, Statistics Department, UC Berkeley), used by seed 002 (spec 002 §6.1) through
+Rätsch's benchmark collection.
+
+Classes are equiprobable: every record's class is an independent fair coin flip. The features are
+not row-normalised (spec 002 §6.1 and A12: use the data as distributed and account with the
+observed ``max_row_norm``); ``scale_rows_to_unit_ball`` is available when a bound of 1 is wanted.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from solvers.datasets.dataset import Dataset
+from solvers.datasets.validation import check_random_state
+
+_REFERENCE = (
+    "Breiman, L. (1996). Bias, variance and arcing classifiers. Technical Report 460, "
+    "Statistics Department, University of California, Berkeley."
+)
+
+
+def twonorm(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> Dataset:
+    """Draw ``n`` Twonorm records: class +1 ~ N(a, I), class −1 ~ N(−a, I), a_j = 2/sqrt(dim).
+
+    Breiman (1996, TR 460) defines dim = 20, a = 2/sqrt(20); for other dim the same scaling
+    (as in R's mlbench) keeps ‖2a‖ = 4 and hence the Bayes error Φ(−2) ≈ 2.28% (Breiman: 2.3%).
+    The Bayes rule is sign(Σ_j x_j).
+    """
+    size, width = _positive_int(n, "n"), _positive_int(dim, "dim")
+    rng = check_random_state(seed)
+    labels = np.where(rng.random(size) < 0.5, 1.0, -1.0)
+    shift = 2.0 / math.sqrt(width)
+    features = rng.standard_normal((size, width)) + labels[:, None] * shift
+    return Dataset(
+        X=features,
+        y=labels,
+        feature_names=tuple(f"x{j}" for j in range(width)),
+        name="twonorm",
+        description=(
+            f"Twonorm, {_REFERENCE} Class +1 ~ N(a, I), class -1 ~ N(-a, I), a_j = 2/sqrt({width}); "
+            "equiprobable classes; features not normalised."
+        ),
+    )
+
+
+def ringnorm(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> Dataset:
+    """Draw ``n`` Ringnorm records: class +1 ~ N(0, 4I), class −1 ~ N(a, I), a_j = 1/sqrt(dim).
+
+    Breiman (1996, TR 460) defines dim = 20: class 1 is normal with mean 0 and covariance 4I,
+    class 2 is normal with unit covariance and mean (a, ..., a), a = 1/sqrt(20); R's mlbench uses
+    a = dim^(-1/2) for other dim. Breiman's class 1 is labelled +1 here. Breiman quotes a Bayes
+    error of 1.3%; with a = 1/sqrt(20) the Bayes error (numerical quadrature) is 1.497%. The DELVE
+    description of this data set states a = 2/sqrt(20) instead, whose Bayes error is 1.240%.
+    """
+    size, width = _positive_int(n, "n"), _positive_int(dim, "dim")
+    rng = check_random_state(seed)
+    labels = np.where(rng.random(size) < 0.5, 1.0, -1.0)
+    noise = rng.standard_normal((size, width))
+    shift = 1.0 / math.sqrt(width)
+    features = np.where(labels[:, None] > 0, 2.0 * noise, noise + shift)
+    return Dataset(
+        X=features,
+        y=labels,
+        feature_names=tuple(f"x{j}" for j in range(width)),
+        name="ringnorm",
+        description=(
+            f"Ringnorm, {_REFERENCE} Class +1 ~ N(0, 4I), class -1 ~ N(a, I), a_j = 1/sqrt({width}); "
+            "equiprobable classes; features not normalised."
+        ),
+    )
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)

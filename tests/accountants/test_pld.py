@@ -1,0 +1,78 @@
+import math
+
+import pytest
+from dp_accounting import dp_event
+from dp_accounting.pld import PLDAccountant as DpPLDAccountant
+from dp_accounting.privacy_accountant import NeighboringRelation
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accountants import ApproxDpEvent, ExactGaussianAccountant, PLDAccountant, PureDpEvent, UnsupportedEventError
+from accountants.composition import optimal_epsilon
+
+COARSE = 1e-3  # discretisation for the property tests (bounds stay valid, only looser)
+
+
+@settings(max_examples=15)
+@given(st.lists(st.tuples(st.floats(1.0, 30.0), st.integers(1, 50)), min_size=1, max_size=4), st.floats(1e-8, 1e-2))
+def test_optimistic_exact_pessimistic_sandwich_for_gaussian_sequences(releases, delta):
+    pld = PLDAccountant(value_discretization_interval=COARSE)
+    exact = ExactGaussianAccountant()
+    for z, count in releases:
+        pld.register(dp_event.GaussianDpEvent(z), count)
+        exact.register(dp_event.GaussianDpEvent(z), count)
+    lower, upper = pld.get_epsilon_interval(delta)
+    truth = exact.get_epsilon(delta)
+    assert lower <= truth * (1 + 1e-9) + 1e-12
+    assert truth <= upper * (1 + 1e-9) + 1e-12
+    assert pld.get_epsilon(delta) == upper
+
+
+def test_pure_and_approximate_releases_are_bounded_above_the_optimal_composition():
+    pld = PLDAccountant().register(PureDpEvent(0.1), 100)
+    lower, upper = pld.get_epsilon_interval(1e-5)
+    exact = optimal_epsilon([(0.1, 0.0, 100)], 1e-5)
+    assert lower <= exact <= upper < exact + 0.02
+    with_delta = PLDAccountant().register(ApproxDpEvent(0.1, 1e-7), 100)
+    assert with_delta.get_epsilon(1e-5) >= optimal_epsilon([(0.1, 1e-7, 100)], 1e-5)
+    assert with_delta.get_delta(100.0) == pytest.approx(1 - (1 - 1e-7) ** 100, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    "event",
+    [dp_event.GaussianDpEvent(10.0), dp_event.LaplaceDpEvent(3.0)],
+)
+def test_agrees_with_dp_accounting_pld(event):
+    relation = NeighboringRelation.REPLACE_ONE
+    if isinstance(event, dp_event.LaplaceDpEvent):
+        relation = NeighboringRelation.ADD_OR_REMOVE_ONE
+    ours = PLDAccountant(neighboring_relation=relation).register(event, 20)
+    theirs = DpPLDAccountant(neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE
+                             if isinstance(event, dp_event.GaussianDpEvent) else relation)
+    theirs.compose(event, 20)
+    assert ours.get_epsilon(1e-6) == pytest.approx(theirs.get_epsilon(1e-6), rel=1e-6)
+
+
+def test_randomized_response_counts_every_repetition():
+    """dp-accounting 0.6's PLDAccountant drops the count of a RandomizedResponseDpEvent (it composes
+    the PLD once); binary randomized response is its own dominating pair, so its 20-fold PLD must
+    match the exact optimal composition of 20 pure releases."""
+    event = dp_event.RandomizedResponseDpEvent(0.3, 2)
+    eps = math.log1p(2 * 0.7 / 0.3)
+    lower, upper = PLDAccountant().register(event, 20).get_epsilon_interval(1e-6)
+    exact = optimal_epsilon([(eps, 0.0, 20)], 1e-6)
+    assert lower <= exact <= upper <= exact + 1e-2
+    theirs = DpPLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
+    theirs.compose(event, 20)
+    assert theirs.get_epsilon(1e-6) < exact / 10  # the upstream defect this guards against
+
+
+def test_unsupported_and_non_private():
+    with pytest.raises(UnsupportedEventError, match="PLDAccountant cannot bound the event ZCDpEvent"):
+        PLDAccountant().register(dp_event.ZCDpEvent(0.1))
+    with pytest.raises(UnsupportedEventError, match="ADD_OR_REMOVE_ONE or REPLACE_SPECIAL"):
+        PLDAccountant().register(dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0)))
+    accountant = PLDAccountant().register(dp_event.NonPrivateDpEvent())
+    assert accountant.get_epsilon(1e-3) == math.inf and accountant.get_delta(5.0) == 1.0
+    with pytest.raises(ValueError, match="value_discretization_interval must be > 0"):
+        PLDAccountant(value_discretization_interval=0.0)
