@@ -1,0 +1,106 @@
+"""Argument checks for the audit statistics: every message names the argument, its value and what
+was expected. Scalars reuse :mod:`accountants.validation`; arrays of attack scores are checked here.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from accountants.validation import check_count, check_delta, check_epsilon
+
+__all__ = [
+    "by_label",
+    "check_confidence",
+    "check_count",
+    "check_delta",
+    "check_epsilon",
+    "check_fraction",
+    "check_labels",
+    "check_scores",
+    "check_seed",
+]
+
+
+def check_scores(scores: ArrayLike, name: str) -> np.ndarray:
+    """``scores`` as a 1-D float64 array if it is non-empty, real and finite everywhere.
+
+    Raises:
+      TypeError: not real-valued (bool arrays are accepted as 0/1; strings, complex, objects not).
+      ValueError: not 1-D, empty, or an entry is NaN or infinite.
+    """
+    array = np.asarray(scores)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a 1-D array of real scores, got dtype {array.dtype}")
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of per-trial scores, got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty (no trials)")
+    array = array.astype(np.float64)
+    bad = ~np.isfinite(array)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} must be finite everywhere (NaN or infinity never enters a privacy bound), "
+            f"got {array[index]!r} at index {index}"
+        )
+    return array
+
+
+def check_labels(labels: ArrayLike, size: int, name: str = "labels") -> np.ndarray:
+    """``labels`` as a boolean array of length ``size`` (True: the target was in, hypothesis D)."""
+    array = np.asarray(labels)
+    if array.ndim != 1 or array.size != size:
+        raise ValueError(f"{name} must be a 1-D array of length {size} (one per score), got shape {array.shape}")
+    if array.dtype.kind == "b":
+        return array.copy()
+    if array.dtype.kind not in "iuf" or not np.all(np.isin(array, (0, 1))):
+        raise ValueError(f"{name} must hold booleans or 0/1 (1: the target record was in), got {array[:5]!r}...")
+    return array.astype(bool)
+
+
+def check_confidence(confidence: float, name: str = "confidence") -> float:
+    """``confidence`` as a float if it lies strictly between 0 and 1, else raise."""
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise TypeError(f"{name} must be a real number in (0, 1), got {confidence!r}")
+    value = float(confidence)
+    if not 0.0 < value < 1.0:  # also rejects NaN
+        raise ValueError(f"{name} must be in (0, 1) (e.g. 0.95), got {confidence!r}")
+    return value
+
+
+def check_fraction(fraction: float, name: str = "fraction") -> float:
+    """``fraction`` as a float in the open interval (0, 1), else raise."""
+    return check_confidence(fraction, name)
+
+
+def check_seed(seed: int, name: str = "seed") -> int:
+    """A non-negative integer seed (audits are reproducible: no seed drawn from the OS here)."""
+    return check_count(seed, name)
+
+
+def check_int_sequence(values: int | Sequence[int], name: str) -> tuple[int, ...]:
+    """An int or a non-empty sequence of non-negative ints, as a tuple of unique sorted ints."""
+    items = (values,) if isinstance(values, numbers.Integral) else tuple(values)
+    if not items:
+        raise ValueError(f"{name} must not be empty")
+    return tuple(sorted({check_count(v, name) for v in items}))
+
+
+def by_label(scores: ArrayLike, labels: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """(scores_in, scores_out) from one score per trial and its ground truth.
+
+    Args:
+      scores: per-trial attack scores, higher means "the target record was in".
+      labels: per-trial truth, True (or 1) when the trial ran on D (target in), False/0 on D′.
+
+    Raises:
+      ValueError: a side is empty, lengths differ, or a score is not finite.
+    """
+    scores = check_scores(scores, "scores")
+    labels = check_labels(labels, scores.size)
+    if labels.all() or not labels.any():
+        raise ValueError("labels must contain both hypotheses (some trials in, some out)")
+    return scores[labels], scores[~labels]

@@ -1,0 +1,235 @@
+"""Clopper–Pearson lower bounds on ε from an attack's false-positive and false-negative counts.
+
+An (ε, δ)-DP mechanism limits every test between neighbouring datasets D and D′
+(the hypothesis-testing view of DP, Kairouz, Oh & Viswanath 2015): for its false-positive rate FPR and false-negative rate
+FNR,
+
+    FPR + e^ε FNR ≥ 1 − δ   and   FNR + e^ε FPR ≥ 1 − δ,
+
+so ε ≥ max(log((1 − δ − FNR)/FPR), log((1 − δ − FPR)/FNR)). Replacing FPR and FNR by one-sided
+Clopper–Pearson upper bounds, each at level α/2 so that both hold together with probability
+≥ 1 − α (union bound), gives a (1 − α)-confidence lower bound on ε (Jagielski, Ullman & Oprea
+2020; Nasr, Song, Thakurta, Papernot & Carlini 2021). The threshold is chosen honestly, see
+:mod:`audits.stats.thresholds`.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats
+
+from audits.stats._validation import (
+    check_confidence,
+    check_count,
+    check_delta,
+    check_scores,
+)
+from audits.stats.bounds import WORST_CASE, LowerBound
+from audits.stats.thresholds import as_strategy, select_threshold
+
+__all__ = [
+    "ALPHA_SPLIT",
+    "clopper_pearson_audit",
+    "clopper_pearson_from_counts",
+    "clopper_pearson_interval",
+    "clopper_pearson_lower",
+    "clopper_pearson_upper",
+    "epsilon_from_rates",
+]
+
+#: How the significance level is shared between the two error rates, stated in every result.
+ALPHA_SPLIT = "α/2 on FPR and α/2 on FNR (one-sided Clopper–Pearson, union bound)"
+
+
+def _counts(k: ArrayLike, n: int) -> tuple[np.ndarray, int]:
+    n = check_count(n, "n")
+    if n == 0:
+        raise ValueError("n must be >= 1 (number of trials)")
+    k = np.asarray(k)
+    if k.dtype.kind not in "iu" and not (k.dtype.kind == "f" and np.all(k == np.round(k))):
+        raise TypeError(f"k must hold integer counts, got {k!r}")
+    if np.any(k < 0) or np.any(k > n):
+        raise ValueError(f"k must lie in [0, n] = [0, {n}], got {k!r}")
+    return k.astype(np.int64), n
+
+
+def _upper(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+    """Vectorised exact upper bound, evaluated once per distinct count."""
+    unique, inverse = np.unique(k, return_inverse=True)
+    inner = unique < n
+    values = np.ones(unique.shape)
+    # isf, not ppf(1 − α): keeps full relative precision in α when α is tiny (Bonferroni)
+    values[inner] = stats.beta.isf(alpha, unique[inner] + 1, n - unique[inner])
+    return values[inverse].reshape(k.shape)
+
+
+def clopper_pearson_upper(k: ArrayLike, n: int, alpha: float) -> np.ndarray | float:
+    """One-sided exact (Clopper–Pearson) upper confidence bound on a binomial proportion.
+
+    The p with P[Binomial(n, p) ≤ k] = α, i.e. the (1 − α) quantile of Beta(k + 1, n − k); 1 when
+    k = n. P[p_true ≤ bound] ≥ 1 − α (Clopper & Pearson 1934).
+
+    Args:
+      k: observed successes (int or array of ints in [0, n]).
+      n: trials (≥ 1).
+      alpha: one-sided significance level in (0, 1).
+
+    Returns:
+      A float for scalar ``k``, else an array shaped like ``k``.
+    """
+    alpha = check_confidence(alpha, "alpha")
+    k, n = _counts(k, n)
+    out = _upper(np.atleast_1d(k), n, alpha).reshape(k.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def clopper_pearson_lower(k: ArrayLike, n: int, alpha: float) -> np.ndarray | float:
+    """One-sided exact lower confidence bound: the α quantile of Beta(k, n − k + 1); 0 when k = 0."""
+    alpha = check_confidence(alpha, "alpha")
+    k, n = _counts(k, n)
+    k1 = np.atleast_1d(k)
+    out = np.zeros(k1.shape)
+    pos = k1 > 0
+    out[pos] = stats.beta.ppf(alpha, k1[pos], n - k1[pos] + 1)
+    out = out.reshape(k.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def clopper_pearson_interval(k: ArrayLike, n: int, confidence: float = 0.95):
+    """Two-sided exact interval (α/2 in each tail) as (lower, upper)."""
+    alpha = 1.0 - check_confidence(confidence)
+    return clopper_pearson_lower(k, n, alpha / 2), clopper_pearson_upper(k, n, alpha / 2)
+
+
+def epsilon_from_rates(fpr: ArrayLike, fnr: ArrayLike, delta: float) -> np.ndarray | float:
+    """max(log((1 − δ − FNR)/FPR), log((1 − δ − FPR)/FNR), 0), vectorised.
+
+    The smallest ε an (ε, δ)-DP mechanism could have with a test of these error rates. Pass upper
+    confidence bounds on the rates to get a lower confidence bound on ε; pass point estimates to
+    get the (biased, no-confidence) empirical ε. A zero rate gives ∞.
+    """
+    delta = check_delta(delta)
+    fpr = np.asarray(fpr, dtype=float)
+    fnr = np.asarray(fnr, dtype=float)
+    if np.any(~np.isfinite(fpr) | (fpr < 0) | (fpr > 1)) or np.any(~np.isfinite(fnr) | (fnr < 0) | (fnr > 1)):
+        raise ValueError("fpr and fnr must be rates in [0, 1]")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = np.log(1.0 - delta - fnr) - np.log(fpr)
+        second = np.log(1.0 - delta - fpr) - np.log(fnr)
+    first = np.where(1.0 - delta - fnr > 0, first, -np.inf)
+    second = np.where(1.0 - delta - fpr > 0, second, -np.inf)
+    out = np.maximum(np.maximum(first, second), 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def _bound(delta: float):
+    def bound(fp, n_out, fn, n_in, alpha):
+        return epsilon_from_rates(
+            np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
+            np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
+            delta,
+        )
+
+    return bound
+
+
+def _result(epsilon, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
+    fpr_up = float(_upper(np.array([fp]), n_out, alpha_test / 2)[0])
+    fnr_up = float(_upper(np.array([fn]), n_in, alpha_test / 2)[0])
+    details = {
+        "fp": fp,
+        "n_out": n_out,
+        "fn": fn,
+        "n_in": n_in,
+        "fpr": fp / n_out,
+        "fnr": fn / n_in,
+        "fpr_upper": fpr_up,
+        "fnr_upper": fnr_up,
+        "alpha_per_test": alpha_test,
+        "alpha_split": ALPHA_SPLIT,
+        "empirical_epsilon": float(epsilon_from_rates(fp / n_out, fn / n_in, delta)),
+    } | extra
+    if not np.isfinite(details["empirical_epsilon"]):
+        details["empirical_epsilon"] = None  # a zero error count: no finite point estimate
+    return LowerBound(
+        epsilon=float(epsilon),
+        delta=delta,
+        confidence=confidence,
+        method="clopper-pearson",
+        correction=correction,
+        threshold=threshold,
+        assumption=WORST_CASE,
+        details=details,
+    )
+
+
+def clopper_pearson_from_counts(
+    fp: int,
+    n_out: int,
+    fn: int,
+    n_in: int,
+    *,
+    delta: float,
+    confidence: float = 0.95,
+    threshold: float | None = None,
+    correction: str = "none (single pre-registered threshold)",
+) -> LowerBound:
+    """Lower bound on ε from the counts of one test fixed in advance.
+
+    Args:
+      fp: false positives, out of ``n_out`` trials under D′ (target out).
+      fn: false negatives, out of ``n_in`` trials under D (target in).
+      delta: the δ at which to bound ε, in [0, 1).
+      confidence: 1 − α, in (0, 1).
+      threshold, correction: recorded in the result; ``correction`` must say how the test was
+        chosen (the default asserts it was fixed before seeing the data).
+    """
+    delta = check_delta(delta)
+    confidence = check_confidence(confidence)
+    n_out = check_count(n_out, "n_out")
+    n_in = check_count(n_in, "n_in")
+    fp = check_count(fp, "fp")
+    fn = check_count(fn, "fn")
+    if n_out == 0 or n_in == 0:
+        raise ValueError(f"n_out and n_in must be >= 1, got n_out={n_out}, n_in={n_in}")
+    if fp > n_out or fn > n_in:
+        raise ValueError(f"need fp <= n_out and fn <= n_in, got fp={fp}, n_out={n_out}, fn={fn}, n_in={n_in}")
+    alpha = 1.0 - confidence
+    eps = _bound(delta)(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
+    return _result(eps, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})
+
+
+def clopper_pearson_audit(
+    scores_in: ArrayLike,
+    scores_out: ArrayLike,
+    *,
+    delta: float,
+    confidence: float = 0.95,
+    threshold="split",
+) -> LowerBound:
+    """Clopper–Pearson lower bound on ε from per-trial attack scores.
+
+    Args:
+      scores_in: scores of the trials run on D (target record in); higher means "in".
+      scores_out: scores of the trials run on D′ (target record out).
+      delta: the δ at which to bound ε, in [0, 1).
+      confidence: 1 − α, in (0, 1); default 0.95.
+      threshold: how to choose the threshold: ``"split"`` (default, :class:`Split`: 20 % of each
+        side selects the threshold, the other 80 % evaluates it, seed 0), ``"bonferroni"`` (:class:`Bonferroni` with 100 grid points), a strategy object,
+        or a number (a pre-registered threshold).
+
+    Returns:
+      A :class:`LowerBound` with method "clopper-pearson"; ``details`` holds the evaluation
+      counts, the rates, their upper bounds and the level each was computed at.
+
+    Raises:
+      ValueError, TypeError: empty or non-finite scores, δ outside [0, 1), confidence outside (0, 1).
+    """
+    scores_in = check_scores(scores_in, "scores_in")
+    scores_out = check_scores(scores_out, "scores_out")
+    delta = check_delta(delta)
+    confidence = check_confidence(confidence)
+    strategy = as_strategy(threshold)
+    sel = select_threshold(scores_in, scores_out, strategy, 1.0 - confidence, _bound(delta))
+    return _result(sel.value, delta, confidence, sel.correction, sel.threshold, sel.fp, sel.n_out,
+                   sel.fn, sel.n_in, sel.alpha, sel.details)

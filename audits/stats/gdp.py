@@ -1,0 +1,168 @@
+"""Gaussian-DP audit: a lower confidence bound on μ from the attack's ROC (Nasr et al. 2023).
+
+A μ-GDP mechanism's every test has FNR ≥ Φ(Φ⁻¹(1 − FPR) − μ) (Dong, Roth & Su 2022),
+i.e. μ ≥ Φ⁻¹(1 − FPR) − Φ⁻¹(FNR). The right side decreases in both rates, so with one-sided
+Clopper–Pearson upper bounds FPR⁺, FNR⁺ (α/2 each)
+
+    μ_lower = Φ⁻¹(1 − FPR⁺) − Φ⁻¹(FNR⁺) = Φ̄⁻¹(FPR⁺) + Φ̄⁻¹(FNR⁺)
+
+is a (1 − α)-confidence lower bound on μ *if* the mechanism's trade-off curve is Gaussian
+(Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis 2023, "Tight auditing of
+differentially private machine learning", USENIX Security). The implied ε at δ is
+``gaussian_epsilon(μ_lower, δ)`` (Dong, Roth & Su Cor. 2.13). This is *not* a worst-case DP lower
+bound: a mechanism whose curve is not Gaussian can have a smaller ε than the one reported; every
+result is labelled so.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special
+
+from accountants import gaussian_epsilon
+from audits.stats._validation import check_confidence, check_count, check_delta, check_scores
+from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
+from audits.stats.clopper_pearson import ALPHA_SPLIT, _upper
+from audits.stats.thresholds import as_strategy, select_threshold
+
+__all__ = ["gdp_audit", "gdp_from_counts", "mu_from_rates"]
+
+
+def _isf(p: np.ndarray) -> np.ndarray:
+    """Φ̄⁻¹(p) = −Φ⁻¹(p), accurate for p near 0 and near 1."""
+    return -special.ndtri(p)
+
+
+def mu_from_rates(fpr: ArrayLike, fnr: ArrayLike) -> np.ndarray | float:
+    """max(Φ⁻¹(1 − FPR) − Φ⁻¹(FNR), 0): the smallest μ whose Gaussian curve allows these rates.
+
+    Pass upper confidence bounds on the rates for a lower confidence bound on μ. A zero rate gives ∞.
+    """
+    fpr = np.asarray(fpr, dtype=float)
+    fnr = np.asarray(fnr, dtype=float)
+    if np.any(~np.isfinite(fpr) | (fpr < 0) | (fpr > 1)) or np.any(~np.isfinite(fnr) | (fnr < 0) | (fnr > 1)):
+        raise ValueError("fpr and fnr must be rates in [0, 1]")
+    with np.errstate(invalid="ignore"):
+        total = _isf(fpr) + _isf(fnr)
+    out = np.where(np.isnan(total), 0.0, np.maximum(total, 0.0))  # ∞ − ∞ (rates 0 and 1): no evidence
+    return float(out) if out.ndim == 0 else out
+
+
+#: Level (× α) at which a Split ranks candidate thresholds for the GDP bound. Every point of a
+#: Gaussian curve gives the same μ, so the plain maximum over thresholds chases noise in the
+#: tails; ranking at α/100 prefers well-populated thresholds. Measured (N(0,1) vs N(1,1), 10^5
+#: random trials per side, 12 seeds, 50 % split): worst ratio to the true ε 0.71 at α, 0.94 at α/100.
+SELECTION_ALPHA_FACTOR = 0.01
+
+
+def _bound(fp, n_out, fn, n_in, alpha):
+    return mu_from_rates(
+        np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
+        np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
+    )
+
+
+def _check_gdp_delta(delta: float) -> float:
+    delta = check_delta(delta)
+    if delta == 0:
+        raise ValueError(
+            "delta must be in (0, 1) for a GDP-based bound: a Gaussian trade-off curve with μ > 0 "
+            "is (ε, 0)-DP for no finite ε, got delta=0"
+        )
+    return delta
+
+
+def _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
+    fpr_up = float(_upper(np.array([fp]), n_out, alpha_test / 2)[0])
+    fnr_up = float(_upper(np.array([fn]), n_in, alpha_test / 2)[0])
+    point = float(mu_from_rates(fp / n_out, fn / n_in))
+    details = {
+        "fp": fp,
+        "n_out": n_out,
+        "fn": fn,
+        "n_in": n_in,
+        "fpr": fp / n_out,
+        "fnr": fn / n_in,
+        "fpr_upper": fpr_up,
+        "fnr_upper": fnr_up,
+        "alpha_per_test": alpha_test,
+        "alpha_split": ALPHA_SPLIT,
+        "mu_lower": float(mu),
+        "empirical_mu": point if np.isfinite(point) else None,
+    } | extra
+    return LowerBound(
+        epsilon=gaussian_epsilon(float(mu), delta),
+        delta=delta,
+        confidence=confidence,
+        method="gdp",
+        correction=correction,
+        threshold=threshold,
+        mu=float(mu),
+        assumption=CONDITIONAL_ON_GDP,
+        details=details,
+    )
+
+
+def gdp_from_counts(
+    fp: int,
+    n_out: int,
+    fn: int,
+    n_in: int,
+    *,
+    delta: float,
+    confidence: float = 0.95,
+    threshold: float | None = None,
+    correction: str = "none (single pre-registered threshold)",
+) -> LowerBound:
+    """GDP lower bound on μ (and the ε it implies at δ) from the counts of one pre-chosen test.
+
+    Args as :func:`audits.stats.clopper_pearson_from_counts`; δ must be in (0, 1).
+    """
+    delta = _check_gdp_delta(delta)
+    confidence = check_confidence(confidence)
+    n_out, n_in = check_count(n_out, "n_out"), check_count(n_in, "n_in")
+    fp, fn = check_count(fp, "fp"), check_count(fn, "fn")
+    if n_out == 0 or n_in == 0:
+        raise ValueError(f"n_out and n_in must be >= 1, got n_out={n_out}, n_in={n_in}")
+    if fp > n_out or fn > n_in:
+        raise ValueError(f"need fp <= n_out and fn <= n_in, got fp={fp}, n_out={n_out}, fn={fn}, n_in={n_in}")
+    alpha = 1.0 - confidence
+    mu = _bound(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
+    return _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})
+
+
+def gdp_audit(
+    scores_in: ArrayLike,
+    scores_out: ArrayLike,
+    *,
+    delta: float,
+    confidence: float = 0.95,
+    threshold="split",
+) -> LowerBound:
+    """Lower confidence bound on μ from attack scores, and the ε it implies at δ.
+
+    The threshold is chosen honestly (as in :func:`clopper_pearson_audit`): by default on a seeded
+    20 % of each side's trials, maximising μ_lower there (ranked at level α/100, see
+    ``SELECTION_ALPHA_FACTOR``), and evaluated on the other 80 %.
+
+    Args:
+      scores_in: scores of the trials run on D (target in); higher means "in".
+      scores_out: scores of the trials run on D′ (target out).
+      delta: δ in (0, 1) at which to report the implied ε.
+      confidence: 1 − α in (0, 1).
+      threshold: "split" (default), "bonferroni", a strategy object or a fixed number.
+
+    Returns:
+      A :class:`LowerBound` with method "gdp", ``mu`` = μ_lower, ε = gaussian_epsilon(μ_lower, δ),
+      and the assumption "conditional on a Gaussian trade-off curve (μ-GDP); not a worst-case DP
+      lower bound".
+    """
+    scores_in = check_scores(scores_in, "scores_in")
+    scores_out = check_scores(scores_out, "scores_out")
+    delta = _check_gdp_delta(delta)
+    confidence = check_confidence(confidence)
+    strategy = as_strategy(threshold)
+    alpha = 1.0 - confidence
+    sel = select_threshold(scores_in, scores_out, strategy, alpha, _bound, SELECTION_ALPHA_FACTOR * alpha)
+    return _result(sel.value, delta, confidence, sel.correction, sel.threshold, sel.fp, sel.n_out,
+                   sel.fn, sel.n_in, sel.alpha, sel.details)
