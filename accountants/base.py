@@ -13,7 +13,9 @@ without touching the record.
 from __future__ import annotations
 
 import abc
+import numbers
 import os
+from collections import Counter
 from itertools import repeat
 from typing import Any, Hashable, Sequence
 
@@ -96,10 +98,11 @@ class Accountant(abc.ABC):
         self,
         events: Sequence[dp_event.DpEvent],
         participants: Sequence[Hashable] | None = None,
-        iteration: int | None = None,
+        iteration: int | Sequence[int] | None = None,
     ) -> "Accountant":
-        """Record one release of ``events[j]`` by ``participants[j]`` for every j, all at
-        ``iteration`` (e.g. every agent's release in one solver iteration); returns ``self``.
+        """Record one release of ``events[j]`` by ``participants[j]`` for every j, at ``iteration``
+        (one index for all, or one per event); returns ``self``. For example, a whole run's
+        releases (agent i in iteration k) in one call.
 
         All or nothing: if any release is refused, none is recorded.
         """
@@ -107,8 +110,16 @@ class Accountant(abc.ABC):
         participants = [None] * len(events) if participants is None else list(participants)
         if len(participants) != len(events):
             raise ValueError(f"participants must have one entry per event: {len(participants)} != {len(events)}")
-        if iteration is not None:
-            check_count(iteration, name="iteration")
+        if iteration is None or isinstance(iteration, numbers.Integral):
+            if iteration is not None:
+                check_count(iteration, name="iteration")
+            iterations = repeat(iteration)
+        else:
+            iterations = list(iteration)
+            if len(iterations) != len(events):
+                raise ValueError(f"iteration must be one index or one per event: {len(iterations)} != {len(events)}")
+            for value in set(iterations):
+                check_count(value, name="iteration")
         checked = {p: check_participant(p) for p in dict.fromkeys(participants)}
         for kind in {type(e) for e in events}:
             if not issubclass(kind, dp_event.DpEvent):
@@ -122,7 +133,7 @@ class Accountant(abc.ABC):
             for participant, event in zip(participants, events):
                 grouped.setdefault(participant, []).append(event)
         summaries = {p: self._compose_batch(self._summary(p), batch) for p, batch in grouped.items()}
-        entries = LedgerEntry._trusted_many(zip(participants, events, repeat(1), repeat(iteration)))
+        entries = LedgerEntry._trusted_many(zip(participants, events, repeat(1), iterations))
         if self._ledger_file is not None:
             self._ledger_file.extend(entries)  # write-ahead: on disk before it counts
         self._ledger.extend(entries)
@@ -130,9 +141,14 @@ class Accountant(abc.ABC):
         return self
 
     def _compose_batch(self, summary: Any, events: list[dp_event.DpEvent]) -> Any:
-        """Summary after one release of each event (subclasses may vectorise)."""
-        for event in events:
-            summary = self._compose(summary, event, 1)
+        """Summary after one release of each event: identical events compose once with their
+        count (composition does not depend on order); subclasses may vectorise further."""
+        try:
+            grouped = Counter(events).items()
+        except TypeError:  # an unhashable event (a list inside)
+            grouped = [(event, 1) for event in events]
+        for event, count in grouped:
+            summary = self._compose(summary, event, count)
         return summary
 
     def register_ledger(self, ledger: Ledger) -> "Accountant":

@@ -51,6 +51,7 @@ class PLDAccountant(Accountant):
         )
         self.neighboring_relation = neighboring_relation
         self._pld_cache: dict[tuple[_Summary, bool], pld_lib.PrivacyLossDistribution | None] = {}
+        self._query_cache: dict[tuple, float] = {}
 
     def _empty(self) -> Counter:
         return Counter()
@@ -71,9 +72,25 @@ class PLDAccountant(Accountant):
             raise self.unsupported(event, reason)
         hash(event)  # an unhashable event cannot be counted
 
+    @staticmethod
+    def _key(summary: Counter) -> _Summary:
+        return tuple(sorted(summary.items(), key=repr))
+
+    def _cached_query(self, summary: Counter, kind: str, value: float, pessimistic: bool) -> float:
+        """ε or δ of a summary, computed once per distinct summary (participants often share one)."""
+        key = (self._key(summary), kind, value, pessimistic)
+        if key not in self._query_cache:
+            pld = self._pld(summary, pessimistic)
+            if kind == "epsilon":
+                result = math.inf if pld is None else max(0.0, float(pld.get_epsilon_for_delta(value)))
+            else:
+                result = 1.0 if pld is None else min(1.0, float(pld.get_delta_for_epsilon(value)))
+            self._query_cache[key] = result
+        return self._query_cache[key]
+
     def _pld(self, summary: Counter, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
         """The composed PLD, or None if some release is not private at all."""
-        key = (tuple(sorted(summary.items(), key=repr)), pessimistic)
+        key = (self._key(summary), pessimistic)
         if key not in self._pld_cache:
             composed = None
             for event, count in key[0]:
@@ -89,16 +106,10 @@ class PLDAccountant(Accountant):
         return self._pld_cache[key]
 
     def _epsilon(self, summary: Counter, delta: float, pessimistic: bool = True) -> float:
-        pld = self._pld(summary, pessimistic)
-        if pld is None:
-            return math.inf
-        return max(0.0, float(pld.get_epsilon_for_delta(delta)))
+        return self._cached_query(summary, "epsilon", delta, pessimistic)
 
     def _delta(self, summary: Counter, epsilon: float) -> float:
-        pld = self._pld(summary, True)
-        if pld is None:
-            return 1.0
-        return min(1.0, float(pld.get_delta_for_epsilon(epsilon)))
+        return self._cached_query(summary, "delta", epsilon, True)
 
     def get_epsilon_interval(self, delta: float, participant=None) -> tuple[float, float]:
         """(optimistic lower estimate, pessimistic upper bound) of ε at ``delta``.

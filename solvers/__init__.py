@@ -1,1 +1,94 @@
-"""Solvers: data sets, partitioners, losses and regularizers (the ADMM solvers are being added)."""
+"""Distributed (DP-)ADMM solvers: problems, topologies, solvers, results, estimators.
+
+A solver is configured by plain parameters and run on a problem; ``run`` returns a ``Result``
+with the model, per-iteration history, the transcript of released messages and the ledger, and
+runs R independent trials at once::
+
+    from solvers import DPADMM, HorizontalProblem, centralized_optimum
+    problem = HorizontalProblem(partition, lam=0.17, X_test=..., y_test=..., X_public=..., y_public=...)
+    problem = problem.with_optimum(centralized_optimum(problem))
+    result = DPADMM(epsilon=0.05, delta=1e-3).run(problem, seed=0, trials=100)
+    result.model            # (100, d) final global models w^T
+    result.privacy          # {"moments_classic": 0.5009, "rdp": ..., "pld": ..., "exact_gaussian": ...}
+
+Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoisyADMM`
+(Algorithm 2), :class:`DPADMM` (Algorithm 3). ``DPADMMClassifier`` (scikit-learn) and
+``plot_history`` (matplotlib) load those libraries only when first used.
+"""
+import importlib
+
+# Public name → defining module. Everything is imported on first use, so ``import solvers`` (and
+# ``import solvers.datasets``) stays light: no dp_accounting, scikit-learn or matplotlib until needed.
+_EXPORTS = {
+    "DEFAULT_ACCOUNTANTS": "solvers.accounting",
+    "RunPlan": "solvers.base",
+    "Solver": "solvers.base",
+    "centralized_optimum": "solvers.centralized",
+    "regularized_erm": "solvers.centralized",
+    "ADMM": "solvers.dpadmm",
+    "DPADMM": "solvers.dpadmm",
+    "NaiveNoisyADMM": "solvers.dpadmm",
+    "DPADMMClassifier": "solvers.estimators",
+    "HuberHingeLoss": "solvers.losses",
+    "LogisticLoss": "solvers.losses",
+    "MarginLoss": "solvers.losses",
+    "plot_history": "solvers.plots",
+    "HorizontalProblem": "solvers.problem",
+    "Optimum": "solvers.problem",
+    "L1Regularizer": "solvers.regularizers",
+    "L2Regularizer": "solvers.regularizers",
+    "Regularizer": "solvers.regularizers",
+    "Result": "solvers.result",
+    "dpadmm_sensitivity": "solvers.schedules",
+    "estimate_dw": "solvers.schedules",
+    "eta_theorem3": "solvers.schedules",
+    "eta_theorem4": "solvers.schedules",
+    "naive_sensitivity": "solvers.schedules",
+    "StarTopology": "solvers.topology",
+    "Topology": "solvers.topology",
+    "Channel": "solvers.transcript",
+    "Transcript": "solvers.transcript",
+}
+
+__all__ = [
+    "ADMM",
+    "Channel",
+    "DEFAULT_ACCOUNTANTS",
+    "DPADMM",
+    "DPADMMClassifier",
+    "HorizontalProblem",
+    "HuberHingeLoss",
+    "L1Regularizer",
+    "L2Regularizer",
+    "LogisticLoss",
+    "MarginLoss",
+    "NaiveNoisyADMM",
+    "Optimum",
+    "Regularizer",
+    "Result",
+    "RunPlan",
+    "Solver",
+    "StarTopology",
+    "Topology",
+    "Transcript",
+    "centralized_optimum",
+    "dpadmm_sensitivity",
+    "estimate_dw",
+    "eta_theorem3",
+    "eta_theorem4",
+    "naive_sensitivity",
+    "plot_history",
+    "regularized_erm",
+]
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'solvers' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -93,3 +93,14 @@ def test_bulk_registration_is_all_or_nothing():
     with pytest.raises(TypeError, match="event must be a dp_accounting DpEvent"):
         accountant.register_many([dp_event.GaussianDpEvent(1.0), 3.0])
     assert len(accountant.ledger) == 0 and accountant.participants == []
+
+
+def test_bulk_registration_of_a_whole_run_with_per_release_iterations():
+    events = [dp_event.GaussianDpEvent(4.0)] * 6
+    accountant = ExactGaussianAccountant().register_many(events, participants=[0, 1, 2] * 2, iteration=[0, 0, 0, 1, 1, 1])
+    assert [(e.participant, e.iteration) for e in accountant.ledger] == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]
+    assert accountant.get_mu(1) == pytest.approx(math.sqrt(2) / 4.0)
+    with pytest.raises(ValueError, match="iteration must be one index or one per event"):
+        accountant.register_many(events, iteration=[0, 1])
+    with pytest.raises(ValueError, match="iteration must be a non-negative integer"):
+        accountant.register_many(events[:1], iteration=[-1])

@@ -1,0 +1,202 @@
+"""The solver interface and the trials axis (ARCHITECTURE.md, "Solvers" and "The trials axis").
+
+A solver is a frozen dataclass of plain parameters. ``run(problem, ...)`` executes R independent
+trials at once: the data-independent plan (schedules, privacy events, the noise mechanism) is
+fixed first and its releases are registered once; then trials run in chunks, each trial drawing
+all of its noise with one call to the mechanism from its own generator, and the iterations run
+vectorised over (trials, agents) with no Python loop over either.
+
+Trial r of a batched run uses the generator ``make_rng(seeds[r])`` exactly as a single run with
+``seed=seeds[r]`` does, so the two agree (to floating-point reassociation in BLAS).
+
+Subclasses implement ``_plan`` (what is released, with which mechanism) and ``_iterate`` (the
+updates, calling ``recorder.record`` once per iteration). Later solvers (graph topologies,
+vertical partitions) plug in the same way with their own problem type and channels.
+"""
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+from dp_accounting import dp_event
+from mechanisms import AccountedMechanism, make_rng
+
+from solvers.accounting import AccountantsLike, record_releases, resolve_accountants
+from solvers.problem import HorizontalProblem
+from solvers.recorder import ChannelSpec, Recorder
+from solvers.result import Result
+
+__all__ = ["RunPlan", "Solver"]
+
+SeedLike = int | np.random.SeedSequence | np.random.Generator | None
+
+#: Default bound on the memory of one chunk of trials (pre-drawn noise and work arrays).
+MAX_CHUNK_BYTES = 256 * 2**20
+#: Trials per chunk at most: larger chunks only add cache misses.
+MAX_CHUNK_TRIALS = 64
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything about a run fixed before the first iteration (it depends on no private data).
+
+    Attributes:
+      n_iterations: T.
+      events: events[k][i], the privacy event of agent i's release in iteration k.
+      mechanism: the noise of one trial, ``mechanism.sample(rng, noise_shape)``; None if noiseless.
+      noise_shape: shape of one trial's noise, e.g. (T, N, d).
+      info: constants reported in ``Result.info`` (schedules, D_w, ...).
+    """
+
+    n_iterations: int
+    events: Sequence[Sequence[dp_event.DpEvent]]
+    mechanism: AccountedMechanism | None = None
+    noise_shape: tuple[int, ...] = ()
+    info: Mapping[str, object] = field(default_factory=dict)
+
+
+class Solver(ABC):
+    """Base class of the distributed solvers."""
+
+    #: Short name used in results and reports.
+    name: ClassVar[str] = "solver"
+    #: The channels of the transcript: name → sender, description, white-box flag.
+    channels: ClassVar[Mapping[str, ChannelSpec]] = {}
+
+    @property
+    def target_delta(self) -> float | None:
+        """δ at which ``Result.privacy`` reports ε (None for a non-private solver)."""
+        return None
+
+    def get_params(self) -> dict[str, object]:
+        """The solver's parameters, as given."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @abstractmethod
+    def _plan(self, problem: HorizontalProblem) -> RunPlan:
+        """Validate ``problem`` for this solver and fix the data-independent plan."""
+
+    @abstractmethod
+    def _iterate(
+        self, problem: HorizontalProblem, plan: RunPlan, n_trials: int, noise: np.ndarray | None,
+        recorder: Recorder,
+    ) -> Mapping[str, float]:
+        """Run all iterations for a chunk of ``n_trials`` trials (noise (n_trials, *noise_shape) or
+        None), calling ``recorder.record`` each iteration; return diagnostics (max over chunks)."""
+
+    def run(
+        self,
+        problem: HorizontalProblem,
+        *,
+        seed: SeedLike = None,
+        trials: int | None = None,
+        seeds: Sequence[int | np.random.SeedSequence] | None = None,
+        accountants: AccountantsLike = None,
+        record_history: bool = True,
+        record_transcript: bool = True,
+        transcript_agents: Sequence[int] | None = None,
+        record_white_box: bool = False,
+        max_chunk_bytes: int = MAX_CHUNK_BYTES,
+    ) -> Result:
+        """Run the solver on ``problem``: one run, or R independent trials in one batched run.
+
+        Args:
+          problem: the problem (``HorizontalProblem``).
+          seed: a single run's seed (int, SeedSequence, Generator; None draws OS entropy), or with
+            ``trials`` the root from which the trials' seeds are spawned (SeedSequence.spawn).
+          trials: R, for a batched run with seeds spawned from ``seed``.
+          seeds: explicit per-trial seeds (a batched run with R = len(seeds)); excludes ``seed``
+            and ``trials``.
+          accountants: accountants to register every release with (instances or names from
+            ``accountants.ACCOUNTANTS``); None attaches ``DEFAULT_ACCOUNTANTS`` (the paper's
+            moments accountant, RDP, PLD, exact), ``()`` none (the ledger is still kept).
+          record_history: evaluate the per-iteration metrics.
+          record_transcript: keep the released messages (T·R·N·d floats for DP-ADMM).
+          transcript_agents: keep only these agents' messages (default all).
+          record_white_box: also keep unreleased quantities (e.g. the noise-free w_i^{k+1}).
+          max_chunk_bytes: memory bound of one chunk of trials.
+
+        Returns:
+          A ``Result``; arrays have a trials axis iff ``trials`` or ``seeds`` was given.
+        """
+        plan = self._plan(problem)
+        trial_seeds, batched = _trial_seeds(seed, trials, seeds)
+        ledger, privacy = record_releases(plan.events, resolve_accountants(accountants), self.target_delta)
+        R = len(trial_seeds)
+        recorder = Recorder(
+            problem, self.channels, plan.n_iterations, R,
+            history=record_history, transcript=record_transcript,
+            transcript_agents=transcript_agents, white_box=record_white_box,
+        )
+        diagnostics: dict[str, float] = {}
+        for trials_slice in _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes):
+            rngs = [make_rng(s) for s in trial_seeds[trials_slice]]
+            noise = None
+            if plan.mechanism is not None:
+                noise = np.empty((len(rngs),) + plan.noise_shape)
+                for j, rng in enumerate(rngs):
+                    noise[j] = plan.mechanism.sample(rng, plan.noise_shape)
+            recorder.begin(trials_slice)
+            for key, value in self._iterate(problem, plan, len(rngs), noise, recorder).items():
+                diagnostics[key] = max(value, diagnostics.get(key, value))
+        squeeze = (lambda a: a) if batched else (lambda a: a[0])
+        return Result(
+            model=squeeze(recorder.model),
+            model_average=squeeze(recorder.model_average),
+            history={k: v if batched else v[:, 0] for k, v in recorder.history.items()},
+            transcript=recorder.transcript(batched) if record_transcript else None,
+            ledger=ledger,
+            privacy=privacy,
+            delta=self.target_delta,
+            seeds=tuple(trial_seeds),
+            solver={"name": self.name, **self.get_params()},
+            info={**plan.info, **diagnostics},
+        )
+
+    def _bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
+        """Memory one trial adds to a chunk: its noise and the (N, m) margins."""
+        n_agents, width = problem.partition.X.shape[:2]
+        return 8 * (int(np.prod(plan.noise_shape)) + 3 * n_agents * width)
+
+
+def _trial_seeds(
+    seed: SeedLike, trials: int | None, seeds: Sequence[int | np.random.SeedSequence] | None
+) -> tuple[list[SeedLike], bool]:
+    if seeds is not None:
+        if seed is not None or trials is not None:
+            raise ValueError("pass either seeds= (explicit per-trial seeds) or seed=/trials=, not both")
+        seeds = list(seeds)
+        if not seeds:
+            raise ValueError("seeds must hold at least one seed")
+        for s in seeds:
+            if isinstance(s, np.random.Generator):
+                raise TypeError("seeds must be ints or SeedSequences (a Generator cannot be replayed)")
+            make_rng(s)  # validates the type and sign
+        return seeds, True
+    if trials is None:
+        if seed is None:
+            return [np.random.SeedSequence()], False  # OS entropy, kept for replay
+        make_rng(seed)
+        return [seed], False
+    if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 1:
+        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    if isinstance(seed, np.random.Generator):
+        root = seed.bit_generator.seed_seq
+    elif isinstance(seed, np.random.SeedSequence):
+        root = seed
+    else:
+        make_rng(seed)
+        root = np.random.SeedSequence(seed)
+    return list(root.spawn(int(trials))), True
+
+
+def _chunks(n_trials: int, bytes_per_trial: int, max_bytes: int) -> list[slice]:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral) or max_bytes < 1:
+        raise ValueError(f"max_chunk_bytes must be a positive integer, got {max_bytes!r}")
+    size = max(1, min(MAX_CHUNK_TRIALS, max_bytes // max(bytes_per_trial, 1)))
+    return [slice(start, min(start + size, n_trials)) for start in range(0, n_trials, size)]

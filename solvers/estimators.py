@@ -1,0 +1,178 @@
+"""A scikit-learn estimator for the seed-000 solvers, so they drop into pipelines and model selection.
+
+``DPADMMClassifier`` splits the training rows at random over ``n_agents`` agents, runs Algorithm 1,
+2 or 3 on a star, and keeps the final global model as a linear classifier without intercept
+(spec 000 §6: predict the positive class iff wᵀx ≥ 0).
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from solvers.datasets import near_equal_sizes
+from solvers.dpadmm import ADMM, DPADMM, NaiveNoisyADMM
+from solvers.losses import LogisticLoss
+from solvers.problem import HorizontalProblem
+from solvers.regularizers import L1Regularizer, L2Regularizer
+
+__all__ = ["DPADMMClassifier"]
+
+_REGULARIZERS = {"l1": L1Regularizer, "l2": L2Regularizer}
+
+
+class DPADMMClassifier(ClassifierMixin, BaseEstimator):
+    """Binary logistic regression trained by distributed (DP-)ADMM over simulated agents.
+
+    Args:
+      n_agents: N; the rows are split at random, as equally as possible, over N agents.
+      epsilon, delta: per-iteration privacy of each agent's release ("dpadmm", "naive").
+      delta_target: δ of the reported total ε in ``privacy_`` (default ``delta``).
+      rho: ADMM penalty ρ. lam: regularisation weight λ of F = Σ_i f_i (each agent λ/N).
+      n_iterations: T.
+      regularizer: "l2" (½‖w‖²) or "l1".
+      algorithm: "dpadmm" (Algorithm 3), "admm" (Algorithm 1, non-private) or "naive"
+        (Algorithm 2).
+      sensitivity: Algorithm 2's sensitivity, "paper" or "tight".
+      step_size: DP-ADMM's step rule ("auto", "theorem3", "theorem4" or a constant).
+      dw: D_w for DP-ADMM's step sizes. None: estimated on public rows passed to ``fit``
+        (``X_public``, ``y_public``), else 1.0 (any data-independent value keeps the guarantee).
+      output: "last" (w^T) or "average" (the ergodic mean w̄^T).
+      clip: scale rows with ‖x‖ > 1 onto the unit sphere (with a warning) instead of refusing
+        them; the privacy analysis assumes ‖x‖ ≤ 1.
+      accountants: accountants (names from ``accountants.ACCOUNTANTS``) reported in ``privacy_``.
+      random_state: int, RandomState or None; fixes the partition and the noise.
+
+    Attributes (after ``fit``):
+      coef_ (1, d), intercept_ (1,) = 0, classes_ (2,), n_features_in_, privacy_ {name: ε},
+      ledger_ (every release), result_ (the solver's ``Result``), n_iter_.
+    """
+
+    def __init__(
+        self,
+        n_agents: int = 100,
+        epsilon: float = 0.05,
+        delta: float = 1e-3,
+        delta_target: float | None = None,
+        rho: float = 1.0,
+        lam: float = 0.17,
+        n_iterations: int = 100,
+        regularizer: str = "l2",
+        algorithm: str = "dpadmm",
+        sensitivity: str = "paper",
+        step_size: str | float = "auto",
+        dw: float | None = None,
+        output: str = "last",
+        clip: bool = False,
+        accountants: tuple[str, ...] = ("moments_classic", "exact_gaussian"),
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
+        self.n_agents = n_agents
+        self.epsilon = epsilon
+        self.delta = delta
+        self.delta_target = delta_target
+        self.rho = rho
+        self.lam = lam
+        self.n_iterations = n_iterations
+        self.regularizer = regularizer
+        self.algorithm = algorithm
+        self.sensitivity = sensitivity
+        self.step_size = step_size
+        self.dw = dw
+        self.output = output
+        self.clip = clip
+        self.accountants = accountants
+        self.random_state = random_state
+
+    def fit(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        X_public: np.ndarray | None = None,
+        y_public: np.ndarray | None = None,
+    ) -> DPADMMClassifier:
+        """Train on (X, y); optional public rows (labels in ``classes_``) only estimate D_w.
+
+        Raises:
+          ValueError: y is not binary (two classes), a row with ‖x‖ > 1 and ``clip=False``, fewer rows
+            than agents, or a bad parameter (the message names it).
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        target = type_of_target(y, input_name="y", raise_unknown=True)
+        if target != "binary":
+            raise ValueError(f"Only binary classification is supported. The type of the target is {target}.")
+        self.classes_ = np.unique(y)
+        if self.classes_.size != 2:
+            raise ValueError(f"DPADMMClassifier needs 2 classes in y, got {self.classes_.size} class")
+        if self.regularizer not in _REGULARIZERS:
+            raise ValueError(f"regularizer must be 'l1' or 'l2', got {self.regularizer!r}")
+        if self.output not in ("last", "average"):
+            raise ValueError(f"output must be 'last' or 'average', got {self.output!r}")
+        n_agents = self.n_agents
+        if not isinstance(n_agents, (int, np.integer)) or isinstance(n_agents, bool) or n_agents < 1:
+            raise ValueError(f"n_agents must be a positive integer, got {self.n_agents!r}")
+        if self.n_agents > X.shape[0]:
+            raise ValueError(f"n_agents={self.n_agents} exceeds the number of rows ({X.shape[0]})")
+        public = {}
+        if X_public is not None:
+            y_public = np.asarray(y_public)
+            if not np.isin(y_public, self.classes_).all():
+                raise ValueError(f"y_public must hold labels from classes_={self.classes_.tolist()}")
+            public = {"X_public": X_public, "y_public": np.where(y_public == self.classes_[1], 1.0, -1.0)}
+        partition_seed, noise_seed = np.random.SeedSequence(
+            check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        ).spawn(2)
+        problem = HorizontalProblem.from_data(
+            X, np.where(y == self.classes_[1], 1.0, -1.0), int(self.n_agents),
+            seed=np.random.default_rng(partition_seed),
+            sizes=None if X.shape[0] % self.n_agents == 0 else near_equal_sizes(X.shape[0], int(self.n_agents)),
+            clip=self.clip, loss=LogisticLoss(), regularizer=_REGULARIZERS[self.regularizer](), lam=self.lam,
+            **public,
+        )
+        self.result_ = self._solver(problem).run(
+            problem, seed=noise_seed, accountants=self.accountants, record_transcript=False
+        )
+        model = self.result_.model if self.output == "last" else self.result_.model_average
+        self.coef_ = model[None, :].copy()
+        self.intercept_ = np.zeros(1)
+        self.privacy_ = dict(self.result_.privacy)
+        self.ledger_ = self.result_.ledger
+        self.n_iter_ = self.n_iterations
+        return self
+
+    def _solver(self, problem: HorizontalProblem) -> ADMM | NaiveNoisyADMM | DPADMM:
+        common = {"rho": self.rho, "n_iterations": self.n_iterations}
+        private = {"epsilon": self.epsilon, "delta": self.delta, "delta_target": self.delta_target}
+        if self.algorithm == "admm":
+            return ADMM(**common)
+        if self.algorithm == "naive":
+            return NaiveNoisyADMM(**common, **private, sensitivity=self.sensitivity)
+        if self.algorithm == "dpadmm":
+            dw = self.dw if (self.dw is not None or problem.X_public is not None) else 1.0
+            return DPADMM(**common, **private, step_size=self.step_size, dw=dw)
+        raise ValueError(f"algorithm must be 'dpadmm', 'admm' or 'naive', got {self.algorithm!r}")
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """wᵀx for each row, shape (n,); positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_[0]
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """``classes_[1]`` iff wᵀx ≥ 0 (the tie goes to the positive class, spec 000 §6)."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(int)]
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """[1 − σ(wᵀx), σ(wᵀx)] per row, columns in the order of ``classes_``."""
+        scores = self.decision_function(X)
+        positive = 0.5 * (1.0 + np.tanh(0.5 * scores))  # σ(s), overflow-free
+        return np.column_stack([1.0 - positive, positive])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags

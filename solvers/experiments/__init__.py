@@ -1,0 +1,1 @@
+"""Scripts that reproduce the seed papers' experiments (``python -m solvers.experiments.<name>``)."""
