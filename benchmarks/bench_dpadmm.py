@@ -16,10 +16,10 @@ the naive reference that the tests compare the vectorised solver with.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
+from benchmarks.timing import best_of
 from mechanisms import make_rng
 from solvers import DPADMM, HorizontalProblem, Result
 from solvers.datasets import dpadmm_adult_split, partition_horizontal
@@ -68,15 +68,6 @@ def adult_problem(n_agents: int, seed: int = 0) -> HorizontalProblem:
     )
 
 
-def _timed(function, repeats: int = 1) -> tuple[float, object]:
-    best, value = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        value = function()
-        best = min(best, time.perf_counter() - start)
-    return best, value
-
-
 def _separate_runs(solver: DPADMM, problem: HorizontalProblem, seeds, **kwargs) -> None:
     """One run per seed, each result dropped at once (as a loop over trials would keep only scores)."""
     for seed in seeds:
@@ -97,8 +88,8 @@ def run(quick: bool = False) -> list[dict]:
     solver.run(problem, seed=0, accountants=())  # warm caches (data layout, D_w fit)
     rows = []
 
-    ours, result = _timed(lambda: solver.run(problem, seed=0, accountants=()), repeats=3)
-    peer, reference = _timed(lambda: dpadmm_loop(problem, solver, seed=0))
+    ours, result = best_of(lambda: solver.run(problem, seed=0, accountants=()), repeats=3)
+    peer, reference = best_of(lambda: dpadmm_loop(problem, solver, seed=0), repeats=1)
     assert isinstance(result, Result) and np.allclose(result.model, reference["w"][-1], rtol=0, atol=1e-10)
     rows.append(_row(
         f"DP-ADMM one run, Adult N={n_agents}, T={n_iterations} (history + transcript, no accountants)",
@@ -108,16 +99,16 @@ def run(quick: bool = False) -> list[dict]:
 
     flags = {"record_history": False, "record_transcript": False}
     seeds = np.random.SeedSequence(1).spawn(trials)
-    ours, _ = _timed(lambda: solver.run(problem, seeds=seeds, accountants=(), **flags))
-    peer, _ = _timed(lambda: _separate_runs(solver, problem, seeds, accountants=(), **flags))
+    ours, _ = best_of(lambda: solver.run(problem, seeds=seeds, accountants=(), **flags), repeats=1)
+    peer, _ = best_of(lambda: _separate_runs(solver, problem, seeds, accountants=(), **flags), repeats=1)
     rows.append(_row(
         f"DP-ADMM {trials} trials, solver only (final models, no accountants)",
         ours, f"{trials:,} separate runs", peer,
         "compute-bound: per-record work per trial is the same in both; batching saves per-run overhead",
     ))
 
-    ours, _ = _timed(lambda: solver.run(problem, seeds=seeds, **flags))
-    peer_sample, _ = _timed(lambda: _separate_runs(solver, problem, seeds[:sampled], **flags))
+    ours, _ = best_of(lambda: solver.run(problem, seeds=seeds, **flags), repeats=1)
+    peer_sample, _ = best_of(lambda: _separate_runs(solver, problem, seeds[:sampled], **flags), repeats=1)
     rows.append(_row(
         f"DP-ADMM {trials} trials with the 4 default accountants (final models)",
         ours, f"{trials:,} separate runs", peer_sample * trials / sampled,

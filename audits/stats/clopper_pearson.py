@@ -133,20 +133,24 @@ def _bound(delta: float):
     return bound
 
 
-def _result(epsilon, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
-    fpr_up = float(_upper(np.array([fp]), n_out, alpha_test / 2)[0])
-    fnr_up = float(_upper(np.array([fn]), n_in, alpha_test / 2)[0])
-    details = {
+def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: float) -> dict:
+    """The counts, rates and Clopper–Pearson upper bounds (α_test/2 each) behind a bound."""
+    return {
         "fp": fp,
         "n_out": n_out,
         "fn": fn,
         "n_in": n_in,
         "fpr": fp / n_out,
         "fnr": fn / n_in,
-        "fpr_upper": fpr_up,
-        "fnr_upper": fnr_up,
+        "fpr_upper": float(_upper(np.array([fp]), n_out, alpha_test / 2)[0]),
+        "fnr_upper": float(_upper(np.array([fn]), n_in, alpha_test / 2)[0]),
         "alpha_per_test": alpha_test,
         "alpha_split": ALPHA_SPLIT,
+    }
+
+
+def _result(epsilon, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
+    details = error_rate_details(fp, n_out, fn, n_in, alpha_test) | {
         "empirical_epsilon": float(epsilon_from_rates(fp / n_out, fn / n_in, delta)),
     } | extra
     if not np.isfinite(details["empirical_epsilon"]):

@@ -22,7 +22,7 @@ from scipy import special
 from accountants import gaussian_epsilon
 from audits.stats._validation import check_confidence, check_count, check_delta, check_scores
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
-from audits.stats.clopper_pearson import ALPHA_SPLIT, _upper
+from audits.stats.clopper_pearson import _upper, error_rate_details
 from audits.stats.thresholds import as_strategy, select_threshold
 
 __all__ = ["gdp_audit", "gdp_from_counts", "mu_from_rates"]
@@ -73,20 +73,8 @@ def _check_gdp_delta(delta: float) -> float:
 
 
 def _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
-    fpr_up = float(_upper(np.array([fp]), n_out, alpha_test / 2)[0])
-    fnr_up = float(_upper(np.array([fn]), n_in, alpha_test / 2)[0])
     point = float(mu_from_rates(fp / n_out, fn / n_in))
-    details = {
-        "fp": fp,
-        "n_out": n_out,
-        "fn": fn,
-        "n_in": n_in,
-        "fpr": fp / n_out,
-        "fnr": fn / n_in,
-        "fpr_upper": fpr_up,
-        "fnr_upper": fnr_up,
-        "alpha_per_test": alpha_test,
-        "alpha_split": ALPHA_SPLIT,
+    details = error_rate_details(fp, n_out, fn, n_in, alpha_test) | {
         "mu_lower": float(mu),
         "empirical_mu": point if np.isfinite(point) else None,
     } | extra

@@ -189,6 +189,36 @@ def _correction(grid, k_neg, preset: bool) -> str:
     return f"bonferroni over {len(grid)} numbers of guesses ({origin} k+ ∈ {list(grid)}, k- = {k_neg}; each at α/{len(grid)})"
 
 
+def best_guess_count(
+    scores_in: ArrayLike,
+    scores_out: ArrayLike,
+    confidence: float,
+    k_pos: int | Sequence[int] | None,
+    k_neg: int,
+    seed: int,
+    statistic,
+) -> tuple:
+    """Evaluate ``statistic(m, r, v, α_test)`` for every number of "in" guesses in the grid
+    (Bonferroni: α_test = α / grid size) and keep the largest.
+
+    Returns (value, k_pos, r, v, m, grid, k_neg, α_test).
+    """
+    scores_in = check_scores(scores_in, "scores_in")
+    scores_out = check_scores(scores_out, "scores_out")
+    confidence = check_confidence(confidence)
+    seed = check_seed(seed)
+    m = _check_design(scores_in.size, scores_out.size)
+    grid, k_neg = _guess_grid(m, k_pos, k_neg)
+    alpha_test = (1.0 - confidence) / len(grid)
+    best = None
+    for k in grid:
+        _, r, v = _guesses(scores_in, scores_out, k, k_neg, seed)
+        value = statistic(m, r, v, alpha_test)
+        if best is None or value > best[0]:
+            best = (value, k, r, v)
+    return (*best, m, grid, k_neg, alpha_test)
+
+
 def one_run_audit(
     scores_in: ArrayLike,
     scores_out: ArrayLike,
@@ -212,21 +242,13 @@ def one_run_audit(
       k_neg: number of "out" guesses (the lowest scores).
       seed: seed of the tie-breaking order.
     """
-    scores_in = check_scores(scores_in, "scores_in")
-    scores_out = check_scores(scores_out, "scores_out")
     delta = check_delta(delta)
+    search = best_guess_count(
+        scores_in, scores_out, confidence, k_pos, k_neg, seed,
+        lambda m_, r_, v_, alpha: _epsilon(m_, r_, v_, delta, alpha),
+    )
+    eps, k, r, v, m, grid, k_neg, alpha_test = search
     confidence = check_confidence(confidence)
-    seed = check_seed(seed)
-    m = _check_design(scores_in.size, scores_out.size)
-    grid, k_neg = _guess_grid(m, k_pos, k_neg)
-    alpha_test = (1.0 - confidence) / len(grid)
-    best = None
-    for k in grid:
-        _, r, v = _guesses(scores_in, scores_out, k, k_neg, seed)
-        eps = _epsilon(m, r, v, delta, alpha_test)
-        if best is None or eps > best[0]:
-            best = (eps, k, r, v)
-    eps, k, r, v = best
     return LowerBound(
         epsilon=eps,
         delta=delta,

@@ -28,17 +28,10 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from accountants import gaussian_epsilon
-from audits.stats._validation import check_confidence, check_epsilon, check_scores, check_seed
+from audits.stats._validation import check_confidence, check_epsilon
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
 from audits.stats.gdp import _check_gdp_delta
-from audits.stats.one_run import (
-    ONE_RUN_DESIGN,
-    _check_design,
-    _check_mrv,
-    _correction,
-    _guess_grid,
-    _guesses,
-)
+from audits.stats.one_run import ONE_RUN_DESIGN, _check_mrv, _correction, best_guess_count
 
 __all__ = ["fdp_one_run_rejects", "gdp_blow_up_inverse", "one_run_fdp_audit", "one_run_fdp_mu"]
 
@@ -126,21 +119,11 @@ def one_run_fdp_audit(
     :class:`LowerBound` with method "one-run-fdp", ``mu`` = μ_lower and ε =
     gaussian_epsilon(μ_lower, δ), conditional on a Gaussian trade-off curve.
     """
-    scores_in = check_scores(scores_in, "scores_in")
-    scores_out = check_scores(scores_out, "scores_out")
     delta = _check_gdp_delta(delta)
+    mu, k, r, v, m, grid, k_neg, alpha_test = best_guess_count(
+        scores_in, scores_out, confidence, k_pos, k_neg, seed, _mu
+    )
     confidence = check_confidence(confidence)
-    seed = check_seed(seed)
-    m = _check_design(scores_in.size, scores_out.size)
-    grid, k_neg = _guess_grid(m, k_pos, k_neg)
-    alpha_test = (1.0 - confidence) / len(grid)
-    best = None
-    for k in grid:
-        _, r, v = _guesses(scores_in, scores_out, k, k_neg, seed)
-        mu = _mu(m, r, v, alpha_test)
-        if best is None or mu > best[0]:
-            best = (mu, k, r, v)
-    mu, k, r, v = best
     return LowerBound(
         epsilon=gaussian_epsilon(mu, delta),
         delta=delta,
