@@ -3,6 +3,11 @@
 ``audits.stats`` holds the statistics (usable on its own): Clopper–Pearson and Gaussian-DP lower
 bounds with honest threshold selection, one-run auditing and its f-DP refinement, ROC summaries.
 Every bound is a :class:`LowerBound` that names its method, confidence level, δ and correction.
+
+The runner (``python -m audits.run NAME``, :func:`run_audit`) builds neighbouring data sets with a
+worst-case canary (:mod:`audits.neighbours`), attacks a batched run (:mod:`attacks`), and holds the
+lower bounds against every accountant (:mod:`audits.registry`, :mod:`audits.report`);
+:mod:`audits.broken` keeps deliberately broken mechanisms that the audits must flag.
 """
 from audits.stats import (
     CONDITIONAL_ON_GDP,
@@ -27,13 +32,28 @@ __all__ = [
     "Fixed",
     "LowerBound",
     "Split",
+    "TARGETS",
     "WORST_CASE",
     "auroc",
     "by_label",
     "clopper_pearson_audit",
+    "get_target",
     "gdp_audit",
     "one_run_audit",
     "one_run_fdp_audit",
     "roc_curve",
+    "run_audit",
     "tpr_at_fpr",
 ]
+
+
+_LAZY = {"TARGETS": "audits.registry", "get_target": "audits.registry", "run_audit": "audits.run"}
+
+
+def __getattr__(name: str):
+    # lazy, so that ``python -m audits.run`` does not import audits.run twice
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'audits' has no attribute {name!r}")

@@ -21,7 +21,7 @@ Methods:
 * :func:`one_run_fdp_audit` — its f-DP refinement for μ-GDP (Mahloujifar, Melis & Chaudhuri 2024).
 * :func:`roc_curve`, :func:`auroc`, :func:`tpr_at_fpr` — attack metrics.
 
-Threshold choice: :class:`Split` (default: 50 % select / 50 % evaluate, seed 0),
+Threshold choice: :class:`Split` (default: 20 % select / 80 % evaluate, seed 0),
 :class:`Bonferroni` (K thresholds at α/K) or :class:`Fixed` (pre-registered).
 """
 from audits.stats._validation import by_label

@@ -1,0 +1,209 @@
+"""The Neyman–Pearson membership test for one agent's record in DP-ADMM and its noisy baseline.
+
+Threat model (white-box in the auditing sense: the strongest adversary the DP definition allows).
+The adversary sees the released transcript of the target agent i — its noisy local models
+w̃_i^{k+1} and the trainer's broadcasts w^{k+1} — and knows everything except which of two
+neighbouring data sets was used: every other record, the two candidates for the differing record,
+the loss, λ, ρ, and the public step-size and noise schedules (η_k, σ_k). It never reads the solver's
+private state (the noise-free w_i^{k+1} or the noise draws).
+
+From the transcript it reconstructs the state before every iteration (w^k, w̃_i^k and the dual
+γ_i^k, which (3d) makes a function of released values: γ_i^{k+1} = γ_i^k − ρ(w̃_i^{k+1} − w^{k+1})),
+recomputes agent i's noise-free update under both hypotheses, m_D^k and m_D′^k, and sums the
+Gaussian log-likelihood ratios of the released iterates (adaptive composition: the other agents'
+releases have the same conditional law under D and D′, so they cancel):
+
+    LLR = Σ_k <w̃_i^{k+1} − (m_D^k + m_D′^k)/2, m_D^k − m_D′^k> / σ_k².
+
+This is the most powerful test (Neyman–Pearson). When the canary makes ‖m_D^k − m_D′^k‖ equal the
+sensitivity Δ_k in every iteration, LLR ~ N(±μ²/2, μ²) with μ² = Σ_k Δ_k²/σ_k², exactly the
+privacy-loss distribution of the exact (μ-GDP) accountant.
+
+``noise="claimed"`` weighs iteration k by the σ_k the mechanism claims. ``noise="calibrated"``
+weighs it by a noise level estimated on separate calibration trials with known labels
+(:meth:`WhiteBoxNP.calibrate`), which catches implementations that add less noise than they
+claim (an un-noised iteration gets an effectively infinite weight); for a correct mechanism both
+give the same test up to estimation error.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attacks.base import AttackScores
+
+__all__ = ["WhiteBoxNP", "replay_statistics"]
+
+
+def _released(result, agent: int) -> tuple[np.ndarray, np.ndarray]:
+    """(w̃_i (T, R, d), w (T, R, d)) of a batched result's public transcript."""
+    transcript = result.transcript
+    if transcript is None:
+        raise ValueError("the result has no transcript: run the solver with record_transcript=True")
+    transcript = transcript.public()  # never read a white-box channel
+    if not transcript.batched:
+        raise ValueError("the attack needs a batched result (run with trials= or seeds=)")
+    channel = transcript.channel("w_tilde")
+    if agent not in channel.agents:
+        raise ValueError(f"agent {agent} is not in the transcript (recorded agents {channel.agents})")
+    return channel.values[:, :, channel.agents.index(agent)], transcript["w"]
+
+
+def _schedule(info, key: str, T: int, N: int) -> np.ndarray:
+    value = np.asarray(info[key], dtype=np.float64)
+    return np.broadcast_to(value, (T, N)) if value.ndim <= 1 else value
+
+
+def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, info) -> np.ndarray:
+    """Agent ``agent``'s noise-free update in iteration k under ``problem``, for R trials (R, d)."""
+    from solvers.dpadmm import DPADMM, NaiveNoisyADMM
+
+    if isinstance(solver, DPADMM):
+        X, y = problem.partition.agent_data(agent)
+        gradient = problem.loss.gradient(w_tilde, X, y)
+        gradient = gradient + (problem.lam / problem.n_agents) * problem.regularizer.gradient(w_tilde)
+        inverse_eta = 1.0 / float(_schedule(info, "eta", solver.n_iterations, problem.n_agents)[k, agent])
+        rho = solver.rho
+        return (rho * w + gamma + w_tilde * inverse_eta - gradient) / (rho + inverse_eta)
+    if isinstance(solver, NaiveNoisyADMM):
+        # the exact local argmin depends on (w^k, γ_i^k) only; other agents' rows are dummies
+        gammas = np.zeros((w.shape[0], problem.n_agents, w.shape[1]))
+        gammas[:, agent] = gamma
+        solution, _, _ = solver._local_argmin(problem, w, gammas)
+        return solution[:, agent]
+    raise TypeError(f"no white-box replay for solver {type(solver).__name__}")
+
+
+def _differing_rows(solver, problem_in, problem_out, agent) -> np.ndarray | None:
+    """Agent ``agent``'s record slots that differ between D and D′, for DP-ADMM (else None)."""
+    from solvers.dpadmm import DPADMM
+
+    if not isinstance(solver, DPADMM):
+        return None
+    X_in, y_in = problem_in.partition.agent_data(agent)
+    X_out, y_out = problem_out.partition.agent_data(agent)
+    if X_in.shape != X_out.shape or problem_in.lam != problem_out.lam or problem_in.loss != problem_out.loss:
+        return None
+    return np.flatnonzero(np.any(X_in != X_out, axis=1) | (y_in != y_out))
+
+
+def _gradient_change(problem_in, problem_out, agent, rows, w_tilde) -> np.ndarray:
+    """g_D − g_D′ at w̃ (R, d): the replaced records' mean-gradient contribution under each."""
+    if rows.size == 0:
+        return np.zeros_like(w_tilde)
+    X_in, y_in = problem_in.partition.agent_data(agent)
+    X_out, y_out = problem_out.partition.agent_data(agent)
+    scale = rows.size / X_in.shape[0]
+    return scale * (problem_in.loss.gradient(w_tilde, X_in[rows], y_in[rows])
+                    - problem_out.loss.gradient(w_tilde, X_out[rows], y_out[rows]))
+
+
+def replay_statistics(result, solver, problem_in, problem_out, agent: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-iteration sufficient statistics of the NP test from a batched result.
+
+    Returns:
+      (u, norm), both (T, R): u_k = <w̃_i^{k+1} − midpoint_k, unit(m_D^k − m_D′^k)>, the released
+      iterate's signed distance along the mean difference (≈ N(±‖Δ_k‖/2, σ_k²)), and
+      norm_k = ‖m_D^k − m_D′^k‖.
+    """
+    w_tilde, w = _released(result, agent)
+    T, R, d = w_tilde.shape
+    rho = solver.rho
+    u, norm = np.zeros((T, R)), np.zeros((T, R))
+    state_w, state_wt, gamma = np.zeros((R, d)), np.zeros((R, d)), np.zeros((R, d))
+    info = result.info
+    rows = _differing_rows(solver, problem_in, problem_out, agent)
+    for k in range(T):
+        mean_out = _noiseless_update(solver, problem_out, agent, state_w, gamma, state_wt, k, info)
+        if rows is None:
+            mean_in = _noiseless_update(solver, problem_in, agent, state_w, gamma, state_wt, k, info)
+        else:  # DP-ADMM's update is linear in the gradient: only the differing records matter
+            mean_in = mean_out - _gradient_change(problem_in, problem_out, agent, rows, state_wt) / (
+                rho + 1.0 / float(_schedule(info, "eta", T, problem_in.n_agents)[k, agent]))
+        diff = mean_in - mean_out
+        size = np.linalg.norm(diff, axis=1)
+        unit = np.divide(diff, size[:, None], out=np.zeros_like(diff), where=size[:, None] > 0)
+        u[k] = np.einsum("rd,rd->r", w_tilde[k] - 0.5 * (mean_in + mean_out), unit)
+        norm[k] = size
+        state_wt, state_w = w_tilde[k], w[k]
+        gamma = gamma - rho * (state_wt - state_w)  # (3d), from released values only
+    return u, norm
+
+
+@dataclass
+class WhiteBoxNP:
+    """The Neyman–Pearson (summed Gaussian log-likelihood-ratio) test on one agent's releases.
+
+    Args:
+      solver: the solver whose transcript is attacked (``DPADMM`` or ``NaiveNoisyADMM``, or a
+        subclass); its parameters are public.
+      problem_in, problem_out: the problems on D and D′ (identical except the target record).
+      agent: the target agent i.
+      noise: "claimed" (σ_k from the run's public schedule) or "calibrated" (call
+        :meth:`calibrate` first).
+    """
+
+    solver: object
+    problem_in: object
+    problem_out: object
+    agent: int = 0
+    noise: str = "claimed"
+    sigma_estimate: np.ndarray | None = field(default=None, repr=False)
+
+    name = "white-box NP (summed Gaussian LLR)"
+    white_box = True
+
+    def __post_init__(self) -> None:
+        if self.noise not in ("claimed", "calibrated"):
+            raise ValueError(f"noise must be 'claimed' or 'calibrated', got {self.noise!r}")
+
+    def statistics(self, result) -> tuple[np.ndarray, np.ndarray]:
+        return replay_statistics(result, self.solver, self.problem_in, self.problem_out, self.agent)
+
+    def claimed_sigma(self, result) -> np.ndarray:
+        """(T,) the σ_k the mechanism claims for the target agent."""
+        T = result.transcript["w"].shape[0]
+        return _schedule(result.info, "sigma", T, self.problem_in.n_agents)[:, self.agent].copy()
+
+    def calibrate(self, result_in, result_out) -> "WhiteBoxNP":
+        """Estimate σ_k from calibration trials with known labels (disjoint from audited trials):
+        the root mean square of u_k ∓ ‖Δ_k‖/2 over both hypotheses."""
+        u_in, n_in = self.statistics(result_in)
+        u_out, n_out = self.statistics(result_out)
+        residual = np.concatenate([u_in - n_in / 2, u_out + n_out / 2], axis=1)
+        estimate = np.sqrt(np.mean(residual**2, axis=1))
+        floor = 1e-9 * np.maximum(self.claimed_sigma(result_in), 1e-300)
+        self.sigma_estimate = np.maximum(estimate, floor)
+        return self
+
+    def sigma(self, result) -> np.ndarray:
+        if self.noise == "claimed":
+            return self.claimed_sigma(result)
+        if self.sigma_estimate is None:
+            raise ValueError("noise='calibrated' needs calibrate(result_in, result_out) first")
+        return self.sigma_estimate
+
+    def score(self, result) -> np.ndarray:
+        """(R,) LLR per trial of a batched result (higher: more likely D)."""
+        u, norm = self.statistics(result)
+        sigma = self.sigma(result)
+        return np.sum(u * norm / sigma[:, None] ** 2, axis=0)
+
+    def mu_squared(self, result) -> np.ndarray:
+        """(R,) Σ_k ‖m_D^k − m_D′^k‖²/σ_k² realised in each trial (μ² when the canary is worst-case)."""
+        _, norm = self.statistics(result)
+        return np.sum(norm**2 / self.sigma(result)[:, None] ** 2, axis=0)
+
+    def attack(self, result_in, result_out) -> AttackScores:
+        return AttackScores(self.name, self.score(result_in), self.score(result_out), white_box=True,
+                            metadata=self.metadata())
+
+    def metadata(self) -> dict:
+        return {
+            "white_box": True,
+            "reads": "released transcript of the target agent (w̃_i, w) and public schedules (η, σ)",
+            "knows": "every other record, both candidates for the differing record (threat model of DP)",
+            "noise": self.noise,
+            "target_agent": int(self.agent),
+        }

@@ -1,0 +1,115 @@
+"""Neighbouring data sets D and D′ with a worst-case canary record (replace-one DP).
+
+The audited agent i holds m_i records; D and D′ differ only in its last record, the canary:
+(x_c, +1) in D and (x_c, −1) in D′. x_c lives on ``canary_width`` extra feature columns that are 0
+for every other record, so
+
+* the canary's margin y·wᵀx_c depends only on the canary's own coordinates, which start at 0
+  (w^0 = w̃^0 = 0) and stay small when the noise is small;
+* with a loss whose slope is |φ'| = S1 = 1 at small margins (the Huber hinge, Chaudhuri et al.
+  2011: φ'(z) = −1 for z < 1 − h), the two candidates' gradients differ by exactly
+  2 S1 ‖x_c‖ / m_i, the replace-one sensitivity of the averaged gradient, in every iteration.
+
+So the mean of the released update moves by the full sensitivity Δ_k every iteration and the
+audit can be tight. (With the logistic loss |φ'| ≤ 1/2 at margin 0 and the canary would reach only
+about half the sensitivity.) The other records are rows of the bundled Adult data (ordinal
+encoding of the DP-ADMM paper, d = 14, ‖x‖ ≤ 1), drawn with a fixed seed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Neighbours", "canary_neighbours"]
+
+
+@dataclass(frozen=True, eq=False)
+class Neighbours:
+    """Two problems that differ in one record of one agent.
+
+    Attributes:
+      problem_in: the problem on D (canary (x_c, +1) at ``agent``'s slot ``slot``).
+      problem_out: the problem on D′ (the same slot holds (x_c, −1)).
+      agent, slot: where the canary sits.
+      canary: x_c.
+      description: one line for reports.
+    """
+
+    problem_in: object
+    problem_out: object
+    agent: int
+    slot: int
+    canary: np.ndarray
+    description: str
+
+
+def _base_rows(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    from solvers.datasets import load_adult
+
+    data = load_adult("ordinal")
+    rows = np.random.default_rng(seed).choice(data.X.shape[0], size=n, replace=False)
+    return np.asarray(data.X[rows]), np.asarray(data.y[rows])
+
+
+def canary_neighbours(
+    *,
+    n_agents: int = 2,
+    records_per_agent: int = 50,
+    canary_width: int = 1,
+    canary_value: float = 1.0,
+    loss=None,
+    lam: float = 0.1,
+    n_test: int = 2000,
+    agent: int = 0,
+    seed: int = 0,
+) -> Neighbours:
+    """D and D′ as described in the module docstring.
+
+    Args:
+      n_agents: N ≥ 1. records_per_agent: m_i ≥ 2 (equal for every agent).
+      canary_width: extra feature columns carrying the canary (0 for every other record).
+      canary_value: each canary column's value; ‖x_c‖₂ = value·sqrt(width), ‖x_c‖_∞ = value.
+      loss: the margin loss (default ``HuberHingeLoss(h=0.5)``). lam: λ.
+      n_test: held-out Adult rows for test accuracy (canary columns 0).
+      agent: the target agent. seed: which Adult rows are used (data-set seed, not noise seed).
+    """
+    from solvers import HorizontalProblem, HuberHingeLoss
+    from solvers.datasets import HorizontalPartition
+
+    for name, value, low in (("n_agents", n_agents, 1), ("records_per_agent", records_per_agent, 2),
+                             ("canary_width", canary_width, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    if not 0 <= agent < n_agents:
+        raise ValueError(f"agent must be in [0, {n_agents}), got {agent!r}")
+    if not (np.isfinite(canary_value) and canary_value > 0):
+        raise ValueError(f"canary_value must be a positive finite number, got {canary_value!r}")
+    loss = HuberHingeLoss(h=0.5) if loss is None else loss
+    N, m = int(n_agents), int(records_per_agent)
+    X, y = _base_rows(N * m + n_test, seed)
+    pad = np.zeros((X.shape[0], canary_width))
+    X = np.hstack([X, pad])
+    X_train, y_train = X[: N * m].reshape(N, m, -1).copy(), y[: N * m].reshape(N, m).copy()
+    canary = np.zeros(X.shape[1])
+    canary[-canary_width:] = canary_value
+    X_train[agent, m - 1] = canary
+
+    def problem(label: float):
+        labels = y_train.copy()
+        labels[agent, m - 1] = label
+        partition = HorizontalPartition(
+            X=X_train, y=labels, mask=np.ones((N, m), bool), sizes=np.full(N, m, np.int64),
+            indices=np.arange(N * m, dtype=np.int64).reshape(N, m),
+        )
+        return HorizontalProblem(partition=partition, loss=loss, lam=lam,
+                                 X_test=X[N * m:], y_test=y[N * m:])
+
+    norm2 = float(np.linalg.norm(canary))
+    description = (
+        f"agent {agent}'s record {m - 1} of {m}: x_c on {canary_width} extra column(s) "
+        f"(‖x_c‖₂ = {norm2:g}, ‖x_c‖_∞ = {canary_value:g}), label +1 in D vs −1 in D′; "
+        f"other records: {N * m - 1} Adult rows (ordinal, d = 14) over {N} agents; "
+        f"loss {type(loss).__name__}{'(h=%g)' % loss.h if hasattr(loss, 'h') else ''}, λ = {lam:g}"
+    )
+    return Neighbours(problem(1.0), problem(-1.0), agent, m - 1, canary, description)

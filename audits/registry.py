@@ -1,0 +1,170 @@
+"""Every auditable solver by name: how to build its neighbouring runs, attack and claimed bound.
+
+One entry per solver and private mode. Adding a solver later is one :class:`AuditTarget` in
+:data:`TARGETS` with a ``build`` function; names whose solver is not in the toolkit yet are listed
+with the reason and fail with a clear error.
+
+The privacy parameter ``epsilon`` of an entry is the **per-iteration ε of the paper's classic
+Gaussian calibration** (z = sqrt(2 ln(1.25/δ))/ε, Theorem 1 of DP-ADMM), the solver's own
+parameter; the audit reports the totals after T iterations from every accountant. The default
+makes the exact accountant's μ equal 1 for the target agent (ε = sqrt(2 ln(1.25/δ)/T)), i.e. a
+total ε of 4.377 at δ = 1e-5.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+__all__ = ["AuditSetup", "AuditTarget", "TARGETS", "UnavailableTarget", "get_target"]
+
+
+class UnavailableTarget(ValueError):
+    """The name is known but its solver is not in the toolkit yet."""
+
+
+@dataclass(frozen=True)
+class AuditSetup:
+    """What one audit runs: a solver, neighbouring problems, the target agent, and the attack."""
+
+    solver: object
+    neighbours: object
+    attack: object
+    claimed_accountant: str
+    claim: str
+    calibrate: bool = True
+
+
+@dataclass(frozen=True)
+class AuditTarget:
+    """A registry entry.
+
+    Attributes:
+      name: the CLI name. description: one line for ``--list``.
+      build: (epsilon, delta, quick) → AuditSetup; None while the solver is missing.
+      unavailable: why ``build`` is None.
+      trials, quick_trials: default trials per hypothesis.
+      default_epsilon: delta → default per-iteration ε.
+    """
+
+    name: str
+    description: str
+    build: Callable[..., AuditSetup] | None = None
+    unavailable: str = ""
+    trials: int = 100_000
+    quick_trials: int = 2_000
+    default_epsilon: Callable[[float], float] | None = None
+    hidden: bool = False
+
+    @property
+    def available(self) -> bool:
+        return self.build is not None
+
+
+#: DP-ADMM audit configuration: small so that 10^5 trials per hypothesis take about a minute.
+DPADMM_ITERATIONS = 25
+DPADMM_AGENTS = 2
+DPADMM_RECORDS = 50
+HUBER_H = 0.1
+
+
+def unit_mu_epsilon(delta: float, iterations: int = DPADMM_ITERATIONS) -> float:
+    """Per-iteration ε of the classic calibration giving μ = sqrt(T)/z = 1 after T iterations."""
+    return math.sqrt(2.0 * math.log(1.25 / delta) / iterations)
+
+
+def _dpadmm(solver_class=None, canary: dict | None = None, noise: str = "calibrated"):
+    def build(epsilon: float, delta: float, quick: bool = False) -> AuditSetup:
+        from attacks.whitebox import WhiteBoxNP
+        from audits.neighbours import canary_neighbours
+        from solvers import DPADMM, HuberHingeLoss
+
+        cls = DPADMM if solver_class is None else solver_class
+        solver = cls(epsilon=epsilon, delta=delta, n_iterations=DPADMM_ITERATIONS, dw=1.0)
+        nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS,
+                               loss=HuberHingeLoss(h=HUBER_H), **(canary or {}))
+        attack = WhiteBoxNP(solver, nb.problem_in, nb.problem_out, nb.agent, noise=noise)
+        claim = ("DP-ADMM Theorem 2: per-iteration (ε, δ) Gaussian mechanism composed by the moments "
+                 "accountant (integer τ), ε̄ at the same δ")
+        return AuditSetup(solver, nb, attack, "moments_classic", claim)
+
+    return build
+
+
+def _naive(epsilon: float, delta: float, quick: bool = False) -> AuditSetup:
+    from attacks.whitebox import WhiteBoxNP
+    from audits.neighbours import canary_neighbours
+    from solvers import HuberHingeLoss, NaiveNoisyADMM
+
+    solver = NaiveNoisyADMM(epsilon=epsilon, delta=delta, n_iterations=DPADMM_ITERATIONS, tol=1e-9)
+    nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS,
+                           loss=HuberHingeLoss(h=HUBER_H))
+    attack = WhiteBoxNP(solver, nb.problem_in, nb.problem_out, nb.agent, noise="calibrated")
+    lam, N, rho = nb.problem_in.lam, nb.problem_in.n_agents, solver.rho
+    claim = ("DP-ADMM paper, Algorithm 2 baseline: σ_i from the paper's sensitivity 2S1N/(m_i λ), "
+             "claimed to have the same ε̄ as DP-ADMM (moments accountant). That sensitivity is "
+             f"{(lam + N * rho) / lam:.1f}× the tight 2S1/(m_i(λ/N + ρ)) here (spec 000 §3), so the "
+             "run is over-noised and a lower bound near 0 is expected")
+    return AuditSetup(solver, nb, attack, "moments_classic", claim)
+
+
+def _missing(issue: str) -> str:
+    return f"not available yet: needs {issue}"
+
+
+_DECENTRALIZED = _missing("the decentralized solvers (issue 5)")
+_SHARING = _missing("the vertical ADMM-sharing solvers (solvers.sharing, in progress) and their audit entry")
+
+TARGETS: dict[str, AuditTarget] = {
+    t.name: t
+    for t in [
+        AuditTarget("dpadmm", "DP-ADMM (Huang et al., Algorithm 3): linearised ADMM with Gaussian "
+                    "output noise, star topology", _dpadmm(), default_epsilon=unit_mu_epsilon),
+        AuditTarget("dpadmm-naive", "DP-ADMM paper's Algorithm 2: exact local argmin plus constant "
+                    "Gaussian noise (paper's sensitivity)", _naive, trials=5_000, quick_trials=300,
+                    default_epsilon=unit_mu_epsilon),
+        AuditTarget("radmm", "R-ADMM (Zhang, Khalili & Liu, Recycled ADMM): decentralized ADMM "
+                    "re-using computations, Gaussian noise", unavailable=_DECENTRALIZED),
+        AuditTarget("mradmm", "MR-ADMM (Zhang, Khalili & Liu): modified R-ADMM",
+                    unavailable=_DECENTRALIZED),
+        AuditTarget("ppadmm", "M-ADMM with penalty perturbation (Zhang, Khalili & Liu, ICML 2018)",
+                    unavailable=_DECENTRALIZED),
+        AuditTarget("dvp", "ADMM with dual-variable perturbation (Zhang & Zhu), as PP with a "
+                    "constant penalty", unavailable=_DECENTRALIZED),
+        AuditTarget("pdml", "PDML (Wang et al.): local label randomization + perturbed "
+                    "decentralized ADMM", unavailable=_DECENTRALIZED),
+        AuditTarget("sharing-output", "ADMM sharing over vertically partitioned features (Hu et "
+                    "al.), output perturbation", unavailable=_SHARING),
+        AuditTarget("sharing-parameter", "ADMM sharing over vertically partitioned features (Hu "
+                    "et al.), parameter perturbation", unavailable=_SHARING),
+    ]
+}
+
+
+def _broken_targets() -> dict[str, AuditTarget]:
+    from audits.broken import BROKEN_VARIANTS
+
+    return {
+        f"dpadmm-broken-{key}": AuditTarget(
+            f"dpadmm-broken-{key}", f"DELIBERATELY BROKEN DP-ADMM ({cls.__doc__.splitlines()[0]})",
+            _dpadmm(cls, canary), default_epsilon=unit_mu_epsilon, hidden=True,
+        )
+        for key, (cls, canary) in BROKEN_VARIANTS.items()
+    }
+
+
+def get_target(name: str) -> AuditTarget:
+    """The entry ``name`` (the broken variants are reachable by name but not listed).
+
+    Raises:
+      ValueError: unknown name (the message lists the known ones).
+      UnavailableTarget: known name whose solver is missing.
+    """
+    targets = {**TARGETS, **_broken_targets()}
+    if name not in targets:
+        raise ValueError(f"unknown solver name {name!r}; choose one of: {', '.join(TARGETS)} "
+                         "(see python -m audits.run --list)")
+    target = targets[name]
+    if not target.available:
+        raise UnavailableTarget(f"{name}: {target.unavailable}")
+    return target
