@@ -57,20 +57,28 @@ def basic_delta(guarantees: Guarantees, epsilon: float) -> float:
     return 1.0
 
 
+def _drv_drift(guarantees: Guarantees) -> float:
+    """Σ count·ε_i(e^{ε_i} − 1), ∞ once a term overflows."""
+    try:
+        return math.fsum(count * eps * math.expm1(eps) for eps, _, count in guarantees)
+    except OverflowError:
+        return math.inf
+
+
 def drv_epsilon(guarantees: Guarantees, delta: float) -> float:
     """Advanced composition (DRV 2010), all slack δ' = δ − Σδ_i spent on the tail bound."""
     slack = delta - _total_delta(guarantees)
     if slack <= 0:
         return math.inf
     sum_squares = math.fsum(count * eps * eps for eps, _, count in guarantees)
-    drift = math.fsum(count * eps * math.expm1(eps) for eps, _, count in guarantees)
+    drift = _drv_drift(guarantees)
     return math.sqrt(2.0 * math.log(1.0 / slack) * sum_squares) + drift
 
 
 def drv_delta(guarantees: Guarantees, epsilon: float) -> float:
     """Smallest δ for which :func:`drv_epsilon` gives at most ``epsilon``."""
     sum_squares = math.fsum(count * eps * eps for eps, _, count in guarantees)
-    drift = math.fsum(count * eps * math.expm1(eps) for eps, _, count in guarantees)
+    drift = _drv_drift(guarantees)
     if sum_squares == 0:
         return _total_delta(guarantees) if epsilon >= drift else 1.0
     if epsilon <= drift:

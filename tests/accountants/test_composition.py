@@ -86,3 +86,12 @@ def test_drv_formula_and_its_inverse(eps, count, delta):
 def test_basic_delta():
     assert basic_delta([(0.5, 1e-6, 4)], 2.0) == pytest.approx(4e-6)
     assert basic_delta([(0.5, 1e-6, 4)], 1.99) == 1.0
+
+
+def test_huge_per_release_epsilon_does_not_overflow():
+    """A single ε above ~709 overflows e^ε; every theorem must still answer (the sum wins)."""
+    guarantees = [(800.0, 0.0, 3)]
+    assert drv_epsilon(guarantees, 1e-5) == math.inf
+    assert drv_delta(guarantees, 10.0) == 1.0
+    assert optimal_epsilon(guarantees, 1e-5) == pytest.approx(2400.0)
+    assert kov_heterogeneous_epsilon(guarantees, 1e-5) == 2400.0

@@ -1,0 +1,51 @@
+"""Decentralized private ADMM over connected graphs (seeds 001 and 003).
+
+    from solvers.graph import GraphTopology
+    from solvers.decentralized import DecentralizedProblem, RADMM, MRADMM, PenaltyPerturbation
+    problem = DecentralizedProblem.create(partition, GraphTopology.ring(5), C=1750, rho=0.22)
+    result = RADMM(eta=1.0, gamma=0.5, alpha=2.0, n_iterations=50).run(problem, seed=0, trials=10)
+    result.transcript["f"]     # (T+1, R, N, d): every broadcast f_i(t), t = 0..T
+    result.privacy["pure"]     # β of Theorem V.1 (max over nodes of the summed ε_i(k))
+
+Modules: ``problem`` (the seeds' objective scale), ``admm`` (ADMM, ADMM-OP, R-ADMM, MR-ADMM,
+M-ADMM/PP, DVP on one vectorised engine), ``privacy`` (Theorem V.1 / 4.1 bounds and conditions).
+"""
+from solvers.decentralized.admm import (
+    DEFAULT_ACCOUNTANTS,
+    DVP,
+    MADMM,
+    MRADMM,
+    RADMM,
+    DecentralizedADMM,
+    ObjectivePerturbationADMM,
+    PenaltyPerturbation,
+    even_step_from_transcript,
+)
+from solvers.decentralized.privacy import (
+    check_pp_conditions,
+    check_radmm_conditions,
+    pp_epsilons,
+    pp_total_geometric,
+    radmm_epsilons,
+    total_epsilon,
+)
+from solvers.decentralized.problem import DecentralizedProblem
+
+__all__ = [
+    "DEFAULT_ACCOUNTANTS",
+    "DVP",
+    "DecentralizedADMM",
+    "DecentralizedProblem",
+    "MADMM",
+    "MRADMM",
+    "ObjectivePerturbationADMM",
+    "PenaltyPerturbation",
+    "RADMM",
+    "check_pp_conditions",
+    "check_radmm_conditions",
+    "even_step_from_transcript",
+    "pp_epsilons",
+    "pp_total_geometric",
+    "radmm_epsilons",
+    "total_epsilon",
+]

@@ -1,0 +1,556 @@
+"""Decentralized (private) ADMM over a connected graph: seeds 001 (R-ADMM, MR-ADMM) and 003 (M-ADMM, PP).
+
+All variants share one engine, vectorised over (trials R, nodes N, features d), with the graph as
+(N, N) matrices acting on node arrays; there is no Python loop over nodes or trials.
+
+Iteration t = 1..T is one of two kinds (spec 001 §2, spec 003 §2):
+
+* **exact step** (every iteration of ADMM, ADMM-OP, M-ADMM/PP/DVP; odd iterations of (M)R-ADMM)
+      f_i(t) = argmin_f O(f, D_i) + (2λ_i(t−1) + s_i(t) ε_i(t))ᵀ f + η_i(t) Σ_{j∈𝒱_i} ‖½(f_i(t−1) + f_j(t−1)) − f‖²
+  solved by batched damped Newton, then the dual step λ_i(t) = λ_i(t−1) + (θ_i(t)/2) Σ_j (f_i(t) − f_j(t)).
+  The noise ε_i(t) has density ∝ exp(−α_i(t)‖ε‖) (``mechanisms.GammaNormMechanism``); s_i(t) = 1 for
+  objective perturbation (ADMM-OP, R-ADMM (18)) and s_i(t) = 2η_i(t)V_i for penalty perturbation
+  ((24) ≡ (24′) of seed 003: ‖f + ε − m‖² has the same minimiser as the linear term 2ηVεᵀf).
+  θ_i(t) = η_i(t) for ADMM (9), R-ADMM (13), MR-ADMM (15) ("paper" dual step); θ common for
+  M-ADMM (11) and MR-ADMM's ``dual_step="common"``.
+* **even step** of (M)R-ADMM (10)/(19), computed from released values only: the noisy gradient of
+  the preceding odd step is taken from its KKT condition (47),
+      g̃_i = −2λ_i(2k−2) − η_i Σ_j (2f_i(2k−1) − f_i(2k−2) − f_j(2k−2)),
+  and f_i(2k) = f_i(2k−1) − [g̃_i + 2λ_i(2k−1) + η_i Σ_j (f_i(2k−1) − f_j(2k−1))]/(2η_iV_i + γ), λ unchanged.
+  (Spec 001 §2.6: never recompute ∇O from the data here.)
+
+Initialisation: f_i(0) ~ N(0, init_scale² I) from the trial's own generator (data independent),
+λ_i(0) = 0. The transcript channel ``f`` holds f(t) for t = 0..T, shape (T+1, R, N, d): entry t is
+iteration t (t = 0 is the random start, which is released too, Def. V.1). History rows are
+likewise t = 0..T. White-box channels: ``lam`` (λ_i(t)) and ``noise`` (ε_i(t), zero where none).
+
+Privacy: each node registers one ``PureDpEvent`` per costly iteration with the theorem's ε
+(``solvers.decentralized.privacy``), a ``NoOpDpEvent`` for t = 0 and R-ADMM's even iterations,
+once per run (the bounds depend on no data or noise); participant = node, iteration = t.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from accountants import PureDpEvent
+from dp_accounting import dp_event
+from mechanisms import GammaNormMechanism
+
+from solvers.base import RunPlan, Solver
+from solvers.decentralized.privacy import pp_epsilons, radmm_epsilons
+from solvers.decentralized.problem import DecentralizedProblem
+from solvers.inner import damped_newton
+from solvers.recorder import ChannelSpec, Recorder
+from solvers.regularizers import L2Regularizer
+
+__all__ = [
+    "DEFAULT_ACCOUNTANTS",
+    "DVP",
+    "DecentralizedADMM",
+    "MADMM",
+    "MRADMM",
+    "ObjectivePerturbationADMM",
+    "PenaltyPerturbation",
+    "RADMM",
+    "even_step_from_transcript",
+]
+
+#: Pure sequential composition (the papers' β), advanced and optimal composition.
+DEFAULT_ACCOUNTANTS = ("pure", "advanced_composition", "optimal_composition")
+
+_CHANNELS = {
+    "f": ChannelSpec("agents", "f_i(t): node i's primal variable broadcast to its neighbours (t = 0..T)"),
+    "lam": ChannelSpec("agents", "λ_i(t): node i's dual (a function of the transcript; never sent)", white_box=True),
+    "noise": ChannelSpec("agents", "ε_i(t): node i's noise at iteration t (0 if none; never sent)", white_box=True),
+}
+
+
+class _InitAndNoise:
+    """One trial's randomness, drawn from its own generator: f(0) ~ N(0, s² I) (N, d), then the
+    Gamma-norm noise of the costly iterations (n_noisy, N, d); ``sample`` returns them stacked."""
+
+    def __init__(self, init_scale: float, mechanism: GammaNormMechanism | None, n_noisy: int) -> None:
+        self.init_scale, self.mechanism, self.n_noisy = init_scale, mechanism, n_noisy
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        _, N, d = shape
+        out = np.empty(shape)
+        out[0] = self.init_scale * rng.standard_normal((N, d))
+        if self.mechanism is not None:
+            out[1:] = self.mechanism.sample(rng, (self.n_noisy, N))
+        return out
+
+
+@dataclass(frozen=True)
+class _Schedule:
+    """Per-iteration plan of t = 1..T (index t−1): kind, penalties, dual steps, noise."""
+
+    exact: np.ndarray          # (T,) bool
+    eta: np.ndarray            # (T, N) penalty η_i(t) (even steps: that of the odd step before)
+    theta: np.ndarray          # (T, N) dual step (0 on even steps)
+    noise_slot: np.ndarray     # (T,) int index into the trial's noise, −1 if none
+    noise_scale: np.ndarray    # (T, N) s_i(t)
+    alpha: np.ndarray | None   # (n_noisy, N) α of the noisy iterations
+    epsilons: np.ndarray       # (T, N) ε per iteration (0 if free, inf if non-private)
+
+
+@dataclass(frozen=True)
+class _DecentralizedSolver(Solver):
+    """Shared engine (module docstring). Subclasses implement ``_schedule``."""
+
+    n_iterations: int = 50
+    init_scale: float = 0.1
+    tol: float = 1e-10
+    bound: str = "paper"
+    delta: float = 1e-5
+
+    channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
+    gamma_step: ClassVar[float] = 0.0
+
+    def __post_init__(self) -> None:
+        T = self.n_iterations
+        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
+            raise ValueError(f"n_iterations must be an integer >= 1, got {T!r}")
+        _real(self.init_scale, "init_scale", allow_zero=True)
+        _real(self.tol, "tol")
+        _real(self.delta, "delta")
+        if self.bound not in ("paper", "tight"):
+            raise ValueError(f"bound must be 'paper' or 'tight', got {self.bound!r}")
+
+    @property
+    def private(self) -> bool:
+        return False
+
+    @property
+    def target_delta(self) -> float | None:
+        return self.delta if self.private else None
+
+    def run(self, problem: DecentralizedProblem, *, accountants=None, **kwargs):  # type: ignore[override]
+        """``Solver.run`` with the pure-DP accountants by default (``DEFAULT_ACCOUNTANTS``)."""
+        return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants,
+                           **kwargs)
+
+    # ---------------------------------------------------------------------------------------
+    def _check_problem(self, problem: DecentralizedProblem) -> None:
+        if not isinstance(problem, DecentralizedProblem):
+            raise TypeError(f"problem must be a DecentralizedProblem, got {type(problem).__name__}")
+        if not isinstance(problem.regularizer, L2Regularizer):
+            raise ValueError(f"{type(self).__name__} needs R = ½‖f‖² (L2Regularizer), got {problem.regularizer!r}")
+        if self.private:
+            problem.check_feature_bound(1.0)
+            if problem.loss.gradient_bound > 1.0:
+                raise ValueError(f"the privacy theorems need |L'| <= 1, got {problem.loss!r}")
+
+    def _schedule(self, problem: DecentralizedProblem) -> _Schedule:
+        raise NotImplementedError
+
+    def _plan(self, problem: DecentralizedProblem) -> RunPlan:
+        self._check_problem(problem)
+        s = self._schedule(problem)
+        T, N, d = self.n_iterations, problem.n_agents, problem.n_features
+        n_noisy = 0 if s.alpha is None else s.alpha.shape[0]
+        mechanism = None if s.alpha is None else GammaNormMechanism(s.alpha, d)
+        free = dp_event.NoOpDpEvent()
+        events: list[list[dp_event.DpEvent]] = [[free] * N]
+        for t in range(T):
+            if not self.private and s.exact[t]:
+                events.append([dp_event.NonPrivateDpEvent()] * N)
+            else:
+                events.append([PureDpEvent(e) if e > 0 else free for e in s.epsilons[t]])
+        info = {
+            "exact": s.exact, "eta": s.eta, "theta": s.theta, "alpha": s.alpha,
+            "noise_scale": s.noise_scale, "epsilons": s.epsilons,
+            "noise_slot": s.noise_slot,
+            "beta": float(s.epsilons.sum(axis=0).max()) if self.private else math.inf,
+            "degrees": problem.graph.degrees,
+        }
+        return RunPlan(T + 1, events, _InitAndNoise(self.init_scale, mechanism, n_noisy),  # type: ignore[arg-type]
+                       (1 + n_noisy, N, d), info)
+
+    def _bytes_per_trial(self, problem: DecentralizedProblem, plan: RunPlan) -> int:
+        N, m, d = problem.partition.X.shape
+        return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + 3 * N * d * d + 8 * N * d)
+
+    # ---------------------------------------------------------------------------------------
+    def _iterate(self, problem: DecentralizedProblem, plan: RunPlan, R: int, noise: np.ndarray | None,
+                 recorder: Recorder) -> Mapping[str, float]:
+        info = plan.info
+        exact, eta_all, theta_all = info["exact"], info["eta"], info["theta"]
+        slots, scales = info["noise_slot"], info["noise_scale"]
+        graph = problem.graph
+        A, Lap = graph.adjacency_matrix(), graph.laplacian()
+        V = graph.degrees.astype(np.float64)
+        N, d = problem.n_agents, problem.n_features
+        gamma = float(self.gamma_step)
+        f = np.array(noise[:, 0])
+        lam = np.zeros((R, N, d))
+        zero = np.zeros((R, N, d))
+        self._record(problem, recorder, 0, f, lam, zero)
+        f_before = lam_before = None
+        worst = {"kkt_residual": 0.0, "newton_iterations": 0.0}
+        for t in range(1, self.n_iterations + 1):
+            eta = eta_all[t - 1]
+            if exact[t - 1]:
+                eps = zero if slots[t - 1] < 0 else noise[:, 1 + slots[t - 1]]
+                f_new, residual, iterations = _exact_step(problem, f, lam, scales[t - 1][:, None] * eps,
+                                                          eta, A, V, self.tol)
+                worst["kkt_residual"] = max(worst["kkt_residual"], residual)
+                worst["newton_iterations"] = max(worst["newton_iterations"], float(iterations))
+                f_before, lam_before = f, lam
+                lam = lam + 0.5 * theta_all[t - 1][:, None] * np.einsum("ij,rjd->rid", Lap, f_new)
+                f = f_new
+            else:
+                eps = zero
+                f = _even_step(f_before, f, lam_before, lam, eta, gamma, A, V)
+            self._record(problem, recorder, t, f, lam, eps)
+        return worst
+
+    @staticmethod
+    def _record(problem, recorder: Recorder, t: int, f: np.ndarray, lam: np.ndarray, eps: np.ndarray) -> None:
+        recorder.record(t, f.mean(axis=1), f, f=f, lam=lam, noise=eps)
+        if recorder.history_enabled:
+            # Framework gap: Recorder has no hook for extra metrics; we write into its arrays.
+            history = recorder.history
+            if "average_loss" not in history:
+                history["average_loss"] = np.empty((recorder.T, recorder.R))
+            history["average_loss"][t, recorder._trials] = problem.local_loss(f).mean(axis=-1)
+
+
+def _exact_step(problem: DecentralizedProblem, f_prev: np.ndarray, lam: np.ndarray, linear: np.ndarray,
+                eta: np.ndarray, A: np.ndarray, V: np.ndarray, tol: float):
+    """argmin_f O(f, D_i) + (2λ_i + linear_i)ᵀ f + η_i Σ_j ‖½(f_i^prev + f_j^prev) − f‖², all (R, N)."""
+    eV = (eta * V)[:, None]  # (N, 1)
+    centre = 0.5 * (V[:, None] * f_prev + np.einsum("ij,rjd->rid", A, f_prev))  # Σ_j m_ij
+    b = 2.0 * lam + linear - 2.0 * eta[:, None] * centre
+    identity = np.eye(problem.n_features)
+
+    def value(v):
+        return (problem.local_objective_seed(v) + np.einsum("...i,...i->...", b, v)
+                + eV[:, 0] * np.einsum("...i,...i->...", v, v))
+
+    def derivatives(v):
+        gradient = problem.local_gradient_seed(v) + b + 2.0 * eV * v
+        hessian = problem.local_hessian_seed(v) + (2.0 * eV)[..., None] * identity
+        return gradient, hessian
+
+    solution = damped_newton(value, derivatives, f_prev, tol=tol * max(1.0, problem.C))
+    return solution.x, float(solution.residual.max()), solution.iterations
+
+
+def _even_step(f_before, f_odd, lam_before, lam, eta, gamma, A, V):
+    """(19) with the KKT form (47) of the noisy gradient: released values only."""
+    e = eta[:, None]
+    Af_before = np.einsum("ij,rjd->rid", A, f_before)
+    Af_odd = np.einsum("ij,rjd->rid", A, f_odd)
+    noisy_gradient = -2.0 * lam_before - e * (2.0 * V[:, None] * f_odd - V[:, None] * f_before - Af_before)
+    step = noisy_gradient + 2.0 * lam + e * (V[:, None] * f_odd - Af_odd)
+    return f_odd - step / (2.0 * e * V[:, None] + gamma)
+
+
+def even_step_from_transcript(f: np.ndarray, adjacency: np.ndarray, eta_odd: np.ndarray, gamma: float,
+                              theta: np.ndarray | None = None) -> np.ndarray:
+    """Recompute every even iterate of (M)R-ADMM from the broadcasts alone (spec 001 §2.6 and A4).
+
+    Args:
+      f: the transcript channel ``f``, (T+1, ..., N, d) with f[0] = f(0).
+      adjacency: (N, N) A of the graph.
+      eta_odd: (K, N) penalties η_i(2k−1).
+      gamma: γ.
+      theta: None for the paper's dual step (θ = η_i(2k−1)); else the common dual step (K, N)
+        (A4 closed form: f_i(2k) = f_i(2k−1) − [Σ_j η_i(f_i(2k−2) + f_j(2k−2)) + (θ − η_i) f_i(2k−1)
+        − (θ + η_i) f_j(2k−1)]/(2η_iV_i + γ)).
+
+    Returns:
+      (K, ..., N, d): the recomputed f(2k), k = 1..K.
+    """
+    A = np.asarray(adjacency, dtype=np.float64)
+    V = A.sum(axis=1)
+    K = eta_odd.shape[0]
+    out = []
+    for k in range(1, K + 1):
+        before, odd = f[2 * k - 2], f[2 * k - 1]
+        e = eta_odd[k - 1][:, None]
+        th = e if theta is None else theta[k - 1][:, None]
+        Ab = np.einsum("ij,...jd->...id", A, before)
+        Ao = np.einsum("ij,...jd->...id", A, odd)
+        bracket = e * (V[:, None] * before + Ab) + (th - e) * V[:, None] * odd - (th + e) * Ao
+        out.append(odd - bracket / (2.0 * e * V[:, None] + gamma))
+    return np.stack(out)
+
+
+# ============================================================================================
+def _schedule_array(value, n: int, N: int, name: str) -> np.ndarray:
+    """A float, (n,) or (n, N) array → (n, N) float array, positive and finite."""
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim == 1:
+        array = array[:, None]
+    if array.ndim > 2 or (array.ndim == 2 and array.shape[0] != n) or (array.ndim == 2 and array.shape[1] not in (1, N)):
+        raise ValueError(f"{name} must be a number, ({n},) or ({n}, {N}) array, got shape {np.shape(value)}")
+    array = np.broadcast_to(array, (n, N)).copy()
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError(f"{name} must be positive and finite, got min {array.min()!r}")
+    return array
+
+
+def _real(value, name: str, *, allow_zero: bool = False, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
+
+
+def _is_scalar(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class DecentralizedADMM(_DecentralizedSolver):
+    """Conventional decentralized ADMM (8)–(9) of seed 001 / (8)–(9) of seed 003: exact local
+    solves at every iteration, common penalty η, no noise (every release is non-private).
+
+    Args:
+      eta: penalty η > 0. n_iterations: T. init_scale: std of f(0). tol: Newton tolerance
+        (‖∇‖ ≤ tol·max(1, C)).
+    """
+
+    eta: float = 1.0
+    name = "decentralized_admm"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _real(self.eta, "eta")
+
+    def _schedule(self, problem):
+        T, N = self.n_iterations, problem.n_agents
+        eta = np.full((T, N), float(self.eta))
+        return _Schedule(np.ones(T, bool), eta, eta.copy(), np.full(T, -1), np.zeros((T, N)), None,
+                         np.full((T, N), np.inf))
+
+
+@dataclass(frozen=True)
+class ObjectivePerturbationADMM(_DecentralizedSolver):
+    """ADMM-OP (spec 001 §2.2 [rec]): (8)–(9) with objective perturbation ε_i(t) ~ exp(−α_i(t)‖ε‖)
+    at every iteration; each iteration costs (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(t)) (Thm V.1
+    applied per iteration).
+
+    Args:
+      eta: penalty η > 0. alpha: noise rate α > 0 (float, (T,) or (T, N)).
+    """
+
+    eta: float = 1.0
+    alpha: float | Sequence[float] = 1.0
+    name = "admm_op"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _real(self.eta, "eta")
+
+    @property
+    def private(self) -> bool:
+        return True
+
+    def _schedule(self, problem):
+        T, N = self.n_iterations, problem.n_agents
+        eta = np.full((T, N), float(self.eta))
+        alpha = _schedule_array(self.alpha, T, N, "alpha")
+        eps = radmm_epsilons(C=problem.C, B=problem.sizes, V=problem.graph.degrees, eta=eta, alpha=alpha,
+                             rho=problem.rho, n_agents=N, c1=problem.loss.curvature_bound, bound=self.bound)
+        return _Schedule(np.ones(T, bool), eta, eta.copy(), np.arange(T), np.ones((T, N)), alpha, eps)
+
+
+@dataclass(frozen=True)
+class MRADMM(_DecentralizedSolver):
+    """MR-ADMM (seed 001 Alg. 2/3): odd iterations exact (with objective perturbation if ``alpha``),
+    even iterations the recycled linear step (19) from released values.
+
+    Args:
+      eta: η_i(2k−1): a number (times ``eta_growth``^k), a (K,) or (K, N) array; non-decreasing in k.
+      eta_growth: q ≥ 1 for η(2k−1) = eta·q^k (the paper's Fig. 5: eta=1, q=1.04). 1 gives R-ADMM.
+      gamma: γ ≥ 0 of the even step (no effect on privacy).
+      alpha: None (non-private) or α_i(k) > 0: a number, (K,) or (K, N).
+      dual_step: "paper" (15): λ += (η_i(2k−1)/2) Σ_j(f_i − f_j) (biased limit for node-specific η,
+        spec 001 A4); "common": the dual step ``theta`` for all nodes (the spec's correction).
+      theta: the common dual step (default min η(1)); only with dual_step="common".
+      n_iterations: T = 2K (even).
+
+    Raises:
+      ValueError: T odd; η decreasing; Theorem V.1's precondition (private runs).
+    """
+
+    eta: float | Sequence[float] = 1.0
+    eta_growth: float = 1.0
+    gamma: float = 0.5
+    alpha: float | Sequence[float] | None = None
+    dual_step: str = "paper"
+    theta: float | None = None
+    name = "mradmm"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.n_iterations % 2:
+            raise ValueError(f"n_iterations must be even (T = 2K), got {self.n_iterations}")
+        _real(self.eta_growth, "eta_growth")
+        if self.eta_growth < 1:
+            raise ValueError(f"eta_growth must be >= 1 (non-decreasing penalties), got {self.eta_growth!r}")
+        _real(self.gamma, "gamma", allow_zero=True)
+        if self.dual_step not in ("paper", "common"):
+            raise ValueError(f"dual_step must be 'paper' or 'common', got {self.dual_step!r}")
+        if self.theta is not None and self.dual_step != "common":
+            raise ValueError("theta is the common dual step: pass it only with dual_step='common'")
+        _real(self.theta, "theta", allow_none=True)
+
+    @property
+    def private(self) -> bool:
+        return self.alpha is not None
+
+    @property
+    def gamma_step(self) -> float:  # type: ignore[override]
+        return float(self.gamma)
+
+    def eta_odd(self, n_agents: int) -> np.ndarray:
+        """η_i(2k−1), (K, N)."""
+        K = self.n_iterations // 2
+        if _is_scalar(self.eta):
+            eta = float(self.eta) * float(self.eta_growth) ** np.arange(1, K + 1) if self.eta_growth != 1 \
+                else np.full(K, float(self.eta))
+        else:
+            eta = self.eta
+        eta = _schedule_array(eta, K, n_agents, "eta")
+        if np.any(np.diff(eta, axis=0) < 0):
+            raise ValueError("eta must be non-decreasing in k at every node (MR-ADMM, spec 001 §2.4)")
+        return eta
+
+    def _schedule(self, problem):
+        T, N, K = self.n_iterations, problem.n_agents, self.n_iterations // 2
+        eta_odd = self.eta_odd(N)
+        eta = np.repeat(eta_odd, 2, axis=0)
+        if self.dual_step == "paper":
+            theta_odd = eta_odd
+        else:
+            theta_odd = np.full((K, N), float(eta_odd[0].min() if self.theta is None else self.theta))
+        theta = np.zeros((T, N))
+        theta[0::2] = theta_odd
+        exact = np.tile([True, False], K)
+        alpha = None
+        eps = np.zeros((T, N))
+        slots = np.full(T, -1)
+        if self.private:
+            alpha = _schedule_array(self.alpha, K, N, "alpha")
+            eps[0::2] = radmm_epsilons(C=problem.C, B=problem.sizes, V=problem.graph.degrees, eta=eta_odd,
+                                       alpha=alpha, rho=problem.rho, n_agents=N,
+                                       c1=problem.loss.curvature_bound, bound=self.bound)
+            slots[0::2] = np.arange(K)
+        else:
+            eps[0::2] = np.inf
+        return _Schedule(exact, eta, theta, slots, np.ones((T, N)), alpha, eps)
+
+
+@dataclass(frozen=True)
+class RADMM(MRADMM):
+    """R-ADMM (seed 001 Alg. 1; private: Alg. 3 with η_i ≡ η): MR-ADMM with a constant, common η."""
+
+    name = "radmm"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not _is_scalar(self.eta) or self.eta_growth != 1:
+            raise ValueError("R-ADMM has a constant penalty: eta must be a number and eta_growth 1 (use MRADMM)")
+
+
+@dataclass(frozen=True)
+class PenaltyPerturbation(_DecentralizedSolver):
+    """M-ADMM (10)–(11) with penalty perturbation (seed 003 Alg. 1, (24)–(25)); non-private M-ADMM
+    when ``alpha`` is None.
+
+    Schedules (seed 003 Sec. 5): η_i(t) = eta·q1^{t−1} (eta defaults to θ), α_i(t) = alpha·q2^{t−1};
+    or explicit (T,) / (T, N) arrays. ``eta_max`` caps η (spec 003 A3; privacy stays valid).
+    Each iteration costs β_i(t) = C(1.4c1 + α_i(t))/(η_i(t)V_iB_i) (Thm 4.1).
+
+    Raises:
+      ValueError: η < θ, C > B_i, or the θ-condition fails (private runs).
+    """
+
+    theta: float = 0.5
+    eta: float | Sequence[float] | None = None
+    q1: float = 1.0
+    alpha: float | Sequence[float] | None = None
+    q2: float = 1.0
+    eta_max: float | None = None
+    name = "pp"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _real(self.theta, "theta")
+        _real(self.q1, "q1")
+        _real(self.q2, "q2")
+        _real(self.eta_max, "eta_max", allow_none=True)
+        if self.q1 < 1:
+            raise ValueError(f"q1 must be >= 1 (eta(t) >= theta), got {self.q1!r}")
+
+    @property
+    def private(self) -> bool:
+        return self.alpha is not None
+
+    def schedules(self, n_agents: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """(η (T, N), α (T, N) or None)."""
+        T = self.n_iterations
+        powers = np.arange(T)
+        base = self.theta if self.eta is None else self.eta
+        eta = float(base) * float(self.q1) ** powers if _is_scalar(base) else base
+        eta = _schedule_array(eta, T, n_agents, "eta")
+        if self.eta_max is not None:
+            eta = np.minimum(eta, self.eta_max)
+        if np.any(eta < self.theta):
+            raise ValueError(f"eta_i(t) must be >= theta = {self.theta:g} (Theorem 3.1/4.1), got min {eta.min():g}")
+        alpha = None
+        if self.alpha is not None:
+            a = float(self.alpha) * float(self.q2) ** powers if _is_scalar(self.alpha) else self.alpha
+            alpha = _schedule_array(a, T, n_agents, "alpha")
+        return eta, alpha
+
+    def _schedule(self, problem):
+        T, N = self.n_iterations, problem.n_agents
+        eta, alpha = self.schedules(N)
+        V = problem.graph.degrees.astype(np.float64)
+        theta = np.full((T, N), float(self.theta))
+        if alpha is None:
+            return _Schedule(np.ones(T, bool), eta, theta, np.full(T, -1), np.zeros((T, N)), None,
+                             np.full((T, N), np.inf))
+        eps = pp_epsilons(C=problem.C, B=problem.sizes, V=V, eta=eta, alpha=alpha, theta=self.theta,
+                          rho=problem.rho, n_agents=N, c1=problem.loss.curvature_bound, bound=self.bound)
+        return _Schedule(np.ones(T, bool), eta, theta, np.arange(T), 2.0 * eta * V, alpha, eps)
+
+
+@dataclass(frozen=True)
+class MADMM(PenaltyPerturbation):
+    """Non-private M-ADMM (seed 003 (10)–(11)): PP with α = ∞."""
+
+    name = "madmm"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.alpha is not None:
+            raise ValueError("MADMM is non-private: use PenaltyPerturbation for alpha")
+
+
+@dataclass(frozen=True)
+class DVP(PenaltyPerturbation):
+    """Dual variable perturbation (Zhang & Zhu 2017) as characterised by seed 003 (spec 003 §2.6):
+    PP with η_i(t) ≡ θ (q1 = 1), noise α(t) = alpha·q2^{t−1}; its total loss is accounted with
+    Theorem 4.1 at η = θ ("DVP as in Zhang–Khalili–Liu 2018")."""
+
+    name = "dvp"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.q1 != 1 or self.eta is not None:
+            raise ValueError("DVP has eta(t) = theta: leave eta None and q1 = 1")
+        if self.alpha is None:
+            raise ValueError("DVP needs alpha (use DecentralizedADMM for the non-private algorithm)")

@@ -1,0 +1,156 @@
+"""Pure-ε privacy bounds of the decentralized private ADMMs, with the theorems' conditions.
+
+Every function is vectorised over iterations and nodes and returns per-(iteration, node) ε in nats;
+the run's β is the max over nodes of the sum over iterations (the record sits at one node, spec 001
+§3 and spec 003 §3), which is what ``PureEpsilonAccountant`` computes from the registered events.
+
+  - :func:`radmm_epsilons`: Theorem V.1 of seed 001, eq. (32): per odd iteration k of (M)R-ADMM,
+    ε_i(k) = (2C/B_i)(1.4 c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k)); ``bound="tight"`` the step before
+    the 1.4 relaxation, (2C/B_i)α_i(k) − 2 ln(1 − x), x = c1 C/(B_i(ρ/N + 2η_i V_i)) (eq. 56).
+    Applied at every iteration it is the ADMM-OP baseline's bound (spec 001 §2.2 [derived]).
+  - :func:`pp_epsilons`: Theorem 4.1 of seed 003, eq. (26): per iteration t of PP/DVP,
+    β_i(t) = C(1.4 c1 + α_i(t))/(η_i(t) V_i B_i); ``bound="tight"``: Cα/(ηVB) − 2 ln(1 − x),
+    x = c1/((B_i/C)(ρ/N + 2η_i V_i)).
+
+The ``check_*`` functions raise ``ValueError`` naming the failed condition; a bound is never
+returned under violated assumptions.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+__all__ = [
+    "check_pp_conditions",
+    "check_radmm_conditions",
+    "pp_epsilons",
+    "pp_total_geometric",
+    "radmm_epsilons",
+    "total_epsilon",
+]
+
+_BOUNDS = ("paper", "tight")
+
+
+def _arrays(B, V, eta, alpha):
+    B = np.asarray(B, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    eta = np.asarray(eta, dtype=np.float64)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    for name, value in (("B", B), ("V", V), ("eta", eta), ("alpha", alpha)):
+        if not np.all(np.isfinite(value)) or np.any(value <= 0):
+            raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return B, V, eta, alpha
+
+
+def check_radmm_conditions(*, C: float, B, V, eta, rho: float, n_agents: int, c1: float = 0.25) -> None:
+    """Theorem V.1's conditions (spec 001 §3 [rec]) for the penalties eta (K, N) of the odd steps.
+
+    Raises:
+      ValueError: η_i not non-decreasing in k; the precondition 2c1 < (B_i/C)(ρ/N + 2η_i(1)V_i)
+        fails at some node (message names node and numbers).
+    """
+    B, V, eta, _ = _arrays(B, V, eta, 1.0)
+    eta = np.broadcast_to(eta, np.broadcast_shapes(eta.shape, (1, B.shape[0])))
+    if np.any(np.diff(eta, axis=0) < 0):
+        k, i = np.argwhere(np.diff(eta, axis=0) < 0)[0]
+        raise ValueError(
+            f"eta must be non-decreasing in k at every node (Theorem V.1), but node {i} has "
+            f"eta({2 * k + 1}) = {eta[k, i]:g} > eta({2 * k + 3}) = {eta[k + 1, i]:g}"
+        )
+    rhs = (B / C) * (rho / n_agents + 2 * eta[0] * V)
+    bad = np.flatnonzero(~(2 * c1 < rhs))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            "Theorem V.1 precondition 2c1 < (B_i/C)(rho/N + 2 eta_i(1) V_i) fails at node "
+            f"{i}: 2c1 = {2 * c1:g} >= {rhs[i]:.6g} (B_i={B[i]:g}, C={C:g}, V_i={V[i]:g}, "
+            f"eta_i(1)={eta[0, i]:g}); raise eta or reduce C"
+        )
+    if np.any(C > B):
+        warnings.warn(f"C = {C:g} exceeds some B_i = {B.min():g} (spec 001 assumes C <= B_i)", stacklevel=2)
+
+
+def radmm_epsilons(*, C: float, B, V, eta, alpha, rho: float, n_agents: int, c1: float = 0.25,
+                   bound: str = "paper") -> np.ndarray:
+    """ε_i(k) of Theorem V.1 (seed 001 eq. 32), shape broadcast of eta/alpha (K, N).
+
+    Args:
+      C, rho, n_agents: the objective's constants; B (N,) records, V (N,) degrees.
+      eta: η_i(2k−1) (K, N) or (K, 1); alpha: α_i(k) likewise; c1: bound on L''.
+      bound: "paper" (the 1.4 linearisation, eq. 32) or "tight" (eq. 56).
+
+    Raises:
+      ValueError: a condition of Theorem V.1 fails, or x_k ≥ ½.
+    """
+    if bound not in _BOUNDS:
+        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
+    B, V, eta, alpha = _arrays(B, V, eta, alpha)
+    check_radmm_conditions(C=C, B=B, V=V, eta=eta, rho=rho, n_agents=n_agents, c1=c1)
+    curvature = rho / n_agents + 2 * eta * V
+    if bound == "paper":
+        return (2 * C / B) * (1.4 * c1 / curvature + alpha)
+    x = c1 * C / (B * curvature)
+    if np.any(x >= 0.5):
+        raise ValueError(f"x_k = c1 C/(B_i(rho/N + 2 eta V_i)) must be < 1/2, got max {x.max():g}")
+    return (2 * C / B) * alpha - 2 * np.log1p(-x)
+
+
+def check_pp_conditions(*, C: float, B, V, eta, theta: float, rho: float, n_agents: int,
+                        c1: float = 0.25) -> None:
+    """Theorem 4.1's conditions (spec 003 §3) for penalties eta (T, N) and dual step θ.
+
+    Raises:
+      ValueError: θ ≤ 0; η_i(t) < θ; C > B_i; the θ-condition 2c1 < (B_i/C)(ρ/N + 2θV_i).
+    """
+    B, V, eta, _ = _arrays(B, V, eta, 1.0)
+    if not theta > 0:
+        raise ValueError(f"theta must be > 0, got {theta!r}")
+    if np.any(eta < theta):
+        raise ValueError(f"Theorem 4.1 needs eta_i(t) >= theta = {theta:g}, got min eta {eta.min():g}")
+    if np.any(C > B):
+        raise ValueError(f"Theorem 4.1 needs C <= B_i at every node: C = {C:g} > min B_i = {B.min():g}")
+    rhs = (B / C) * (rho / n_agents + 2 * theta * V)
+    bad = np.flatnonzero(~(2 * c1 < rhs))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            "Theorem 4.1 theta-condition 2c1 < (B_i/C)(rho/N + 2 theta V_i) fails at node "
+            f"{i}: 2c1 = {2 * c1:g} >= {rhs[i]:.6g}"
+        )
+
+
+def pp_epsilons(*, C: float, B, V, eta, alpha, theta: float, rho: float, n_agents: int,
+                c1: float = 0.25, bound: str = "paper") -> np.ndarray:
+    """β_i(t) of Theorem 4.1 (seed 003 eq. 26), shape broadcast of eta/alpha (T, N).
+
+    Raises:
+      ValueError: a condition of Theorem 4.1 fails (see :func:`check_pp_conditions`).
+    """
+    if bound not in _BOUNDS:
+        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
+    B, V, eta, alpha = _arrays(B, V, eta, alpha)
+    check_pp_conditions(C=C, B=B, V=V, eta=eta, theta=theta, rho=rho, n_agents=n_agents, c1=c1)
+    if bound == "paper":
+        return C * (1.4 * c1 + alpha) / (eta * V * B)
+    x = c1 / ((B / C) * (rho / n_agents + 2 * eta * V))
+    return C * alpha / (eta * V * B) - 2 * np.log1p(-x)
+
+
+def total_epsilon(epsilons: np.ndarray) -> float:
+    """β = max_i Σ_t ε_i(t) for epsilons (T, N)."""
+    return float(np.asarray(epsilons).sum(axis=0).max())
+
+
+def pp_total_geometric(*, C: float, B: float, V: float, eta1: float, q1: float, alpha1: float, q2: float,
+                       T: int | float, c1: float = 0.25) -> float:
+    """Closed form of Σ_{t=1}^T β_i(t) for η(t) = η1 q1^{t−1}, α(t) = α1 q2^{t−1} (spec 003 §3);
+    T = inf gives the limit (finite iff q1 > 1 and q2 < q1)."""
+
+    def S(r: float) -> float:
+        if np.isinf(T):
+            return 1 / (1 - r) if r < 1 else np.inf
+        return T if r == 1 else (1 - r ** T) / (1 - r)
+
+    return C / (V * B * eta1) * (1.4 * c1 * S(1 / q1) + alpha1 * S(q2 / q1))

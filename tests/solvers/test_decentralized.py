@@ -1,0 +1,315 @@
+"""Decentralized ADMM solvers (seeds 001, 003): convergence, recycling, transcripts, privacy events."""
+import numpy as np
+import pytest
+from dp_accounting import dp_event
+
+from accountants import PureDpEvent
+from solvers.centralized import centralized_optimum
+from solvers.datasets import partition_horizontal
+from solvers.decentralized import (
+    DVP,
+    MADMM,
+    MRADMM,
+    RADMM,
+    DecentralizedADMM,
+    DecentralizedProblem,
+    ObjectivePerturbationADMM,
+    PenaltyPerturbation,
+    even_step_from_transcript,
+    radmm_epsilons,
+)
+from solvers.graph import GraphTopology
+
+CHORD = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (0, 2)]  # degrees 3, 2, 3, 2, 2
+
+
+def _data(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1).max()
+    w = rng.normal(size=d)
+    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _problem(graph=None, N=5, m=40, d=4, C=20.0, rho=1.0, seed=0):
+    graph = graph or GraphTopology.from_edges(5, CHORD)
+    X, y = _data(N * m, d, seed)
+    problem = DecentralizedProblem.create(partition_horizontal(X, y, N, seed=0), graph, C=C, rho=rho)
+    return problem.with_optimum(centralized_optimum(problem))
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return _problem()
+
+
+def test_problem_is_seed_scale(problem):
+    f = np.random.default_rng(1).normal(size=(5, 4))
+    X, y, C, rho = problem.partition.X, problem.partition.y, problem.C, problem.rho
+    z = np.einsum("nmd,nd->nm", X, f) * y
+    expected = C * np.log1p(np.exp(-z)).mean(axis=1) + (rho / 5) * 0.5 * (f * f).sum(axis=1)
+    assert np.allclose(problem.local_objective_seed(f), expected, rtol=1e-12)
+    assert rho == pytest.approx(1.0) and problem.lam == pytest.approx(rho / C)
+    g = problem.local_gradient_seed(f)
+    h = 1e-6
+    numeric = (problem.local_objective_seed(f + h * np.eye(4)[0]) - problem.local_objective_seed(f - h * np.eye(4)[0])) / (2 * h)
+    assert np.allclose(g[:, 0], numeric, atol=1e-6)
+
+
+def test_problem_needs_graph():
+    X, y = _data(20, 3, 0)
+    part = partition_horizontal(X, y, 2, seed=0)
+    with pytest.raises(ValueError, match="GraphTopology"):
+        DecentralizedProblem(partition=part, C=1.0)
+
+
+@pytest.mark.parametrize(
+    "solver",
+    [
+        DecentralizedADMM(eta=0.2, n_iterations=70),
+        RADMM(eta=0.2, gamma=0.5, n_iterations=120),
+        RADMM(eta=0.2, gamma=0.0, n_iterations=160),
+        MRADMM(eta=0.2, eta_growth=1.002, gamma=0.5, n_iterations=140),
+        MADMM(theta=0.2, q1=1.002, n_iterations=90),
+    ],
+    ids=lambda s: f"{s.name}",
+)
+def test_non_private_variants_reach_centralized_optimum(problem, solver):
+    result = solver.run(problem, seed=1)
+    f_final = result.transcript["f"][-1]
+    assert np.abs(f_final - problem.optimum.w).max() <= 1e-6
+    gap = problem.objective_seed(f_final) - problem.C * problem.optimum.objective
+    assert np.all(np.abs(gap) <= 1e-6)
+    assert result.privacy["pure"] == np.inf
+
+
+def test_radmm_converges_on_bipartite_ring():
+    problem = _problem(GraphTopology.ring(4), N=4)
+    result = RADMM(eta=0.2, gamma=0.5, n_iterations=160).run(problem, seed=3)
+    assert np.abs(result.transcript["f"][-1] - problem.optimum.w).max() <= 1e-6
+
+
+@pytest.mark.parametrize(
+    "solver, theta",
+    [
+        (RADMM(eta=1.0, gamma=0.5, alpha=5.0, n_iterations=12), None),
+        (MRADMM(eta=1.0, eta_growth=1.04, gamma=0.3, alpha=[5, 4, 3, 3, 2, 2], n_iterations=12), None),
+        (MRADMM(eta=np.outer(1.05 ** np.arange(6), [1, 1.2, 0.9, 1.1, 1.0]), gamma=0.0, alpha=5.0,
+                n_iterations=12), None),
+        (MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=5.0, dual_step="common", theta=0.7,
+                n_iterations=12), 0.7),
+        (RADMM(eta=0.5, gamma=0.5, n_iterations=12), None),
+    ],
+)
+def test_even_iterations_are_functions_of_released_values(problem, solver, theta):
+    result = solver.run(problem, seeds=[4, 5])
+    f = result.transcript["f"]  # (T+1, R, N, d)
+    K = solver.n_iterations // 2
+    eta_odd = solver.eta_odd(5)
+    theta_odd = None if theta is None else np.full((K, 5), theta)
+    recomputed = even_step_from_transcript(f, problem.graph.adjacency, eta_odd, solver.gamma, theta_odd)
+    scale = np.abs(f).max()
+    assert np.abs(recomputed - f[2::2]).max() <= 1e-9 * max(1.0, scale)
+    # And they are not simply copies of the odd iterates.
+    assert np.abs(f[2::2] - f[1::2]).max() > 1e-3
+
+
+def test_mradmm_with_constant_eta_is_radmm(problem):
+    a = RADMM(eta=0.7, gamma=0.5, alpha=3.0, n_iterations=8).run(problem, seed=9)
+    b = MRADMM(eta=0.7, gamma=0.5, alpha=3.0, n_iterations=8).run(problem, seed=9)
+    assert np.array_equal(a.transcript["f"], b.transcript["f"])
+    assert a.privacy["pure"] == b.privacy["pure"]
+
+
+def test_dvp_is_pp_with_eta_theta(problem):
+    a = DVP(theta=0.5, alpha=3.0, q2=1.02, n_iterations=6).run(problem, seed=2)
+    b = PenaltyPerturbation(theta=0.5, alpha=3.0, q2=1.02, n_iterations=6).run(problem, seed=2)
+    assert np.array_equal(a.transcript["f"], b.transcript["f"])
+
+
+@pytest.mark.parametrize(
+    "solver",
+    [
+        RADMM(eta=1.0, gamma=0.5, alpha=4.0, n_iterations=6),
+        PenaltyPerturbation(theta=0.5, q1=1.05, alpha=4.0, q2=1.03, n_iterations=5),
+        ObjectivePerturbationADMM(eta=1.0, alpha=4.0, n_iterations=4),
+    ],
+    ids=lambda s: s.name,
+)
+def test_batched_trial_equals_single_run(problem, solver):
+    batched = solver.run(problem, seed=11, trials=3)
+    for r in (0, 2):
+        single = solver.run(problem, seed=batched.seeds[r])
+        assert np.allclose(batched.transcript["f"][:, r], single.transcript["f"], rtol=0, atol=1e-12)
+    assert batched.transcript["f"].shape == (solver.n_iterations + 1, 3, 5, 4)
+    assert np.abs(batched.transcript["f"][:, 0] - batched.transcript["f"][:, 1]).max() > 1e-3
+
+
+@pytest.mark.parametrize(
+    "solver",
+    [
+        RADMM(eta=1.0, gamma=0.5, alpha=4.0, n_iterations=6),
+        PenaltyPerturbation(theta=0.5, q1=1.05, alpha=4.0, q2=1.03, n_iterations=5),
+        ObjectivePerturbationADMM(eta=1.0, alpha=4.0, n_iterations=4),
+    ],
+    ids=lambda s: s.name,
+)
+def test_noise_recovered_from_kkt_of_exact_steps(problem, solver):
+    """Spec 003 §7 item 5 / spec 001 §7 item 3: the exact minimiser is a bijection of the noise."""
+    result = solver.run(problem, seed=7, record_white_box=True)
+    f, lam, noise = result.transcript["f"], result.transcript["lam"], result.transcript["noise"]
+    A = problem.graph.adjacency_matrix()
+    V = problem.graph.degrees[:, None].astype(float)
+    info = result.info
+    for t in np.flatnonzero(info["exact"]) + 1:
+        eta = info["eta"][t - 1][:, None]
+        penalty = 2 * V * f[t] - V * f[t - 1] - A @ f[t - 1]
+        kkt = problem.local_gradient_seed(f[t]) + 2 * lam[t - 1] + eta * penalty
+        recovered = -kkt / info["noise_scale"][t - 1][:, None]
+        assert np.abs(recovered - noise[t]).max() <= 1e-8
+        assert np.linalg.norm(noise[t], axis=-1).min() > 0
+
+
+def test_dual_sum_is_conserved_with_common_step(problem):
+    for solver in (RADMM(eta=1.0, gamma=0.5, alpha=4.0, n_iterations=6),
+                   PenaltyPerturbation(theta=0.5, q1=1.1, alpha=4.0, n_iterations=6)):
+        lam = solver.run(problem, seed=1, record_white_box=True).transcript["lam"]
+        assert np.abs(lam.sum(axis=1)).max() <= 1e-10
+
+
+def test_init_is_data_independent():
+    a = RADMM(eta=1.0, alpha=3.0, n_iterations=2).run(_problem(seed=0), seed=5)
+    b = RADMM(eta=1.0, alpha=3.0, n_iterations=2).run(_problem(seed=1), seed=5)
+    assert np.array_equal(a.transcript["f"][0], b.transcript["f"][0])
+    assert not np.allclose(a.transcript["f"][1], b.transcript["f"][1])
+
+
+def test_events_one_per_node_and_costly_iteration(problem):
+    solver = RADMM(eta=1.0, gamma=0.5, alpha=2.0, n_iterations=6)
+    result = solver.run(problem, seed=0)
+    entries = result.ledger.entries if hasattr(result.ledger, "entries") else list(result.ledger)
+    assert len(entries) == 5 * 7
+    costly = [e for e in entries if isinstance(e.event, PureDpEvent)]
+    assert sorted({e.iteration for e in costly}) == [1, 3, 5]
+    assert all(isinstance(e.event, dp_event.NoOpDpEvent) for e in entries if e.iteration in (0, 2, 4, 6))
+    expected = radmm_epsilons(C=problem.C, B=problem.sizes, V=problem.graph.degrees, eta=np.ones((3, 1)),
+                              alpha=2.0, rho=problem.rho, n_agents=5)
+    node1 = [e.event.epsilon for e in costly if e.participant == 1]
+    assert np.allclose(node1, expected[:, 1])
+    assert result.privacy["pure"] == pytest.approx(expected.sum(axis=0).max())
+    assert result.privacy["pure"] == pytest.approx(result.info["beta"])
+    assert result.privacy["optimal_composition"] <= result.privacy["pure"] + 1e-9
+    assert result.privacy["advanced_composition"] <= result.privacy["pure"] + 1e-9
+
+
+def test_history_has_average_loss_and_accuracy(problem):
+    result = RADMM(eta=0.2, gamma=0.5, n_iterations=40).run(problem, seed=0)
+    loss = result.history["average_loss"]
+    assert loss.shape == (41,)
+    f = result.transcript["f"]
+    assert loss[-1] == pytest.approx(problem.local_loss(f[-1]).mean())
+    assert result.history["gap"][-1] < 1e-6
+
+
+# --- golden privacy totals (spec 001 §6 table: N = 5, B_i = 8,000, C = 1750, rho = 0.22, T = 50) ---
+@pytest.fixture(scope="module")
+def golden_problem():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40_000, 2))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(rng.random(40_000) < 0.5, 1.0, -1.0)
+    graph = GraphTopology.from_edges(5, CHORD)  # minimum degree 2
+    return DecentralizedProblem.create(partition_horizontal(X, y, 5, seed=0), graph, C=1750.0, rho=0.22)
+
+
+@pytest.mark.parametrize(
+    "alpha, radmm, mradmm, op",
+    [(2.0, 22.8216, 22.4686, 45.6432), (1.0, 11.8841, 11.5311, 23.7682), (0.5, 6.4154, 6.0624, 12.8307)],
+)
+def test_golden_privacy_totals(golden_problem, alpha, radmm, mradmm, op):
+    kwargs = dict(record_history=False, record_transcript=False, seed=0)
+    r = RADMM(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=50).run(golden_problem, **kwargs)
+    m = MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=50).run(golden_problem, **kwargs)
+    assert r.privacy["pure"] == pytest.approx(radmm, abs=1e-4)
+    assert m.privacy["pure"] == pytest.approx(mradmm, abs=1e-4)
+    o = ObjectivePerturbationADMM(eta=1.0, alpha=alpha, n_iterations=50)._plan(golden_problem)
+    assert o.info["beta"] == pytest.approx(op, abs=1e-4)
+
+
+def test_pp_golden_anchor_via_solver(golden_problem):
+    """Spec 003 §3 closed form at B_i = 8000, V_min = 2: P(T) for PP(1.1, 1.05), alpha(1) = 3, T = 60."""
+    plan = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=3.0, q2=1.05, n_iterations=60)._plan(golden_problem)
+    expected = 1750 / (2 * 8000 * 0.5) * (0.35 * (1 - 1.1 ** -60) / (1 - 1 / 1.1)
+                                          + 3 * (1 - (1.05 / 1.1) ** 60) / (1 - 1.05 / 1.1))
+    assert plan.info["beta"] == pytest.approx(expected, rel=1e-12)
+
+
+# --- refusals ---------------------------------------------------------------------------------
+def test_radmm_refuses_violated_precondition():
+    problem = _problem(C=40.0, rho=0.1)  # B_i = 40 = C
+    with pytest.raises(ValueError, match=r"2c1 < \(B_i/C\)\(rho/N \+ 2 eta_i\(1\) V_i\) fails at node"):
+        RADMM(eta=0.05, alpha=1.0, n_iterations=4).run(problem, seed=0)
+    RADMM(eta=0.05, n_iterations=4).run(problem, seed=0)  # non-private: no privacy precondition
+
+
+def test_refusals(problem):
+    with pytest.raises(ValueError, match="non-decreasing"):
+        MRADMM(eta=[1.0, 0.9], alpha=1.0, n_iterations=4).run(problem, seed=0)
+    with pytest.raises(ValueError, match="even"):
+        RADMM(n_iterations=5)
+    with pytest.raises(ValueError, match="alpha must be positive"):
+        RADMM(alpha=0.0, n_iterations=4).run(problem, seed=0)
+    with pytest.raises(ValueError, match="C <= B_i"):
+        PenaltyPerturbation(alpha=1.0, n_iterations=3).run(_problem(C=50.0), seed=0)
+    with pytest.raises(ValueError, match="theta"):
+        PenaltyPerturbation(theta=0.5, eta=0.4, alpha=1.0, n_iterations=3).run(problem, seed=0)
+    with pytest.raises(ValueError, match="q1 must be >= 1"):
+        PenaltyPerturbation(q1=0.9)
+    with pytest.raises(ValueError, match="DVP"):
+        DVP(theta=0.5, q1=1.1, alpha=1.0)
+    with pytest.raises(ValueError, match="dual_step"):
+        MRADMM(dual_step="odd")
+
+
+def test_private_run_refuses_unnormalised_features():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 3)) * 3
+    y = np.where(rng.random(100) < 0.5, 1.0, -1.0)
+    problem = DecentralizedProblem.create(partition_horizontal(X, y, 5, seed=0), GraphTopology.ring(5),
+                                          C=10.0, rho=1.0)
+    with pytest.raises(ValueError, match="norm"):
+        RADMM(alpha=1.0, n_iterations=2).run(problem, seed=0)
+
+
+def test_vectorised_radmm_matches_naive_loop():
+    from benchmarks.bench_decentralized import radmm_loop, synthetic_problem
+
+    problem = synthetic_problem(m=60, d=6, seed=1)
+    solver = RADMM(eta=1.0, gamma=0.5, alpha=3.0, n_iterations=6)
+    f = solver.run(problem, seed=21).transcript["f"]
+    assert np.abs(radmm_loop(problem, solver, 21) - f).max() <= 1e-8
+
+
+def _reweighted_optimum(problem, weights):
+    """argmin_f Σ_i O(f, D_i) · weights_i by Newton."""
+    f = np.zeros(problem.n_features)
+    for _ in range(50):
+        fb = np.broadcast_to(f, (problem.n_agents, problem.n_features))
+        g = np.einsum("i,id->d", weights, problem.local_gradient_seed(fb))
+        H = np.einsum("i,ide->de", weights, problem.local_hessian_seed(fb))
+        f = f - np.linalg.solve(H, g)
+    return f
+
+
+def test_mradmm_node_specific_eta_paper_dual_is_biased_common_dual_is_not(problem):
+    """Spec 001 A4: with eta_i = c_i (paper's dual step (15)) the limit is argmin Σ_i O_i / c_i;
+    the common dual step (the spec's correction) reaches the centralized optimum."""
+    c = np.array([0.2, 0.3, 0.25, 0.4, 0.2])
+    eta = np.broadcast_to(c, (150, 5))
+    paper = MRADMM(eta=eta, gamma=0.5, n_iterations=300).run(problem, seed=0).transcript["f"][-1]
+    biased = _reweighted_optimum(problem, 1 / c)
+    assert np.abs(paper - biased).max() <= 1e-6
+    assert np.abs(paper - problem.optimum.w).max() > 1e-3
+    common = MRADMM(eta=eta, gamma=0.5, dual_step="common", theta=0.2, n_iterations=300).run(problem, seed=0)
+    assert np.abs(common.transcript["f"][-1] - problem.optimum.w).max() <= 1e-6
