@@ -12,7 +12,9 @@ runs R independent trials at once::
     result.privacy          # {"moments_classic": 0.5009, "rdp": ..., "pld": ..., "exact_gaussian": ...}
 
 Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoisyADMM`
-(Algorithm 2), :class:`DPADMM` (Algorithm 3). ``DPADMMClassifier`` (scikit-learn) and
+(Algorithm 2), :class:`DPADMM` (Algorithm 3). Seeds 001 and 003 (decentralized, on a
+:class:`GraphTopology`): :class:`DecentralizedADMM`, :class:`ObjectivePerturbationADMM`,
+:class:`RADMM`, :class:`MRADMM`, :class:`PenaltyPerturbation`, :class:`MADMM`, :class:`DVP`. ``DPADMMClassifier`` (scikit-learn) and
 ``plot_history`` (matplotlib) load those libraries only when first used.
 """
 import importlib
@@ -48,38 +50,18 @@ _EXPORTS = {
     "Topology": "solvers.topology",
     "Channel": "solvers.transcript",
     "Transcript": "solvers.transcript",
+    "GraphTopology": "solvers.graph",
+    "DecentralizedProblem": "solvers.decentralized",
+    "DecentralizedADMM": "solvers.decentralized",
+    "ObjectivePerturbationADMM": "solvers.decentralized",
+    "RADMM": "solvers.decentralized",
+    "MRADMM": "solvers.decentralized",
+    "PenaltyPerturbation": "solvers.decentralized",
+    "MADMM": "solvers.decentralized",
+    "DVP": "solvers.decentralized",
 }
 
-__all__ = [
-    "ADMM",
-    "Channel",
-    "DEFAULT_ACCOUNTANTS",
-    "DPADMM",
-    "DPADMMClassifier",
-    "HorizontalProblem",
-    "HuberHingeLoss",
-    "L1Regularizer",
-    "L2Regularizer",
-    "LogisticLoss",
-    "MarginLoss",
-    "NaiveNoisyADMM",
-    "Optimum",
-    "Regularizer",
-    "Result",
-    "RunPlan",
-    "Solver",
-    "StarTopology",
-    "Topology",
-    "Transcript",
-    "centralized_optimum",
-    "dpadmm_sensitivity",
-    "estimate_dw",
-    "eta_theorem3",
-    "eta_theorem4",
-    "naive_sensitivity",
-    "plot_history",
-    "regularized_erm",
-]
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str):
