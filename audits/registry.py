@@ -112,8 +112,12 @@ def _missing(issue: str) -> str:
     return f"not available yet: needs {issue}"
 
 
-_DECENTRALIZED = _missing("the decentralized solvers (issue 5)")
-_SHARING = _missing("the vertical ADMM-sharing solvers (solvers.sharing, in progress) and their audit entry")
+_OBJECTIVE_PERTURBATION = _missing(
+    "its audit entry: the solver exists (solvers.decentralized), but the canary, the attack and the "
+    "realised-privacy-loss audit for Gamma-norm objective and penalty perturbation do not yet (issues 8, 9)"
+)
+_PDML = _missing("the seed 002 solver (issue 6)")
+_SHARING = _missing("the vertical ADMM-sharing solver's audit entry (issues 7, 9)")
 
 TARGETS: dict[str, AuditTarget] = {
     t.name: t
@@ -124,15 +128,15 @@ TARGETS: dict[str, AuditTarget] = {
                     "Gaussian noise (paper's sensitivity)", _naive, trials=5_000, quick_trials=300,
                     default_epsilon=unit_mu_epsilon),
         AuditTarget("radmm", "R-ADMM (Zhang, Khalili & Liu, Recycled ADMM): decentralized ADMM "
-                    "re-using computations, Gaussian noise", unavailable=_DECENTRALIZED),
+                    "with Gamma-norm objective perturbation on odd iterations only", unavailable=_OBJECTIVE_PERTURBATION),
         AuditTarget("mradmm", "MR-ADMM (Zhang, Khalili & Liu): modified R-ADMM",
-                    unavailable=_DECENTRALIZED),
+                    unavailable=_OBJECTIVE_PERTURBATION),
         AuditTarget("ppadmm", "M-ADMM with penalty perturbation (Zhang, Khalili & Liu, ICML 2018)",
-                    unavailable=_DECENTRALIZED),
+                    unavailable=_OBJECTIVE_PERTURBATION),
         AuditTarget("dvp", "ADMM with dual-variable perturbation (Zhang & Zhu), as PP with a "
-                    "constant penalty", unavailable=_DECENTRALIZED),
+                    "constant penalty", unavailable=_OBJECTIVE_PERTURBATION),
         AuditTarget("pdml", "PDML (Wang et al.): local label randomization + perturbed "
-                    "decentralized ADMM", unavailable=_DECENTRALIZED),
+                    "decentralized ADMM", unavailable=_PDML),
         AuditTarget("sharing-output", "ADMM sharing over vertically partitioned features (Hu et "
                     "al.), output perturbation", unavailable=_SHARING),
         AuditTarget("sharing-parameter", "ADMM sharing over vertically partitioned features (Hu "

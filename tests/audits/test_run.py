@@ -18,7 +18,7 @@ def test_list_prints_every_name_then_its_description(capsys):
     assert names == NAMES
     descriptions = [line for line in lines if line.startswith("    ")]
     assert len(descriptions) == len(NAMES) and all(d.strip() for d in descriptions)
-    assert "not available yet: needs the decentralized solvers" in lines[lines.index("radmm") + 1]
+    assert "not available yet: needs its audit entry" in lines[lines.index("radmm") + 1]
 
 
 def test_help_mentions_every_option(capsys):
@@ -34,8 +34,8 @@ def test_help_mentions_every_option(capsys):
     "argv, message",
     [
         (["nonsense"], "unknown solver name 'nonsense'"),
-        (["radmm"], "radmm: not available yet: needs the decentralized solvers (issue 5)"),
-        (["sharing-output"], "not available yet: needs the vertical ADMM-sharing solvers"),
+        (["radmm"], "radmm: not available yet: needs its audit entry"),
+        (["sharing-output"], "not available yet: needs the vertical ADMM-sharing solver"),
         (["dpadmm", "--delta", "2"], "delta must be a number in (0, 1), got 2.0"),
         (["dpadmm", "--delta", "0"], "delta must be a number in (0, 1)"),
         (["dpadmm", "--trials", "1"], "trials must be an integer >= 10"),
