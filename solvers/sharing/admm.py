@@ -1,0 +1,451 @@
+"""Parallel ADMM sharing over vertically partitioned features (seed 004, Algorithm 1 and (10)).
+
+Hu, Liu, Kong, Niu, "Learning Privately over Distributed Features: An ADMM Sharing Approach"
+(arXiv 1907.07735); spec 004 §2–§3. Iteration t → t+1, all parties in parallel (Jacobi):
+
+  (6) x_m^{t+1} = argmin_{‖x‖≤b_1} λR_m(x) + <y^t, D_m x> + (ρ/2)‖b_m^t + D_m x‖²,  b_m^t = r^t − ũ_m^t
+      party m releases ũ_m^{t+1} = D_m x_m^{t+1} (+ noise): N numbers, one per sample
+  (7) z^{t+1}   = argmin_z l(z) − <y^t, z> + (ρ/2)‖s^{t+1} − z‖²,   s^{t+1} = Σ_m ũ_m^{t+1}
+  (8) y^{t+1}   = y^t + ρ(s^{t+1} − z^{t+1});  the server broadcasts r^{t+1} = s^{t+1} − z^{t+1} and y^{t+1}
+
+from x = z = y = 0. Party m's cached ũ_m^t is the (noisy) value it pushed, since the server's sum
+contains it (spec §3). The model is always the noise-free x^t (spec A13).
+
+Updates, vectorised over (parties, trials) with no loop over either:
+  - l2 (R = ½‖·‖²): closed form on the cached thin SVD D_m = U S Vᵀ,
+    x = −V diag(s/(λ + μ + ρs²)) Uᵀ(y + ρb); μ = 0 unconstrained, else the smallest μ ≥ 0 with
+    ‖x‖ ≤ b_1 (Newton on the secular equation 1/‖x(μ)‖ = 1/b_1, spec §2 "closed forms");
+  - l1: (6) solved exactly by FISTA (``solvers.inner``) with prox = soft-threshold then ball scaling;
+  - (7): per-sample safeguarded Newton in the bracket s + (y ± S_1/N)/ρ to relative step 1e−12.
+
+Noise modes (spec §3 "noise-placement modes"; ``noise=None`` is Algorithm 1):
+  - ``"output"``: ũ_m = D_m x_m + N(0, σ_m² I_N). With ``sensitivity="safe"`` (default), σ_m is
+    calibrated to Δ_safe = 2√N b_1, which holds because x_m is kept in the ball of radius b_1
+    (the ball is part of the mechanism); every release is a ``GaussianDpEvent`` registered with
+    participant = party index, and ``Result.privacy`` holds the accountants' ε per party.
+  - ``"parameter"``: the paper's (10): ũ_m = D_m(x_m + ξ), ξ ~ N(0, σ_m²(D_mᵀD_m)^+), σ_m from
+    Theorem 1 with Lemma 1's C. **Not differentially private** (the release stays in col(D_m),
+    spec A2; Lemma 1 fails, A3): nothing is registered as a guarantee (the ledger records
+    ``NonPrivateDpEvent``s, so every accountant reports ∞) and ``Result.info`` holds the paper's
+    claimed ε (Corollary 1) with ``claim_verified=False`` and the reason.
+  - ``"output"`` with ``sensitivity="paper"``: output noise calibrated to Lemma 1's C: a claim as
+    in parameter mode (an audit target, spec §6 item 17).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from accountants import gaussian_epsilon
+from dp_accounting import dp_event
+from mechanisms import GaussianMechanism, Mechanism
+
+from solvers.base import RunPlan
+from solvers.inner import accelerated_proximal_gradient
+from solvers.losses import LogisticLoss
+from solvers.recorder import ChannelSpec, Recorder
+from solvers.regularizers import L2Regularizer
+from solvers.sharing.base import VerticalSolver
+from solvers.sharing.privacy import (
+    PAPER_SENSITIVITY_REASON,
+    PARAMETER_MODE_REASON,
+    corollary1_epsilon,
+    lemma1_bound,
+    safe_sensitivity,
+    theorem1_epsilon,
+    theorem1_sigma,
+)
+from solvers.sharing.problem import VerticalProblem
+
+__all__ = ["ADMMSharing", "ball_constrained_l2_coefficients", "z_update"]
+
+_NOISE_MODES = (None, "parameter", "output")
+_SECULAR_MAX_ITER = 100
+_Z_MAX_ITER = 200
+_BALL_SLACK = 1e-12
+
+
+class _UnaccountedGaussian(Mechanism):
+    """N(0, σ²) draws for the modes whose privacy is only claimed: no event, nothing to register."""
+
+    def __init__(self, sigma: np.ndarray) -> None:
+        self._sigma = np.asarray(sigma, dtype=np.float64)
+
+    @property
+    def parameter_shape(self) -> tuple[int, ...]:
+        return self._sigma.shape
+
+    def _draw(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        return rng.standard_normal(shape) * self._sigma
+
+
+@dataclass(frozen=True)
+class ADMMSharing(VerticalSolver):
+    """ADMM sharing (Algorithm 1), optionally with noise on the shared vectors (see module docstring).
+
+    Args:
+      rho: penalty ρ > 0; None gives the spec's default 1/N.
+      n_iterations: T ≥ 1 (T releases per party; one iteration is the paper's "epoch").
+      noise: None (non-private), "output" (Gaussian noise on D_m x_m) or "parameter" (the paper's
+        noise on x_m; not DP).
+      epsilon: per-iteration ε. Output mode with the safe sensitivity: calibrated with
+        ``calibration``; claim modes: Theorem 1 (classic, ε ≤ 1).
+      noise_multiplier: z = σ/Δ per release, instead of ``epsilon``.
+      sigma: the noise standard deviation σ itself (per shared value in output mode; the scale of
+        ξ in parameter mode), instead of ``epsilon``; 0 switches the noise off.
+      delta: δ of the per-iteration calibration (and of the reported ε unless ``delta_target``).
+      delta_target: δ at which ``Result.privacy`` reports ε (output mode, safe sensitivity).
+      delta_prime: δ' of Corollary 1 (claim modes): the claim is (ε', Tδ + δ').
+      b1: radius of the ball X_m = {‖x_m‖ ≤ b_1}; required by every private mode (the bound of
+        Assumption 2.1, enforced). Optional without noise (then the constrained problem is solved).
+      sensitivity: output mode: "safe" (Δ = 2√N b_1, certified) or "paper" (Lemma 1's C, claimed).
+      calibration: "classic" or "analytic" (output mode, safe sensitivity, from ``epsilon``).
+      tol: relative step tolerance of the per-sample z Newton solves.
+      inner_tol: l1 only: tolerance of the exact x_m solve (prox-gradient mapping norm).
+    """
+
+    rho: float | None = None
+    n_iterations: int = 50
+    noise: str | None = None
+    epsilon: float | None = None
+    noise_multiplier: float | None = None
+    sigma: float | None = None
+    delta: float = 1e-5
+    delta_target: float | None = None
+    delta_prime: float = 1e-5
+    b1: float | None = None
+    sensitivity: str = "safe"
+    calibration: str = "classic"
+    tol: float = 1e-12
+    inner_tol: float = 1e-10
+
+    name = "admm_sharing"
+    history_extras = ("primal_residual",)
+    channels = {
+        "u": ChannelSpec(
+            "agents", "ũ_m^{t+1} = D_m x_m^{t+1} (+ noise): party m's shared N-vector, one value per sample (line 6)"
+        ),
+        "r": ChannelSpec(
+            "server", "r^{t+1} = Σ_m ũ_m^{t+1} − z^{t+1}: the residual broadcast to every party (line 12)"
+        ),
+        "y": ChannelSpec("server", "y^{t+1}, (8): the dual variable broadcast to every party (line 12)"),
+        "u_clean": ChannelSpec(
+            "agents", "D_m x_m^{t+1}: party m's noise-free share (never released)", white_box=True
+        ),
+        "x": ChannelSpec(
+            "agents", "x_m^{t+1}, zero-padded to d_max: party m's local model (never released)", white_box=True
+        ),
+    }
+
+    def __post_init__(self) -> None:
+        T = self.n_iterations
+        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
+            raise ValueError(f"n_iterations must be an integer >= 1, got {T!r}")
+        if self.rho is not None:
+            _check_positive(self.rho, "rho")
+        if self.noise not in _NOISE_MODES:
+            raise ValueError(f"noise must be None, 'parameter' or 'output', got {self.noise!r}")
+        if self.sensitivity not in ("safe", "paper"):
+            raise ValueError(f"sensitivity must be 'safe' or 'paper', got {self.sensitivity!r}")
+        if self.calibration not in ("classic", "analytic"):
+            raise ValueError(f"calibration must be 'classic' or 'analytic', got {self.calibration!r}")
+        given = [name for name in ("epsilon", "noise_multiplier", "sigma") if getattr(self, name) is not None]
+        if self.noise is None:
+            if given:
+                raise ValueError(f"{given[0]}={getattr(self, given[0])!r} needs a noise mode: pass noise='output'")
+        else:
+            if len(given) != 1:
+                raise ValueError(
+                    f"noise={self.noise!r} needs exactly one of epsilon, noise_multiplier, sigma; got {given or 'none'}"
+                )
+            if self.b1 is None:
+                raise ValueError(
+                    f"noise={self.noise!r} needs b1, the radius of the ball that keeps every ‖x_m‖ ≤ b1 "
+                    "(the bound the sensitivity rests on)"
+                )
+            if self.epsilon is not None:
+                _check_positive(self.epsilon, "epsilon")
+            if self.noise_multiplier is not None:
+                _check_positive(self.noise_multiplier, "noise_multiplier")
+            if self.sigma is not None:
+                _check_positive(self.sigma, "sigma", allow_zero=True)
+        if self.b1 is not None:
+            _check_positive(self.b1, "b1")
+        for name in ("delta", "delta_prime") + (("delta_target",) if self.delta_target is not None else ()):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+                raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+        _check_positive(self.tol, "tol")
+        _check_positive(self.inner_tol, "inner_tol")
+
+    @property
+    def certified(self) -> bool:
+        """Whether the releases carry a guarantee the accountants can state (output mode, Δ_safe)."""
+        return self.noise == "output" and self.sensitivity == "safe" and self.sigma != 0
+
+    @property
+    def target_delta(self) -> float | None:
+        if not self.certified:
+            return None
+        return self.delta if self.delta_target is None else self.delta_target
+
+    # --------------------------------------------------------------------------------------------
+    def _plan(self, problem: VerticalProblem) -> RunPlan:
+        T, M, N = self.n_iterations, problem.n_parties, problem.n_samples
+        rho = 1.0 / N if self.rho is None else float(self.rho)
+        l2 = isinstance(problem.regularizer, L2Regularizer)
+        claim = self.noise is not None and not (self.noise == "output" and self.sensitivity == "safe")
+        if claim and not l2:
+            raise ValueError(
+                f"noise={self.noise!r} with the paper's analysis needs a twice-differentiable R_m (Assumption 2.2); "
+                "l1 is excluded: use noise='output' with sensitivity='safe'"
+            )
+        svd = problem.block_svd
+        info: dict[str, object] = {
+            "rho": rho, "lam": problem.lam, "b1": self.b1, "noise": self.noise, "sklearn_C": problem.sklearn_C,
+            "block_widths": problem.partition.widths.tolist(), "block_rank": svd.rank.tolist(),
+        }
+        non_private = [[dp_event.NonPrivateDpEvent()] * M for _ in range(T)]
+        if self.noise is None:
+            return RunPlan(T, non_private, None, (), info)
+        problem.check_feature_bound(1.0)
+        if claim:
+            sensitivity = np.asarray(
+                lemma1_bound(problem.partition.widths, rho, problem.lam, problem.regularizer.hessian_bound,
+                             self.b1, M), dtype=np.float64,
+            ).reshape(M)
+        else:
+            sensitivity = np.full(M, safe_sensitivity(N, self.b1))
+        if self.sigma is not None:
+            sigma = np.full(M, float(self.sigma))
+        elif self.noise_multiplier is not None:
+            sigma = self.noise_multiplier * sensitivity
+        elif claim:
+            sigma = np.asarray(theorem1_sigma(sensitivity, self.epsilon, self.delta), dtype=np.float64).reshape(M)
+        else:
+            z = GaussianMechanism.from_epsilon_delta(1.0, self.epsilon, self.delta, self.calibration).noise_multiplier
+            sigma = float(z) * sensitivity
+        info.update({"sensitivity": sensitivity, "sigma": sigma})
+        noise_width = N if self.noise == "output" else svd.s.shape[1]
+        noise_shape = (T, M, noise_width)
+        if np.all(sigma == 0):
+            info["claim_verified"] = False
+            info["claim_reason"] = "sigma = 0: no noise, not private"
+            return RunPlan(T, non_private, None, (), info)
+        if not claim:
+            z = sigma / sensitivity
+            mechanism = GaussianMechanism.from_noise_multiplier(
+                np.broadcast_to(sensitivity[None, :, None], (T, M, 1)), z[None, :, None]
+            )
+            events = mechanism.events()
+            mu = math.sqrt(T * float(np.sum(1.0 / z**2)))
+            info.update({
+                "noise_multiplier": z, "claim_verified": True,
+                "adjacency": (
+                    "per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)"
+                ),
+                "epsilon_joint_rows": gaussian_epsilon(mu, self.target_delta),
+                "not_accounted": (
+                    "the labels, the server's broadcasts' dependence on them, and test-time shares D_m^te x_m"
+                ),
+            })
+            return RunPlan(T, [events[t * M:(t + 1) * M] for t in range(T)], mechanism, noise_shape, info)
+        per_iteration = (
+            self.epsilon if self.epsilon is not None else theorem1_epsilon(sensitivity, sigma, self.delta)
+        )
+        per_iteration = np.broadcast_to(np.asarray(per_iteration, dtype=np.float64), (M,))
+        info.update({
+            "claimed_sensitivity": sensitivity,
+            "claimed_epsilon_per_iteration": per_iteration.copy(),
+            "claimed_epsilon": max(corollary1_epsilon(float(e), T, self.delta_prime) for e in per_iteration),
+            "claimed_epsilon_basic": float(T * per_iteration.max()),
+            "claimed_delta": T * self.delta + self.delta_prime,
+            "claim_theorem1_applies": bool(np.all(per_iteration <= 1.0)),
+            "claim_verified": False,
+            "claim_reason": PARAMETER_MODE_REASON if self.noise == "parameter" else PAPER_SENSITIVITY_REASON,
+        })
+        return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, info)
+
+    # --------------------------------------------------------------------------------------------
+    def _iterate(
+        self, problem: VerticalProblem, plan: RunPlan, R: int, randomness: Mapping[str, np.ndarray] | None,
+        recorder: Recorder,
+    ) -> Mapping[str, float]:
+        svd = problem.block_svd
+        U, s, Vt = svd.U, svd.s, svd.Vt
+        Ut = U.transpose(0, 2, 1)
+        M, N, width = problem.partition.D.shape
+        rho, lam = plan.info["rho"], problem.lam
+        labels = problem.partition.y
+        noise = None if randomness is None else randomness["noise"]  # (R, T, M, N or K)
+        in_range = svd.in_range[:, None, :]
+        l2 = isinstance(problem.regularizer, L2Regularizer)
+        x = np.zeros((M, R, width))
+        shared = np.zeros((M, R, N))
+        r, y = np.zeros((R, N)), np.zeros((R, N))
+        worst = {"z_newton_iterations": 0.0, "max_x_norm": 0.0, "max_y_norm": 0.0, "max_z_norm": 0.0}
+        for t in range(self.n_iterations):
+            c = (y + rho * (r - shared)) @ U  # Uᵀ(y^t + ρ b_m^t), (M, R, K)
+            if l2:
+                a = ball_constrained_l2_coefficients(c, s, lam, rho, self.b1)
+                x = a @ Vt
+            else:
+                x = self._l1_update(x, c, svd, problem, rho)
+                a = x @ Vt.transpose(0, 2, 1)
+            clean = (a * s[:, None, :]) @ Ut  # D_m x_m^{t+1}, (M, R, N)
+            if noise is None:
+                shared = clean
+            elif self.noise == "parameter":  # D_m ξ = σ U_m g on col(D_m) (spec §3 sampling)
+                shared = clean + (noise[:, t].transpose(1, 0, 2) * in_range) @ Ut
+            else:
+                shared = clean + noise[:, t].transpose(1, 0, 2)
+            total = shared.sum(axis=0)
+            z, newton = z_update(total, y, labels, rho, problem.loss, tol=self.tol)
+            y = y + rho * (total - z)
+            r = total - z
+            worst["z_newton_iterations"] = max(worst["z_newton_iterations"], float(newton))
+            worst["max_x_norm"] = max(worst["max_x_norm"], float(np.sqrt(np.einsum("mrd,mrd->mr", x, x).max())))
+            worst["max_y_norm"] = max(worst["max_y_norm"], float(np.linalg.norm(y, axis=-1).max()))
+            worst["max_z_norm"] = max(worst["max_z_norm"], float(np.linalg.norm(z, axis=-1).max()))
+            recorder.record(
+                t, problem.partition.join_model(x.transpose(1, 0, 2)),
+                {"primal_residual": np.linalg.norm(r, axis=-1)},
+                u=shared.transpose(1, 0, 2), r=r, y=y, u_clean=clean.transpose(1, 0, 2), x=x.transpose(1, 0, 2),
+            )
+        return worst
+
+    def _l1_update(self, x0: np.ndarray, c: np.ndarray, svd, problem: VerticalProblem, rho: float) -> np.ndarray:
+        """(6) for R = ‖·‖₁ (and the ball), solved exactly by FISTA from the previous x_m."""
+        s, Vt, lam, b1 = svd.s, svd.Vt, problem.lam, self.b1
+        V = Vt.transpose(0, 2, 1)
+        linear = (s[:, None, :] * c) @ Vt  # D_mᵀ(y + ρb), (M, R, d_max)
+        curvature = (rho * s * s)[:, None, :]
+        widths = problem.partition.widths
+        full_rank = (svd.rank == widths) & (widths <= problem.n_samples)
+        smallest = s[np.arange(s.shape[0]), np.minimum(widths, s.shape[1]) - 1]
+        strong = np.where(full_rank, rho * smallest**2, 0.0)[:, None]
+        lipschitz = np.maximum(rho * s[:, :1] ** 2, np.finfo(float).tiny)
+
+        def gradient(v: np.ndarray) -> np.ndarray:
+            return linear + ((v @ V) * curvature) @ Vt
+
+        def prox(v: np.ndarray, step: np.ndarray) -> np.ndarray:
+            w = np.sign(v) * np.maximum(np.abs(v) - step * lam, 0.0)
+            if b1 is None:
+                return w
+            norms = np.linalg.norm(w, axis=-1, keepdims=True)
+            radius = b1 * (1.0 - _BALL_SLACK)
+            return w * np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+
+        shape = x0.shape[:2]
+        solution = accelerated_proximal_gradient(
+            gradient, prox, x0, lipschitz=np.broadcast_to(lipschitz, shape),
+            strong_convexity=np.broadcast_to(strong, shape), tol=self.inner_tol,
+        )
+        return solution.x
+
+
+def ball_constrained_l2_coefficients(
+    c: np.ndarray, s: np.ndarray, lam: float, rho: float, b1: float | None
+) -> np.ndarray:
+    """(6) for R = ½‖·‖² in the SVD basis: x = V a with a = −s c/(λ + μ + ρ s²), c = Uᵀ(y + ρb).
+
+    μ = 0 when ‖a‖ ≤ b_1 (or b_1 is None); otherwise the root of 1/‖a(μ)‖ = 1/b_1, found by Newton
+    from μ = 0 (monotone: 1/‖a(μ)‖ is concave, Moré & Sorensen 1983), and a is finally scaled by
+    min(1, b_1(1 − 10^{-12})/‖a‖) so that ‖x‖ ≤ b_1 holds in floating point (the mechanism relies on it).
+
+    Shapes: c (M, R, K), s (M, K); returns a (M, R, K).
+    """
+    sc = s[:, None, :] * c
+    base = lam + rho * (s * s)[:, None, :]
+    a = -sc / base
+    if b1 is None:
+        return a
+    outside = np.einsum("mrk,mrk->mr", a, a) > b1 * b1
+    if not outside.any():
+        return a
+    weights = sc * sc
+    mu = np.zeros(outside.shape)
+    active = outside.copy()
+    for _ in range(_SECULAR_MAX_ITER):
+        denominator = base + mu[..., None]
+        q = np.einsum("mrk->mr", weights / denominator**2)
+        dq = -2.0 * np.einsum("mrk->mr", weights / denominator**3)
+        phi = 1.0 / np.sqrt(q) - 1.0 / b1
+        step = phi / (-0.5 * q**-1.5 * dq)
+        new_mu = np.maximum(mu - step, 0.0)
+        converged = np.abs(new_mu - mu) <= 1e-15 * np.maximum(mu, lam)
+        mu = np.where(active, new_mu, mu)
+        active &= ~converged
+        if not active.any():
+            break
+    a = np.where(outside[..., None], -sc / (base + mu[..., None]), a)
+    norms = np.sqrt(np.einsum("mrk,mrk->mr", a, a))
+    radius = b1 * (1.0 - _BALL_SLACK)  # so that ‖V a‖ ≤ b_1 survives rounding in V a
+    scale = np.where(norms > radius, radius / np.maximum(norms, np.finfo(float).tiny), 1.0)
+    return a * scale[..., None]
+
+
+def z_update(
+    s: np.ndarray, y: np.ndarray, labels: np.ndarray, rho: float, loss, *, tol: float = 1e-12,
+) -> tuple[np.ndarray, int]:
+    """(7) per sample: argmin_z (1/N) φ(Y_i z) − y_i z + (ρ/2)(z − s_i)², for arrays (..., N).
+
+    Safeguarded Newton (``rtsafe``, Press et al., Numerical Recipes §9.4): the root lies in
+    [s + (y − S_1/N)/ρ, s + (y + S_1/N)/ρ] (|φ'| ≤ S_1), a bracket that shrinks as the sign of the
+    derivative is seen; a Newton step that leaves it, or that is not at least halving the step of
+    two iterations before, is replaced by bisection (plain Newton can cycle when ρ ≪ 1/(4N), where
+    the curvature ρ + φ''/N varies by a large factor). An entry stops once its Newton step is
+    ≤ ``tol``·max(1, |z|) (or its bracket is that narrow) and is then frozen.
+
+    Returns:
+      (z, Newton iterations of the slowest entry).
+
+    Raises:
+      RuntimeError: an entry did not converge in 200 iterations.
+    """
+    n = labels.shape[-1]
+    bound = loss.gradient_bound / n
+    low, high = s + (y - bound) / rho, s + (y + bound) / rho
+    z = s + y / rho
+    step = step_old = high - low
+    active = np.ones(z.shape, dtype=bool)
+    for iteration in range(1, _Z_MAX_ITER + 1):
+        first, second = _loss_derivatives(loss, labels * z)
+        derivative = labels * first / n - y + rho * (z - s)
+        curvature = second / n + rho
+        low = np.where(derivative < 0, z, low)
+        high = np.where(derivative > 0, z, high)
+        newton = derivative / curvature
+        scale = tol * np.maximum(1.0, np.abs(z))
+        done = (np.abs(newton) <= scale) | (high - low <= scale)
+        candidate = z - newton
+        bisect = ~done & ((candidate <= low) | (candidate >= high) | (2.0 * np.abs(newton) > np.abs(step_old)))
+        candidate = np.where(bisect, 0.5 * (low + high), candidate)
+        step_old, step = step, candidate - z
+        z = np.where(active, candidate, z)
+        active &= ~done
+        if not active.any():
+            return z, iteration
+    raise RuntimeError(f"z_update: {int(active.sum())} sample(s) not converged after {_Z_MAX_ITER} Newton steps")
+
+
+def _loss_derivatives(loss, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(φ'(m), φ''(m)); for the logistic loss from one sigmoid: −p and p(1 − p) with p = σ(−m)."""
+    if type(loss) is LogisticLoss:
+        with np.errstate(over="ignore"):
+            p = np.exp(margin)
+        p += 1.0
+        np.divide(1.0, p, out=p)
+        return -p, p * (1.0 - p)
+    return loss.dphi(margin), loss.d2phi(margin)
+
+
+def _check_positive(value: object, name: str, allow_zero: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")

@@ -1,0 +1,178 @@
+"""Adapter of the solver framework to vertically partitioned problems.
+
+``solvers.base.Solver.run`` builds a ``solvers.recorder.Recorder`` whose metrics are those of a
+``HorizontalProblem`` (objective summed over agents, consensus error), and sizes its chunks from
+``problem.partition.X``. A vertical problem needs other metrics (test log loss, the primal residual
+of the sharing constraint) and its own randomness per trial (SGD's shuffles), so this module:
+
+  - :class:`VerticalRecorder` subclasses ``Recorder``: same channels, transcript and final models,
+    vertical history metrics evaluated on a ``VerticalProblem``;
+  - :class:`VerticalSolver` subclasses ``Solver`` and overrides ``run`` with the same signature,
+    seeds, chunking, ledger and accountants (it reuses the framework's helpers), swapping in the
+    recorder above and a per-trial ``_sample_trial`` hook.
+
+Trial r of a batched run draws everything from ``make_rng(seeds[r])`` exactly as a single run with
+``seed=seeds[r]`` does, so the two agree.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+import numpy as np
+from mechanisms import make_rng
+
+from solvers.accounting import AccountantsLike, record_releases, resolve_accountants
+from solvers.base import MAX_CHUNK_BYTES, RunPlan, SeedLike, Solver, _chunks, _trial_seeds
+from solvers.recorder import ChannelSpec, Recorder
+from solvers.result import Result
+from solvers.sharing.problem import BLAS_THREADS, VerticalProblem, blas_threads
+
+__all__ = ["VerticalRecorder", "VerticalSolver"]
+
+class VerticalRecorder(Recorder):
+    """History, transcript and final models of R trials on a ``VerticalProblem``.
+
+    History keys, each (T, R), at the (noise-free) model x^{t+1} (spec 004 §2 "quantities to log"):
+      objective          F(x) = l(Dx) + λR(x)
+      loss               l(Dx), the training loss
+      gap, relative_gap  F(x) − F*, (F(x) − F*)/|F*|       (when the problem has an optimum)
+      test_log_loss      mean test loss                      (when the problem has a test set)
+      test_accuracy      test accuracy of sign(D^te x)       (when the problem has a test set)
+      + the solver's ``history_extras`` (e.g. ADMM's primal residual), passed to ``record``.
+    """
+
+    def __init__(
+        self,
+        problem: VerticalProblem,
+        channels: Mapping[str, ChannelSpec],
+        n_iterations: int,
+        n_trials: int,
+        *,
+        history: bool = True,
+        extras: Sequence[str] = (),
+        transcript: bool = True,
+        transcript_agents: Sequence[int] | None = None,
+        white_box: bool = False,
+    ) -> None:
+        super().__init__(
+            problem, channels, n_iterations, n_trials, history=False, transcript=transcript,
+            transcript_agents=transcript_agents, white_box=white_box,
+        )
+        self.history_enabled = history
+        self.extras = tuple(extras)
+        if history:
+            names = ["objective", "loss"]
+            if problem.optimum is not None:
+                names += ["gap", "relative_gap"]
+            if problem.has_test:
+                names += ["test_log_loss", "test_accuracy"]
+            names += list(self.extras)
+            self.history = {name: np.empty((n_iterations, n_trials)) for name in names}
+
+    def record(
+        self, k: int, model: np.ndarray, extras: Mapping[str, np.ndarray] | None = None, **messages: np.ndarray
+    ) -> None:
+        """Record iteration k: the full model x^{t+1} (R_c, d), the solver's extra per-trial metrics
+        {name: (R_c,)}, and one array per channel ((R_c, M, ...) from parties, (R_c, ...) from the
+        server)."""
+        super().record(k, model, {} if extras is None else extras, **messages)
+
+    def _record_history(self, k: int, model: np.ndarray, extras: Mapping[str, np.ndarray]) -> None:
+        problem, rows, h = self.problem, self._trials, self.history
+        loss = problem.loss_value(model)
+        objective = loss + problem.lam * problem.regularizer.value(model)
+        h["loss"][k, rows] = loss
+        h["objective"][k, rows] = objective
+        if problem.optimum is not None:
+            gap = objective - problem.optimum.objective
+            h["gap"][k, rows] = gap
+            h["relative_gap"][k, rows] = gap / abs(problem.optimum.objective)
+        if problem.has_test:
+            h["test_log_loss"][k, rows] = problem.test_log_loss(model)
+            h["test_accuracy"][k, rows] = problem.accuracy(model)
+        for name in self.extras:
+            h[name][k, rows] = extras[name]
+
+
+class VerticalSolver(Solver):
+    """Base class of the solvers on a ``VerticalProblem`` (``run`` as in ``solvers.base.Solver``)."""
+
+    #: Extra per-iteration history keys the solver passes to ``VerticalRecorder.record``.
+    history_extras: ClassVar[tuple[str, ...]] = ()
+
+    def _sample_trial(
+        self, rng: np.random.Generator, problem: VerticalProblem, plan: RunPlan
+    ) -> dict[str, np.ndarray] | None:
+        """All of one trial's randomness, drawn from its own generator before the iterations
+        (default: ``plan.mechanism.sample(rng, plan.noise_shape)`` as "noise", or None)."""
+        if plan.mechanism is None:
+            return None
+        return {"noise": plan.mechanism.sample(rng, plan.noise_shape)}
+
+    def _bytes_per_trial(self, problem: VerticalProblem, plan: RunPlan) -> int:
+        """Pre-drawn randomness plus a few (M, N) work arrays per trial."""
+        M, N, width = problem.partition.D.shape
+        return 8 * (int(np.prod(plan.noise_shape)) + 8 * M * N + 4 * M * width)
+
+    def run(
+        self,
+        problem: VerticalProblem,
+        *,
+        seed: SeedLike = None,
+        trials: int | None = None,
+        seeds: Sequence[int | np.random.SeedSequence] | None = None,
+        accountants: AccountantsLike = None,
+        record_history: bool = True,
+        record_transcript: bool = True,
+        transcript_agents: Sequence[int] | None = None,
+        record_white_box: bool = False,
+        max_chunk_bytes: int = MAX_CHUNK_BYTES,
+    ) -> Result:
+        """Run on ``problem`` (a ``VerticalProblem``); arguments and result as ``Solver.run``.
+
+        The transcript's "agents" are the parties 0..M−1; ``Result.model`` is the full model x
+        (d,) or (R, d) in the partition's original column order.
+        """
+        if not isinstance(problem, VerticalProblem):
+            raise TypeError(f"{type(self).__name__} runs on a VerticalProblem, got {type(problem).__name__}")
+        with blas_threads(BLAS_THREADS):
+            return self._run(
+                problem, seed=seed, trials=trials, seeds=seeds, accountants=accountants,
+                record_history=record_history, record_transcript=record_transcript,
+                transcript_agents=transcript_agents, record_white_box=record_white_box,
+                max_chunk_bytes=max_chunk_bytes,
+            )
+
+    def _run(
+        self, problem: VerticalProblem, *, seed, trials, seeds, accountants, record_history, record_transcript,
+        transcript_agents, record_white_box, max_chunk_bytes,
+    ) -> Result:
+        plan = self._plan(problem)
+        trial_seeds, batched = _trial_seeds(seed, trials, seeds)
+        ledger, privacy = record_releases(plan.events, resolve_accountants(accountants), self.target_delta)
+        R = len(trial_seeds)
+        recorder = VerticalRecorder(
+            problem, self.channels, plan.n_iterations, R, history=record_history, extras=self.history_extras,
+            transcript=record_transcript, transcript_agents=transcript_agents, white_box=record_white_box,
+        )
+        diagnostics: dict[str, float] = {}
+        for trials_slice in _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes):
+            draws = [self._sample_trial(make_rng(s), problem, plan) for s in trial_seeds[trials_slice]]
+            randomness = None if draws[0] is None else {key: np.stack([d[key] for d in draws]) for key in draws[0]}
+            recorder.begin(trials_slice)
+            for key, value in self._iterate(problem, plan, len(draws), randomness, recorder).items():
+                diagnostics[key] = max(value, diagnostics.get(key, value))
+        squeeze = (lambda a: a) if batched else (lambda a: a[0])
+        return Result(
+            model=squeeze(recorder.model),
+            model_average=squeeze(recorder.model_average),
+            history={k: v if batched else v[:, 0] for k, v in recorder.history.items()},
+            transcript=recorder.transcript(batched) if record_transcript else None,
+            ledger=ledger,
+            privacy=privacy,
+            delta=self.target_delta,
+            seeds=tuple(trial_seeds),
+            solver={"name": self.name, **self.get_params()},
+            info={**plan.info, **diagnostics},
+        )

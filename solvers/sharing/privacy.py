@@ -1,0 +1,167 @@
+"""The privacy formulas of seed 004 as printed, the certified sensitivity, and Lemma 1's counterexample.
+
+Paper (Hu, Liu, Kong, Niu, arXiv 1907.07735), spec 004 §3:
+
+  - Lemma 1 (claimed): Δ_{m,2} ≤ C = 3/(d_m ρ) · [λ c_1 + (1 + Mρ) b_1].  **Unproven and false in
+    general** (spec A3): :func:`lemma1_counterexample` is the spec's instance where the realised
+    change of D_m x_m is 0.2904 against C = 0.12.
+  - Theorem 1: σ = sqrt(2 ln(1.25/δ)) · C/ε for ε ∈ (0, 1] (the classical Gaussian mechanism).
+  - Corollary 1, (11): ε' = sqrt(2T ln(1/δ')) ε + T ε (e^ε − 1) at δ_total = Tδ + δ' (advanced
+    composition, Dwork & Roth 2014 Thm 3.20).
+
+Certified instead (spec §3 "sensitivity options", **[ours]**): Δ_safe = 2 sqrt(N) b_1, valid for any
+change of D_m (row, column or operator-norm adjacency alike) whenever every row has ‖D_m^i‖ ≤ 1
+and x_m is kept in the ball ‖x_m‖ ≤ b_1, because then ‖D_m x_m‖ ≤ ‖D_m‖_F ‖x_m‖ ≤ sqrt(N) b_1.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from accountants import gaussian_delta
+from mechanisms import classic_gaussian_sigma
+
+__all__ = [
+    "corollary1_epsilon",
+    "lemma1_bound",
+    "lemma1_counterexample",
+    "realised_sensitivity",
+    "safe_sensitivity",
+    "theorem1_epsilon",
+    "theorem1_sigma",
+    "x_update_reference",
+]
+
+#: Why the paper's ε is reported as a claim only (Result.info["claim_reason"]).
+PARAMETER_MODE_REASON = (
+    "noise='parameter' releases D_m(x_m + ξ) with ξ ~ N(0, σ²(D_mᵀD_m)^+): the release lies in the column "
+    "space of D_m, which differs between neighbouring data sets, so it is not (ε, δ)-DP for any δ < 1 "
+    "(spec 004 A2, range leak); and Lemma 1's sensitivity bound C, which σ is calibrated to, fails on the "
+    "spec's counterexample (A3: realised 0.2904 > C = 0.12)"
+)
+PAPER_SENSITIVITY_REASON = (
+    "the noise is calibrated to Lemma 1's claimed sensitivity C, which is not a valid bound (spec 004 A3: "
+    "realised 0.2904 > C = 0.12 on the counterexample, exact δ(ε=1) = 6.8e-3 against the claimed 1e-5)"
+)
+
+
+def lemma1_bound(width, rho: float, lam: float, c1: float, b1: float, n_parties: int):
+    """Lemma 1's claimed sensitivity C = 3/(d_m ρ) [λ c_1 + (1 + Mρ) b_1] (spec 004 §3; claimed, not valid).
+
+    Args:
+      width: d_m (a scalar or an array, e.g. one per party).
+      rho, lam: ADMM penalty ρ and regularisation λ. c1: bound on R_m'' (1 for ½‖·‖²).
+      b1: bound on every iterate's norm (Assumption 2.1). n_parties: M.
+
+    Golden values (spec 004 §6 item 12): (66, 1, 0.01, 1, 1, 2) → 0.136818.
+    """
+    width = np.asarray(width, dtype=np.float64)
+    if np.any(width < 1):
+        raise ValueError(f"width must be >= 1, got {width!r}")
+    for name, value in (("rho", rho), ("b1", b1), ("n_parties", n_parties)):
+        if not value > 0:
+            raise ValueError(f"{name} must be > 0, got {value!r}")
+    if not (lam >= 0 and c1 >= 0):
+        raise ValueError(f"lam and c1 must be >= 0, got {lam!r}, {c1!r}")
+    value = 3.0 / (width * rho) * (lam * c1 + (1.0 + n_parties * rho) * b1)
+    return float(value) if value.ndim == 0 else value
+
+
+def theorem1_sigma(sensitivity, epsilon: float, delta: float):
+    """Theorem 1's σ = sqrt(2 ln(1.25/δ)) · C/ε, for ε ∈ (0, 1] (raises for ε > 1, as the theorem needs).
+
+    Golden (spec §6 item 11): C = 1, ε = 0.5, δ = 1e−5 → 9.6896.
+    """
+    return classic_gaussian_sigma(sensitivity, epsilon, delta)
+
+
+def theorem1_epsilon(sensitivity, sigma, delta: float):
+    """The per-iteration ε that Theorem 1 assigns to noise σ: sqrt(2 ln(1.25/δ)) · C/σ.
+
+    The theorem holds only when this is ≤ 1; callers flag larger values.
+    """
+    sigma = np.asarray(sigma, dtype=np.float64)
+    if np.any(sigma <= 0) or not (0 < delta < 1):
+        raise ValueError(f"sigma must be > 0 and delta in (0, 1), got {sigma!r}, {delta!r}")
+    value = math.sqrt(2.0 * math.log(1.25 / delta)) * np.asarray(sensitivity, dtype=np.float64) / sigma
+    return float(value) if value.ndim == 0 else value
+
+
+def corollary1_epsilon(epsilon: float, n_iterations: int, delta_prime: float) -> float:
+    """Corollary 1, (11): ε' = sqrt(2T ln(1/δ')) ε + T ε (e^ε − 1), at δ_total = Tδ + δ'.
+
+    Golden values (spec §6 item 13): (0.1, 20, 1e−5) → 2.35631; (0.5, 10, 1e−6) → 11.5549.
+    """
+    if not (epsilon > 0 and math.isfinite(epsilon)):
+        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
+    if not (isinstance(n_iterations, (int, np.integer)) and n_iterations >= 1):
+        raise ValueError(f"n_iterations must be a positive integer, got {n_iterations!r}")
+    if not 0 < delta_prime < 1:
+        raise ValueError(f"delta_prime must be in (0, 1), got {delta_prime!r}")
+    T = int(n_iterations)
+    if epsilon > 700.0:  # e^ε overflows a double; the bound is vacuous long before
+        return math.inf
+    return math.sqrt(2.0 * T * math.log(1.0 / delta_prime)) * epsilon + T * epsilon * math.expm1(epsilon)
+
+
+def safe_sensitivity(n_samples: int, b1: float, row_bound: float = 1.0) -> float:
+    """Δ_safe = 2√N · row_bound · b_1: the L2 diameter of {D_m x : ‖D_m^i‖ ≤ row_bound, ‖x‖ ≤ b_1}."""
+    if not (n_samples >= 1 and b1 > 0 and row_bound > 0):
+        raise ValueError(f"need n_samples >= 1, b1 > 0, row_bound > 0; got {n_samples!r}, {b1!r}, {row_bound!r}")
+    return 2.0 * math.sqrt(n_samples) * row_bound * b1
+
+
+def x_update_reference(
+    D: np.ndarray, y: np.ndarray, b: np.ndarray, lam: float, rho: float
+) -> np.ndarray:
+    """One party's unconstrained l2 update (6), naively: x = −(λI + ρDᵀD)^{-1} Dᵀ(y + ρb).
+
+    ``b`` = Σ_{k≠m} D_k x_k − z (the other parties' shares minus the server's z). A plain reference
+    for tests; the solver uses a cached SVD instead.
+    """
+    D = np.asarray(D, dtype=np.float64)
+    d = D.shape[1]
+    return -np.linalg.solve(lam * np.eye(d) + rho * D.T @ D, D.T @ (np.asarray(y) + rho * np.asarray(b)))
+
+
+def realised_sensitivity(
+    D: np.ndarray, D_prime: np.ndarray, y: np.ndarray, b: np.ndarray, lam: float, rho: float
+) -> float:
+    """‖D x(D) − D' x(D')‖: the change of the released D_m x_m^{t+1} between neighbours, with
+    everything else (y^t, z^t and the other parties' shares) held fixed (Definition 2)."""
+    return float(np.linalg.norm(
+        D @ x_update_reference(D, y, b, lam, rho) - D_prime @ x_update_reference(D_prime, y, b, lam, rho)
+    ))
+
+
+def lemma1_counterexample(n: int = 100, epsilon: float = 1.0, delta: float = 1e-5) -> dict[str, object]:
+    """The spec's counterexample to Lemma 1 (spec 004 §3 and §6 item 17), computed.
+
+    D_m = I_n; D'_m equals it except row 1 = (1/2, √3/2, 0, …) (rotated by 60°; unit rows,
+    ‖D_m − D'_m‖₂ = 1). λ = ρ = 1, M = 2, c_1 = b_1 = 1, y = 0, z = −e_1, the other party's share 0.
+
+    Returns:
+      {"D", "D_prime", "released", "released_prime", "sensitivity" (0.29038, whatever n is),
+       "claimed" (C = 0.12 at n = 100), "sigma" (Theorem 1 at (ε, δ) from C), "claimed_delta" δ,
+       "true_delta" (the exact δ(ε) of the Gaussian mechanism with that σ and the realised change:
+       6.78e−3 at the defaults), "iterate_norms" (every norm Assumption 2.1 bounds, all ≤ 1)}.
+    """
+    if n < 2:
+        raise ValueError(f"n must be >= 2, got {n!r}")
+    lam = rho = c1 = b1 = 1.0
+    D = np.eye(n)
+    D_prime = D.copy()
+    D_prime[0, :2] = (0.5, math.sqrt(3.0) / 2.0)
+    y, z = np.zeros(n), np.zeros(n)
+    z[0] = -1.0
+    b = -z  # Σ_{k≠m} D_k x_k − z with the other party's share 0
+    x, x_prime = x_update_reference(D, y, b, lam, rho), x_update_reference(D_prime, y, b, lam, rho)
+    sensitivity = float(np.linalg.norm(D @ x - D_prime @ x_prime))
+    claimed = lemma1_bound(n, rho, lam, c1, b1, 2)
+    sigma = theorem1_sigma(claimed, epsilon, delta)
+    return {
+        "D": D, "D_prime": D_prime, "released": D @ x, "released_prime": D_prime @ x_prime,
+        "sensitivity": sensitivity, "claimed": claimed, "sigma": sigma, "claimed_delta": delta,
+        "true_delta": gaussian_delta(sensitivity / sigma, epsilon),
+        "iterate_norms": {"y": 0.0, "z": 1.0, "x": float(np.linalg.norm(x)), "x_prime": float(np.linalg.norm(x_prime))},
+    }

@@ -1,0 +1,141 @@
+"""Tests for solvers.sharing.privacy: the paper's formulas as printed, Δ_safe, Lemma 1's counterexample."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accountants import gaussian_delta
+from accountants.composition import drv_epsilon
+from solvers.sharing import (
+    corollary1_epsilon,
+    lemma1_bound,
+    lemma1_counterexample,
+    realised_sensitivity,
+    safe_sensitivity,
+    theorem1_epsilon,
+    theorem1_sigma,
+    x_update_reference,
+)
+
+
+@pytest.mark.parametrize(
+    "width, rho, lam, c1, b1, M, C, sigma",
+    [  # spec 004 §6 item 12
+        (66, 1, 0.01, 1, 1, 2, 0.136818, 0.662857),
+        (2000, 1, 0.01, 1, 1, 3, 0.006015, 0.029142),
+        (100, 1, 1, 1, 1, 2, 0.12, 0.581377),
+        (10, 0.5, 0.1, 2, 3, 4, 5.52, 26.743325),
+    ],
+)
+def test_lemma1_and_theorem1_golden_values(width, rho, lam, c1, b1, M, C, sigma):
+    claimed = lemma1_bound(width, rho, lam, c1, b1, M)
+    assert claimed == pytest.approx(C, abs=1e-6)
+    assert theorem1_sigma(claimed, 1.0, 1e-5) == pytest.approx(sigma, abs=1e-6)
+    assert theorem1_epsilon(claimed, theorem1_sigma(claimed, 1.0, 1e-5), 1e-5) == pytest.approx(1.0)
+
+
+def test_theorem1_noise_formula_spec_item_11():
+    assert math.sqrt(2 * math.log(1.25e5)) == pytest.approx(4.844805262605389, rel=1e-15)
+    assert theorem1_sigma(1.0, 0.5, 1e-5) == pytest.approx(9.6896, abs=1e-4)
+    assert theorem1_sigma(1.0, 0.1, 1e-5) == pytest.approx(48.4481, abs=1e-4)
+    with pytest.raises(ValueError, match="epsilon <= 1"):
+        theorem1_sigma(1.0, 1.5, 1e-5)
+
+
+def test_lemma1_bound_scales_as_claimed():
+    assert lemma1_bound(20, 1.0, 0.1, 1, 1, 2) == pytest.approx(2 * lemma1_bound(40, 1.0, 0.1, 1, 1, 2))
+    values = [lemma1_bound(10, rho, 0.1, 1, 1, 3) for rho in (0.1, 1, 10, 1e6)]
+    assert values == sorted(values, reverse=True) and values[-1] == pytest.approx(3 * 3 * 1 / 10, rel=1e-5)
+    np.testing.assert_allclose(lemma1_bound(np.array([10, 20]), 1.0, 0.0, 1, 1, 1), [0.6, 0.3])
+
+
+@pytest.mark.parametrize(
+    "eps, T, delta_prime, expected",
+    [(0.1, 20, 1e-5, 2.35631), (0.5, 10, 1e-5, 10.8307), (1.0, 20, 1e-5, 55.8253), (0.5, 10, 1e-6, 11.5549)],
+)
+def test_corollary1_golden_values_spec_item_13(eps, T, delta_prime, expected):
+    value = corollary1_epsilon(eps, T, delta_prime)
+    assert value == pytest.approx(expected, abs=1e-4)
+    # the same as Dwork–Rothblum–Vadhan advanced composition at δ_total = Tδ + δ'
+    assert drv_epsilon([(eps, 1e-7, T)], T * 1e-7 + delta_prime) == pytest.approx(value, rel=1e-6)
+
+
+def test_corollary1_is_worse_than_basic_composition_for_small_t():
+    assert corollary1_epsilon(0.1, 1, 1e-5) == pytest.approx(0.490, abs=1e-3)
+    assert corollary1_epsilon(0.1, 1, 1e-5) > 0.1
+    assert corollary1_epsilon(0.1, 20, 1e-5) > 20 * 0.1
+    assert math.isinf(corollary1_epsilon(800.0, 2, 1e-5))
+
+
+# ------------------------------------------------------------------------------------------------
+# Must show: the counterexample to Lemma 1
+
+
+def test_lemma1_counterexample_true_change_0_2904_against_claimed_0_12():
+    example = lemma1_counterexample()
+    assert example["sensitivity"] == pytest.approx(0.2904, abs=5e-5)
+    assert example["sensitivity"] == pytest.approx(0.29037824751, rel=1e-9)
+    assert example["claimed"] == pytest.approx(0.12, rel=1e-12)
+    assert example["sensitivity"] > 2.4 * example["claimed"]
+    np.testing.assert_allclose(example["released"][:2], [-0.5, 0.0], atol=1e-15)
+    np.testing.assert_allclose(example["released_prime"][:2], [-0.3846, -0.2665], atol=1e-4)
+    D, Dp = example["D"], example["D_prime"]  # every assumption of the lemma holds
+    np.testing.assert_allclose(np.linalg.norm(Dp, axis=1), 1.0)
+    assert np.linalg.norm(D - Dp, 2) == pytest.approx(1.0)
+    assert max(example["iterate_norms"].values()) <= 1.0
+    # σ from Theorem 1 at the claimed (1, 1e-5): the exact δ(ε = 1) is 6.8e-3, 680x the claim
+    assert example["sigma"] == pytest.approx(0.5814, abs=1e-4)
+    assert example["true_delta"] == pytest.approx(6.79e-3, abs=1e-5)
+    assert example["true_delta"] == pytest.approx(gaussian_delta(example["sensitivity"] / example["sigma"], 1.0))
+
+
+@pytest.mark.parametrize("n", [3, 20, 500])
+def test_the_realised_change_does_not_depend_on_the_dimension_while_the_claim_shrinks(n):
+    example = lemma1_counterexample(n)
+    assert example["sensitivity"] == pytest.approx(0.29037824751, rel=1e-9)
+    assert example["claimed"] == pytest.approx(12 / n)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), d=st.integers(70, 100), extra=st.integers(0, 40))
+def test_a_high_leverage_row_breaks_lemma1_spec_item_17(seed, d, extra):
+    """Random unit-row D_m whose row 0 alone loads on coordinate 0 (leverage 1), that row rotated by
+    60° (‖D_m − D'_m‖₂ = 1), z = −e_0, λ = ρ = 1, M = 2: the realised Δ exceeds Lemma 1's C."""
+    rng = np.random.default_rng(seed)
+    n = d + extra
+    D = rng.normal(size=(n, d))
+    D[0], D[1:, 0] = 0.0, 0.0
+    D[0, 0] = 1.0
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    direction = rng.normal(size=d)
+    direction[0] = 0.0
+    D_prime = D.copy()
+    D_prime[0] = 0.5 * D[0] + math.sqrt(3) / 2 * direction / np.linalg.norm(direction)
+    assert np.linalg.norm(D - D_prime, 2) == pytest.approx(1.0)
+    b = np.zeros(n)
+    b[0] = 1.0  # z = −e_0, the other party's share 0
+    assert realised_sensitivity(D, D_prime, np.zeros(n), b, 1.0, 1.0) > lemma1_bound(d, 1.0, 1.0, 1.0, 1.0, 2)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), b1=st.floats(0.1, 10))
+def test_safe_sensitivity_bounds_any_pair_of_releases(seed, b1):
+    rng = np.random.default_rng(seed)
+    n, d = 15, 4
+    D, D_prime = rng.normal(size=(2, n, d))
+    D /= np.maximum(1, np.linalg.norm(D, axis=-1, keepdims=True))
+    D_prime /= np.linalg.norm(D_prime, axis=-1, keepdims=True)
+    x, x_prime = rng.normal(size=(2, d))
+    x *= b1 / np.linalg.norm(x)
+    x_prime *= b1 * rng.random() / np.linalg.norm(x_prime)
+    assert np.linalg.norm(D @ x - D_prime @ x_prime) <= safe_sensitivity(n, b1)
+
+
+def test_x_update_reference_is_the_minimiser():
+    rng = np.random.default_rng(0)
+    D, y, b = rng.normal(size=(10, 3)), rng.normal(size=10), rng.normal(size=10)
+    x = x_update_reference(D, y, b, 0.3, 0.7)
+    gradient = 0.3 * x + D.T @ y + 0.7 * D.T @ (b + D @ x)
+    np.testing.assert_allclose(gradient, 0, atol=1e-12)
