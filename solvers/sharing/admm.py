@@ -395,7 +395,8 @@ def z_update(
     """(7) per sample: argmin_z (1/N) φ(Y_i z) − y_i z + (ρ/2)(z − s_i)², for arrays (..., N).
 
     Safeguarded Newton (``rtsafe``, Press et al., Numerical Recipes §9.4): the root lies in
-    [s + (y − S_1/N)/ρ, s + (y + S_1/N)/ρ] (|φ'| ≤ S_1), a bracket that shrinks as the sign of the
+    [s + (y − S_1/N)/ρ, s + (y + S_1/N)/ρ] (|φ'| ≤ S_1; widened by 1%, since a saturated loss puts
+    the root on its edge and rounding may push it past), a bracket that shrinks as the sign of the
     derivative is seen; a Newton step that leaves it, or that is not at least halving the step of
     two iterations before, is replaced by bisection (plain Newton can cycle when ρ ≪ 1/(4N), where
     the curvature ρ + φ''/N varies by a large factor). An entry stops once its Newton step is
@@ -408,9 +409,9 @@ def z_update(
       RuntimeError: an entry did not converge in 200 iterations.
     """
     n = labels.shape[-1]
-    bound = loss.gradient_bound / n
-    low, high = s + (y - bound) / rho, s + (y + bound) / rho
+    half_width = 1.01 * loss.gradient_bound / (n * rho)  # 1% wider: a saturated loss puts the root at the bound
     z = s + y / rho
+    low, high = z - half_width, z + half_width
     step = step_old = high - low
     active = np.ones(z.shape, dtype=bool)
     for iteration in range(1, _Z_MAX_ITER + 1):
@@ -423,7 +424,7 @@ def z_update(
         scale = tol * np.maximum(1.0, np.abs(z))
         done = (np.abs(newton) <= scale) | (high - low <= scale)
         candidate = z - newton
-        bisect = ~done & ((candidate <= low) | (candidate >= high) | (2.0 * np.abs(newton) > np.abs(step_old)))
+        bisect = ~done & ((candidate < low) | (candidate > high) | (2.0 * np.abs(newton) > np.abs(step_old)))
         candidate = np.where(bisect, 0.5 * (low + high), candidate)
         step_old, step = step, candidate - z
         z = np.where(active, candidate, z)

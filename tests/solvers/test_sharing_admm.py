@@ -203,6 +203,19 @@ def test_z_update_solves_the_per_sample_problems(seed, scale):
     assert iterations < 60
 
 
+def test_z_update_is_fast_when_noise_saturates_the_loss():
+    """Huge noise (output mode at small ε) puts every root on the edge of the bracket: Newton must
+    accept it there instead of bisecting down to the tolerance (36 steps before the fix)."""
+    rng = np.random.default_rng(0)
+    N = 3000
+    labels = rng.choice([-1.0, 1.0], N)
+    s, y = rng.normal(size=(2, N)) * 4e4, rng.uniform(-1, 1, size=(2, N)) / N
+    z, iterations = z_update(s, y, labels, 0.25 / N, LogisticLoss())
+    assert iterations <= 6
+    derivative = -labels * expit(-labels * z) / N - y + 0.25 / N * (z - s)
+    assert np.all(np.abs(derivative) <= 1e-12 * 0.25 / N * np.maximum(1, np.abs(z)) + 1e-15)
+
+
 # ------------------------------------------------------------------------------------------------
 # noise="output": certified, registered with the accountants
 
