@@ -59,6 +59,11 @@ _EXPORTS = {
     "PenaltyPerturbation": "solvers.decentralized",
     "MADMM": "solvers.decentralized",
     "DVP": "solvers.decentralized",
+    "ADMMSharing": "solvers.sharing",
+    "VerticalProblem": "solvers.sharing",
+    "VerticalSGD": "solvers.sharing",
+    "VerticalLogisticRegression": "solvers.sharing",
+    "partition_vertical": "solvers.sharing",
 }
 
 __all__ = sorted(_EXPORTS)
