@@ -41,8 +41,13 @@ class AuditTarget:
 
     Attributes:
       name: the CLI name. description: one line for ``--list``.
-      build: (epsilon, delta, quick) → AuditSetup; None while the solver is missing.
-      unavailable: why ``build`` is None.
+      build: (epsilon, delta, quick) → AuditSetup, for the Gaussian-noise star solvers that
+        :func:`audits.run.run_audit` runs itself; None while the solver is missing.
+      unavailable: why the target cannot run yet.
+      run: a target with its own pipeline instead of ``build``, called with keywords
+        ``epsilon`` (None: the target's default), ``delta``, ``confidence``, ``trials`` (per
+        hypothesis), ``seed``, ``quick``, ``progress``; returns (report, attacks) where report
+        comes from :func:`audits.verdict.assemble_report` and attacks are ``AttackScores``.
       trials, quick_trials: default trials per hypothesis.
       default_epsilon: delta → default per-iteration ε.
     """
@@ -51,6 +56,7 @@ class AuditTarget:
     description: str
     build: Callable[..., AuditSetup] | None = None
     unavailable: str = ""
+    run: Callable[..., tuple[dict, list]] | None = None
     trials: int = 100_000
     quick_trials: int = 2_000
     default_epsilon: Callable[[float], float] | None = None
@@ -58,7 +64,7 @@ class AuditTarget:
 
     @property
     def available(self) -> bool:
-        return self.build is not None
+        return self.build is not None or self.run is not None
 
 
 #: DP-ADMM audit configuration: small so that 10^5 trials per hypothesis take about a minute.

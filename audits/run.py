@@ -77,6 +77,7 @@ def run_audit(
     """
     from accountants import ExactGaussianAccountant, epsilon_by_accountant
     from audits.stats import clopper_pearson_audit, gdp_audit
+    from audits.verdict import assemble_report
 
     target = get_target(name)
     _check(delta, "delta", 0, 1)
@@ -87,9 +88,16 @@ def run_audit(
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 10:
         raise ValueError(f"trials must be an integer >= 10 (per hypothesis), got {trials!r}")
     n = int(n)
-    if epsilon is None:
+    if epsilon is None and target.default_epsilon is not None:
         epsilon = target.default_epsilon(delta)
-    _check(epsilon, "epsilon", 0, math.inf)
+    if epsilon is not None:
+        _check(epsilon, "epsilon", 0, math.inf)
+    if target.run is not None:  # a target with its own neighbours, attack and bounds
+        start = time.perf_counter()
+        report, attacks = target.run(epsilon=epsilon, delta=delta, confidence=confidence, trials=n, seed=int(seed),
+                                     quick=quick, progress=progress)
+        report["runtime_seconds"] = round(time.perf_counter() - start, 1)
+        return report, attacks
     start = time.perf_counter()
     try:
         setup = target.build(epsilon, delta, quick)
@@ -150,64 +158,27 @@ def run_audit(
         by_accountant = epsilon_by_accountant(ledger, delta, participant=agent)
         exact = ExactGaussianAccountant()
         exact.register_ledger(ledger)
-        _UPPER_CACHE[key] = ({k: v[agent] for k, v in sorted(by_accountant.items(), key=lambda kv: kv[1][agent])},
-                             exact.get_mu(agent))
+        _UPPER_CACHE[key] = ({k: v[agent] for k, v in by_accountant.items()}, exact.get_mu(agent))
     upper, exact_mu = _UPPER_CACHE[key]
-    upper = dict(upper)
-    smallest = min(upper.values())
-    verdicts = {k: ("VIOLATION" if max(b.epsilon for b in lower.values()) > v else "consistent")
-                for k, v in upper.items()}
-    violated_by = {k: [m for m, b in lower.items() if b.epsilon > v] for k, v in upper.items()}
-    tightness_by_bound = {k: {m: (b.epsilon / v if v > 0 and math.isfinite(v) else None)
-                              for m, b in lower.items()} for k, v in upper.items()}
     params = setup.solver.get_params()
-    report: dict[str, Any] = {
-        "solver": name,
-        "solver_class": type(setup.solver).__name__,
-        "solver_params": params,
-        "trials": n,
-        "delta": delta,
-        "confidence": confidence,
-        "seed": int(seed),
-        "epsilon_per_iteration": float(epsilon),
-        "epsilon_meaning": (
+    utility: dict[str, float] = {}
+    if accuracy:
+        acc = np.concatenate(accuracy)
+        utility["test_accuracy"] = float(acc.mean())
+        utility["test_accuracy_std"] = float(acc.std())
+    utility["objective"] = float(np.concatenate(objective).mean())
+    reference = _non_private(setup)
+    if reference is not None:
+        utility.update(reference)
+    report = assemble_report(
+        solver=name, solver_object=setup.solver, trials=n, delta=delta, confidence=confidence, seed=seed,
+        lower=lower, upper=upper, claimed=setup.claimed_accountant, claim=setup.claim, attacks=all_attacks,
+        epsilon_meaning=(
             f"--epsilon = {epsilon:.6g} is the per-iteration ε of the paper's classic Gaussian calibration "
             f"(z = sqrt(2 ln(1.25/δ))/ε); every ε below is the total over {params.get('n_iterations')} "
             f"iterations for the target agent at δ = {delta:g}"),
-        "exact_mu": exact_mu,
-        "epsilon_lower": {m: b.epsilon for m, b in lower.items()},
-        "mu_lower": {m: b.mu for m, b in lower.items() if b.mu is not None},
-        "lower_bounds": {m: {**b.to_dict(), "assumption_short": (
-            "worst case" if m == "clopper_pearson" else "conditional on GDP")} for m, b in lower.items()},
-        "epsilon_upper": upper,
-        "claimed_accountant": setup.claimed_accountant,
-        "claimed_epsilon": upper.get(setup.claimed_accountant),
-        "claim": setup.claim,
-        "smallest_upper": smallest,
-        "verdicts": verdicts,
-        "violated_by": violated_by,
-        "verdict": "VIOLATION" if "VIOLATION" in verdicts.values() else "consistent",
-        "tightness": {m: (b.epsilon / smallest if smallest > 0 and math.isfinite(smallest) else None)
-                      for m, b in lower.items()},
-        "tightness_by_bound": tightness_by_bound,
-        "attack": {"name": attack.name, "white_box": scores.white_box, "metadata": scores.metadata,
-                   "metrics": scores.metrics()},
-        "attacks": {a.attack: {"white_box": a.white_box, "metrics": a.metrics(), "metadata": dict(a.metadata)}
-                    for a in all_attacks},
-        "score_moments": {"in_mean": float(scores_in.mean()), "in_var": float(scores_in.var()),
-                          "out_mean": float(scores_out.mean()), "out_var": float(scores_out.var())},
-        "canary": nb.description,
-        "diagnostics": diagnostics,
-        "utility": {},
-    }
-    if accuracy:
-        acc = np.concatenate(accuracy)
-        report["utility"]["test_accuracy"] = float(acc.mean())
-        report["utility"]["test_accuracy_std"] = float(acc.std())
-    report["utility"]["objective"] = float(np.concatenate(objective).mean())
-    reference = _non_private(setup)
-    if reference is not None:
-        report["utility"].update(reference)
+        canary=nb.description, utility=utility, epsilon_per_iteration=float(epsilon), exact_mu=exact_mu,
+        diagnostics=diagnostics)
     report["runtime_seconds"] = round(time.perf_counter() - start, 1)
     return report, all_attacks
 

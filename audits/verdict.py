@@ -1,0 +1,105 @@
+"""The verdict of an audit: empirical lower bounds held against every upper bound, as a report.
+
+Every audit target, whatever its solver and attack, ends in :func:`assemble_report`, so every
+``report.json`` has the same keys (``solver``, ``trials``, ``delta``, ``confidence``,
+``epsilon_lower``, ``epsilon_upper``, ``claimed_epsilon``, ``verdict``, ``tightness``, ...).
+
+A bound is VIOLATED when some lower bound (at its stated confidence) exceeds it; the tightness of a
+lower bound is its ratio to the smallest upper bound that holds.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from audits.stats.bounds import WORST_CASE
+
+__all__ = ["assemble_report", "verdicts"]
+
+
+def verdicts(lower: Mapping[str, Any], upper: Mapping[str, float]) -> dict[str, str]:
+    """"VIOLATION" for every upper bound below some lower bound's ε, else "consistent"."""
+    best = max((b.epsilon for b in lower.values()), default=0.0)
+    return {k: ("VIOLATION" if v is not None and best > v else "consistent") for k, v in upper.items()}
+
+
+def _ratio(numerator: float, denominator: float | None) -> float | None:
+    if denominator is None or not math.isfinite(denominator) or denominator <= 0:
+        return None
+    return numerator / denominator
+
+
+def assemble_report(
+    *,
+    solver: str,
+    solver_object: Any,
+    trials: int,
+    delta: float,
+    confidence: float,
+    seed: int,
+    lower: Mapping[str, Any],
+    upper: Mapping[str, float],
+    claimed: str | None,
+    claim: str,
+    attacks: Sequence[Any],
+    epsilon_meaning: str,
+    canary: str,
+    utility: Mapping[str, float] | None = None,
+    sections: Sequence[Mapping[str, Any]] = (),
+    **extra: Any,
+) -> dict[str, Any]:
+    """The report of one audit.
+
+    Args:
+      solver: the registry name. solver_object: the audited solver (class and ``get_params()``).
+      lower: method name → ``audits.stats.LowerBound`` (the empirical lower bounds).
+      upper: bound name → ε (accountants' upper bounds and any bound a paper claims; None or ∞ if
+        there is none), sorted by value in the report.
+      claimed: the key of ``upper`` that the paper claims (None: no numeric claim).
+      attacks: ``attacks.AttackScores``, the audited attack first.
+      sections: extra report.md sections, each ``{"title", "markdown", "data"}`` (data goes to JSON).
+      extra: further JSON-ready keys (e.g. ``diagnostics``, ``exact_mu``).
+    """
+    if claimed is not None and claimed not in upper:
+        raise ValueError(f"claimed must be one of the upper bounds {sorted(upper)}, got {claimed!r}")
+    upper = dict(sorted(upper.items(), key=lambda kv: math.inf if kv[1] is None else kv[1]))
+    finite = [v for v in upper.values() if v is not None]
+    smallest = min(finite, default=math.inf)
+    by_bound = verdicts(lower, upper)
+    attack = attacks[0]
+    params = solver_object.get_params() if hasattr(solver_object, "get_params") else {}
+    report: dict[str, Any] = {
+        "solver": solver,
+        "solver_class": type(solver_object).__name__,
+        "solver_params": params,
+        "trials": int(trials),
+        "delta": delta,
+        "confidence": confidence,
+        "seed": int(seed),
+        "epsilon_meaning": epsilon_meaning,
+        "epsilon_lower": {m: b.epsilon for m, b in lower.items()},
+        "mu_lower": {m: b.mu for m, b in lower.items() if getattr(b, "mu", None) is not None},
+        "lower_bounds": {m: {**b.to_dict(), "assumption_short": (
+            "worst case" if b.assumption == WORST_CASE else "conditional on GDP")} for m, b in lower.items()},
+        "epsilon_upper": upper,
+        "claimed_accountant": claimed,
+        "claimed_epsilon": None if claimed is None else upper[claimed],
+        "claim": claim,
+        "smallest_upper": smallest,
+        "verdicts": by_bound,
+        "violated_by": {k: [m for m, b in lower.items() if v is not None and b.epsilon > v] for k, v in upper.items()},
+        "verdict": "VIOLATION" if "VIOLATION" in by_bound.values() else "consistent",
+        "tightness": {m: _ratio(b.epsilon, smallest) for m, b in lower.items()},
+        "tightness_by_bound": {k: {m: _ratio(b.epsilon, v) for m, b in lower.items()} for k, v in upper.items()},
+        "attack": {"name": attack.attack, "white_box": attack.white_box, "metadata": dict(attack.metadata),
+                   "metrics": attack.metrics()},
+        "attacks": {a.attack: {"white_box": a.white_box, "metrics": a.metrics(), "metadata": dict(a.metadata)}
+                    for a in attacks},
+        "score_moments": {"in_mean": float(attack.scores_in.mean()), "in_var": float(attack.scores_in.var()),
+                          "out_mean": float(attack.scores_out.mean()), "out_var": float(attack.scores_out.var())},
+        "canary": canary,
+        "utility": dict(utility or {}),
+        "sections": [dict(s) for s in sections],
+    }
+    report.update(extra)
+    return report
