@@ -77,8 +77,9 @@ _EXPLAIN = """\
 * **Lower bounds** are measured: the attack's scores on trials with the canary in (D) and out (D′)
   show that the mechanism cannot be (ε′, δ)-DP for any ε′ below the bound, with the stated
   confidence. *Clopper–Pearson* holds for any mechanism (worst case); *GDP* assumes the trade-off
-  curve is Gaussian (true for these Gaussian mechanisms) and is much tighter. Thresholds are chosen
-  on 20 % of the trials and evaluated on the other 80 %.
+  curve is Gaussian (true for Gaussian mechanisms such as DP-ADMM's, not for the Gamma-norm or
+  randomized-response ones, where it is reported for information only) and is much tighter.
+  Thresholds are chosen on 20 % of the trials and evaluated on the other 80 %.
 * **Upper bounds** are what each accountant proves for the same releases of the target agent; the
   *paper's claim* is the bound the paper states (the moments accountant for DP-ADMM).
 * **Verdict** per upper bound: *consistent* if no lower bound exceeds it, *VIOLATION* if one does

@@ -12,8 +12,11 @@ upper bound on the same releases, and reports a verdict per bound and the tightn
     python -m audits.run dpadmm --quick --out /tmp/a  # a small smoke run
     python -m audits.run dpadmm-naive --trials 20000 --seed 3
 
-``--epsilon`` is the per-iteration ε of the paper's classic Gaussian calibration (the solver's own
-parameter); by default it makes the exact accountant's μ equal 1, a total ε of 4.377 at δ = 1e-5.
+``--epsilon`` sets the privacy level in the paper's own terms, per solver (``--list`` says which):
+for ``dpadmm`` and ``dpadmm-naive`` the per-iteration ε of the classic Gaussian calibration (default:
+the exact accountant's μ = 1, a total ε of 4.377 at δ = 1e-5); for ``radmm``, ``mradmm``, ``ppadmm``
+and ``dvp`` the paper's total β (default 6); for ``sharing-*`` the per-iteration ε of Theorem 1;
+for ``pdml`` the users' label ε. The report's ``epsilon_meaning`` repeats it.
 Exit status: 0 consistent, 1 VIOLATION, 2 usage error (unknown name, bad value, solver missing).
 """
 from __future__ import annotations
@@ -228,10 +231,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("name", nargs="?", help="solver to audit (see --list)")
     p.add_argument("--list", action="store_true", help="list the solver names with a description and exit")
-    p.add_argument("--trials", type=int, help="trials per hypothesis (default 100000 for dpadmm; --quick: 2000)")
+    p.add_argument("--trials", type=int, help="trials per hypothesis (default per solver, 100000 for dpadmm; "
+                   "--quick: a small number)")
     p.add_argument("--epsilon", type=float,
-                   help="per-iteration ε of the paper's classic Gaussian calibration (default: exact μ = 1, "
-                   "total ε = 4.377 at δ = 1e-5)")
+                   help="privacy level in the paper's terms, per solver (see --list): dpadmm: per-iteration ε of "
+                   "the classic Gaussian calibration (default: exact μ = 1, total ε = 4.377 at δ = 1e-5); "
+                   "radmm/mradmm/ppadmm/dvp: the paper's total β (default 6); sharing-*: per-iteration ε of "
+                   "Theorem 1; pdml: the users' label ε")
     p.add_argument("--delta", type=float, default=1e-5, help="δ of the calibration and of every bound (default 1e-5)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence of the lower bounds (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the trials (default 0)")

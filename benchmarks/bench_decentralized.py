@@ -13,7 +13,7 @@ import argparse
 import numpy as np
 
 from benchmarks.timing import best_of, row
-from mechanisms import make_rng
+from solvers.backends.streams import AgentStreams, agent_seeds
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem
 from solvers.graph import GraphTopology
@@ -22,7 +22,7 @@ from solvers.graph import GraphTopology
 def radmm_loop(problem: DecentralizedProblem, solver: RADMM, seed) -> np.ndarray:
     """Private/non-private R-ADMM, MATLAB style; returns f (T+1, N, d)."""
     plan = solver._plan(problem)
-    draws = plan.mechanism.sample(make_rng(seed), plan.noise_shape)
+    draws = plan.mechanism.sample(AgentStreams(agent_seeds(seed, problem.n_agents)), plan.noise_shape)
     T, N, d = solver.n_iterations, problem.n_agents, problem.n_features
     C, rho, eta, gamma = problem.C, problem.rho, float(solver.eta), float(solver.gamma)
     nbrs = [problem.graph.neighbours(i) for i in range(N)]

@@ -29,14 +29,15 @@ def dpadmm_loop(problem: HorizontalProblem, solver: DPADMM, seed: int) -> dict[s
     """Algorithm 3 with one Python loop over iterations and one over agents (MATLAB style).
 
     Uses the solver's data-independent schedule (η, σ from ``solver.run``'s plan) and draws the
-    noise of the run from ``make_rng(seed)`` exactly as the solver does (standard normals of shape
-    (T, N, d) times σ), then updates agent by agent with ``problem.loss.gradient`` on agent i's
-    unpadded records. Returns w (T, d), w_tilde (T, N, d) and gamma (T, N, d).
+    noise of the run exactly as the solver does (agent i: standard normals of shape (T, d) from its
+    own stream, child i of the seed's SeedSequence, times σ), then updates agent by agent with
+    ``problem.loss.gradient`` on agent i's unpadded records. Returns w (T, d), w_tilde (T, N, d) and gamma (T, N, d).
     """
     plan = solver._plan(problem)
     eta, sigma = plan.info["eta"], plan.info["sigma"]
     T, N, d = solver.n_iterations, problem.n_agents, problem.n_features
-    noise = make_rng(seed).standard_normal((T, N, d)) * sigma[:, :, None]
+    streams = [make_rng(child) for child in np.random.SeedSequence(seed).spawn(N)]
+    noise = np.stack([rng.standard_normal((T, d)) for rng in streams], axis=1) * sigma[:, :, None]
     loss, reg, rho, lam = problem.loss, problem.regularizer, solver.rho, problem.lam
     data = [problem.partition.agent_data(i) for i in range(N)]
     w, w_tilde, gamma = np.zeros(d), np.zeros((N, d)), np.zeros((N, d))

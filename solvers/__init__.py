@@ -14,8 +14,10 @@ runs R independent trials at once::
 Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoisyADMM`
 (Algorithm 2), :class:`DPADMM` (Algorithm 3). Seeds 001 and 003 (decentralized, on a
 :class:`GraphTopology`): :class:`DecentralizedADMM`, :class:`ObjectivePerturbationADMM`,
-:class:`RADMM`, :class:`MRADMM`, :class:`PenaltyPerturbation`, :class:`MADMM`, :class:`DVP`. ``DPADMMClassifier`` (scikit-learn) and
-``plot_history`` (matplotlib) load those libraries only when first used.
+:class:`RADMM`, :class:`MRADMM`, :class:`PenaltyPerturbation`, :class:`MADMM`, :class:`DVP`. Seed 002:
+:class:`PDML` (local label randomization + perturbed decentralized ADMM). ``DPADMMClassifier`` (scikit-learn) and
+``plot_history`` (matplotlib) load those libraries only when first used. ``run(..., backend="ray")``
+runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.backends``; optional extra ``ray``).
 """
 import importlib
 
@@ -23,6 +25,8 @@ import importlib
 # ``import solvers.datasets``) stays light: no dp_accounting, scikit-learn or matplotlib until needed.
 _EXPORTS = {
     "DEFAULT_ACCOUNTANTS": "solvers.accounting",
+    "AgentFailure": "solvers.backends",
+    "RayBackend": "solvers.backends",
     "RunPlan": "solvers.base",
     "Solver": "solvers.base",
     "centralized_optimum": "solvers.centralized",
@@ -64,6 +68,10 @@ _EXPORTS = {
     "VerticalSGD": "solvers.sharing",
     "VerticalLogisticRegression": "solvers.sharing",
     "partition_vertical": "solvers.sharing",
+    "PDML": "solvers.pdml",
+    "randomize_labels": "solvers.pdml",
+    "debiased_loss": "solvers.pdml",
+    "joint_label_epsilon": "solvers.pdml",
 }
 
 __all__ = sorted(_EXPORTS)

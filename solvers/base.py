@@ -3,11 +3,13 @@
 A solver is a frozen dataclass of plain parameters. ``run(problem, ...)`` executes R independent
 trials at once: the data-independent plan (schedules, privacy events, the noise mechanism) is
 fixed first and its releases are registered once; then trials run in chunks, each trial drawing
-all of its noise with one call to the mechanism from its own generator, and the iterations run
+all of its noise with one call to the mechanism from its agents' own streams, and the iterations run
 vectorised over (trials, agents) with no Python loop over either.
 
-Trial r of a batched run uses the generator ``make_rng(seeds[r])`` exactly as a single run with
-``seed=seeds[r]`` does, so the two agree (to floating-point reassociation in BLAS).
+Trial r of a batched run draws its noise exactly as a single run with ``seed=seeds[r]`` does, so
+the two agree (to floating-point reassociation in BLAS). Within a trial every agent draws from its
+own stream, a child of the trial's seed (``solvers.backends.streams``), so an agent running
+elsewhere (``backend="ray"``) draws the same noise from its own generator alone.
 
 Subclasses implement ``_plan`` (what is released, with which mechanism) and ``_iterate`` (the
 updates, calling ``recorder.record`` once per iteration). Later solvers (graph topologies,
@@ -17,16 +19,20 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+from accountants import Ledger, LedgerFile
 from dp_accounting import dp_event
 from mechanisms import AccountedMechanism, make_rng
 
 from solvers.accounting import AccountantsLike, record_releases, resolve_accountants
+from solvers.backends import BackendLike, resolve_backend
+from solvers.backends.streams import AgentStreams, agent_seeds
 from solvers.problem import HorizontalProblem
 from solvers.recorder import ChannelSpec, Recorder
 from solvers.result import Result
@@ -48,8 +54,9 @@ class RunPlan:
     Attributes:
       n_iterations: T.
       events: events[k][i], the privacy event of agent i's release in iteration k.
-      mechanism: the noise of one trial, ``mechanism.sample(rng, noise_shape)``; None if noiseless.
-      noise_shape: shape of one trial's noise, e.g. (T, N, d).
+      mechanism: the noise of one trial, ``mechanism.sample(streams, noise_shape)`` with
+        ``streams`` the trial's per-agent ``AgentStreams``; None if noiseless.
+      noise_shape: shape of one trial's noise, agents on axis 1, e.g. (T, N, d).
       info: constants reported in ``Result.info`` (schedules, D_w, ...).
     """
 
@@ -102,6 +109,8 @@ class Solver(ABC):
         transcript_agents: Sequence[int] | None = None,
         record_white_box: bool = False,
         max_chunk_bytes: int = MAX_CHUNK_BYTES,
+        backend: BackendLike = "inprocess",
+        ledger_path: str | os.PathLike | None = None,
     ) -> Result:
         """Run the solver on ``problem``: one run, or R independent trials in one batched run.
 
@@ -120,30 +129,31 @@ class Solver(ABC):
           transcript_agents: keep only these agents' messages (default all).
           record_white_box: also keep unreleased quantities (e.g. the noise-free w_i^{k+1}).
           max_chunk_bytes: memory bound of one chunk of trials.
+          backend: "inprocess" (default: one process, vectorised over agents and trials), "ray"
+            (one Ray actor per agent, ``solvers.backends.RayBackend()``) or a ``RayBackend``.
+          ledger_path: also append every release to this JSON-lines ledger (``LedgerFile``),
+            written and synced before the release happens (all at once in process, iteration by
+            iteration on Ray, so a run stopped by a fault leaves every release it made on disk).
 
         Returns:
           A ``Result``; arrays have a trials axis iff ``trials`` or ``seeds`` was given.
         """
         plan = self._plan(problem)
         trial_seeds, batched = _trial_seeds(seed, trials, seeds)
+        engine = resolve_backend(backend)
         ledger, privacy = record_releases(plan.events, resolve_accountants(accountants), self.target_delta)
+        ledger_file = None if ledger_path is None else LedgerFile(ledger_path)
         R = len(trial_seeds)
         recorder = Recorder(
             problem, self.channels, plan.n_iterations, R,
             history=record_history, transcript=record_transcript,
             transcript_agents=transcript_agents, white_box=record_white_box,
         )
-        diagnostics: dict[str, float] = {}
-        for trials_slice in _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes):
-            rngs = [make_rng(s) for s in trial_seeds[trials_slice]]
-            noise = None
-            if plan.mechanism is not None:
-                noise = np.empty((len(rngs),) + plan.noise_shape)
-                for j, rng in enumerate(rngs):
-                    noise[j] = plan.mechanism.sample(rng, plan.noise_shape)
-            recorder.begin(trials_slice)
-            for key, value in self._iterate(problem, plan, len(rngs), noise, recorder).items():
-                diagnostics[key] = max(value, diagnostics.get(key, value))
+        chunks = _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes)
+        if engine is not None:
+            diagnostics = engine.execute(self, problem, plan, trial_seeds, chunks, recorder, ledger, ledger_file)
+        else:
+            diagnostics = self._run_in_process(problem, plan, trial_seeds, chunks, recorder, ledger, ledger_file)
         squeeze = (lambda a: a) if batched else (lambda a: a[0])
         return Result(
             model=squeeze(recorder.model),
@@ -157,6 +167,27 @@ class Solver(ABC):
             solver={"name": self.name, **self.get_params()},
             info={**plan.info, **diagnostics},
         )
+
+    def _run_in_process(
+        self, problem: HorizontalProblem, plan: RunPlan, trial_seeds: Sequence[SeedLike], chunks: Sequence[slice],
+        recorder: Recorder, ledger: Ledger, ledger_file: LedgerFile | None,
+    ) -> dict[str, float]:
+        """The default backend: every chunk of trials vectorised over (trials, agents)."""
+        if ledger_file is not None:
+            ledger_file.extend(ledger)
+        diagnostics: dict[str, float] = {}
+        for trials_slice in chunks:
+            chunk_seeds = trial_seeds[trials_slice]
+            noise = None
+            if plan.mechanism is not None:
+                noise = np.empty((len(chunk_seeds),) + plan.noise_shape)
+                for j, trial_seed in enumerate(chunk_seeds):
+                    streams = AgentStreams(agent_seeds(trial_seed, problem.n_agents))
+                    noise[j] = plan.mechanism.sample(streams, plan.noise_shape)
+            recorder.begin(trials_slice)
+            for key, value in self._iterate(problem, plan, len(chunk_seeds), noise, recorder).items():
+                diagnostics[key] = max(value, diagnostics.get(key, value))
+        return diagnostics
 
     def _bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
         """Memory one trial adds to a chunk: its noise and the (N, m) margins."""

@@ -104,13 +104,22 @@ class _ExactLocalADMM(_StarADMM):
         w, gamma = np.zeros((R, d)), np.zeros((R, N, d))
         worst = {"inner_residual": 0.0, "inner_iterations": 0.0}
         for k in range(self.n_iterations):
-            w_local, residual, iterations = self._local_argmin(problem, w, gamma)
-            worst["inner_residual"] = max(worst["inner_residual"], residual)
-            worst["inner_iterations"] = max(worst["inner_iterations"], float(iterations))
+            w_local, diagnostics = self._agent_update(problem, plan, k, w, gamma, None, slice(None))
+            for key, value in diagnostics.items():
+                worst[key] = max(worst[key], value)
             w_sent = w_local if noise is None else w_local + noise[:, k]
             w, gamma = self._consensus_step(w_sent, gamma)
             recorder.record(k, w, w_sent, **{self._sent: w_sent, "w": w, "w_local": w_local})
         return worst
+
+    def _agent_update(
+        self, problem: HorizontalProblem, plan: RunPlan, k: int, w: np.ndarray, gamma: np.ndarray,
+        sent: np.ndarray | None, agents: slice,
+    ) -> tuple[np.ndarray, dict[str, float]]:
+        """The local step of ``agents`` in iteration k (the exact argmin; ``sent`` is unused), on
+        (R, n, d) arrays of those agents; the in-process run and a Ray actor both call it."""
+        w_local, residual, iterations = self._local_argmin(problem, w, gamma)
+        return w_local, {"inner_residual": residual, "inner_iterations": float(iterations)}
 
     def _local_argmin(
         self, problem: HorizontalProblem, w: np.ndarray, gamma: np.ndarray
@@ -259,6 +268,7 @@ class DPADMM(_StarADMM):
     calibration: str = "classic"
 
     name = "dpadmm"
+    _sent = "w_tilde"
     channels = {
         "w_tilde": ChannelSpec(
             "agents", "w̃_i^{k+1} = w_i^{k+1} + ξ_i^{k+1}, (3b): agent i's noisy local model"
@@ -326,16 +336,23 @@ class DPADMM(_StarADMM):
     def _iterate(
         self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
     ) -> Mapping[str, float]:
-        N, d, rho = problem.n_agents, problem.n_features, self.rho
-        inverse_eta = 1.0 / plan.info["eta"]  # (T, N)
+        N, d = problem.n_agents, problem.n_features
         w, w_tilde, gamma = np.zeros((R, d)), np.zeros((R, N, d)), np.zeros((R, N, d))
         for k in range(self.n_iterations):
-            gradient = problem.local_gradient(w_tilde)
-            w_local = linearized_update(w, gamma, w_tilde, gradient, inverse_eta[k], rho)  # (3a)
+            w_local, _ = self._agent_update(problem, plan, k, w, gamma, w_tilde, slice(None))  # (3a)
             w_tilde = w_local if noise is None else w_local + noise[:, k]  # (3b)
             w, gamma = self._consensus_step(w_tilde, gamma)  # (3c), (3d)
             recorder.record(k, w, w_tilde, w_tilde=w_tilde, w=w, w_local=w_local)
         return {}
+
+    def _agent_update(
+        self, problem: HorizontalProblem, plan: RunPlan, k: int, w: np.ndarray, gamma: np.ndarray,
+        sent: np.ndarray, agents: slice,
+    ) -> tuple[np.ndarray, dict[str, float]]:
+        """(3a) for ``agents`` in iteration k at their previous noisy iterates ``sent`` (R, n, d);
+        the in-process run and a Ray actor both call it."""
+        gradient = problem.local_gradient(sent)
+        return linearized_update(w, gamma, sent, gradient, 1.0 / plan.info["eta"][k, agents], self.rho), {}
 
 
 def linearized_update(

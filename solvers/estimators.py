@@ -44,6 +44,8 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
         them; the privacy analysis assumes ‖x‖ ≤ 1.
       accountants: accountants (names from ``accountants.ACCOUNTANTS``) reported in ``privacy_``.
       random_state: int, RandomState or None; fixes the partition and the noise.
+      backend: where the agents run, "inprocess" (default) or "ray" (one Ray actor per agent,
+        ``solvers.backends``), or a ``solvers.backends.RayBackend``; the fit is the same.
 
     Attributes (after ``fit``):
       coef_ (1, d), intercept_ (1,) = 0, classes_ (2,), n_features_in_, privacy_ {name: ε},
@@ -68,6 +70,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
         clip: bool = False,
         accountants: tuple[str, ...] = ("moments_classic", "exact_gaussian"),
         random_state: int | np.random.RandomState | None = None,
+        backend: str | object = "inprocess",
     ) -> None:
         self.n_agents = n_agents
         self.epsilon = epsilon
@@ -85,6 +88,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
         self.clip = clip
         self.accountants = accountants
         self.random_state = random_state
+        self.backend = backend
 
     def fit(
         self,
@@ -133,7 +137,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
             **public,
         )
         self.result_ = self._solver(problem).run(
-            problem, seed=noise_seed, accountants=self.accountants, record_transcript=False
+            problem, seed=noise_seed, accountants=self.accountants, record_transcript=False, backend=self.backend
         )
         model = self.result_.model if self.output == "last" else self.result_.model_average
         self.coef_ = model[None, :].copy()

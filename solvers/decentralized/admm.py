@@ -19,7 +19,7 @@ Iteration t = 1..T is one of two kinds (spec 001 §2, spec 003 §2):
   and f_i(2k) = f_i(2k−1) − [g̃_i + 2λ_i(2k−1) + η_i Σ_j (f_i(2k−1) − f_j(2k−1))]/(2η_iV_i + γ), λ unchanged.
   (Spec 001 §2.6: never recompute ∇O from the data here.)
 
-Initialisation: f_i(0) ~ N(0, init_scale² I) from the trial's own generator (data independent),
+Initialisation: f_i(0) ~ N(0, init_scale² I) from node i's own stream of the trial (data independent),
 λ_i(0) = 0. The transcript channel ``f`` holds f(t) for t = 0..T, shape (T+1, R, N, d): entry t is
 iteration t (t = 0 is the random start, which is released too, Def. V.1). History rows are
 likewise t = 0..T. White-box channels: ``lam`` (λ_i(t)) and ``noise`` (ε_i(t), zero where none).
@@ -71,8 +71,9 @@ _CHANNELS = {
 
 
 class _InitAndNoise:
-    """One trial's randomness, drawn from its own generator: f(0) ~ N(0, s² I) (N, d), then the
-    Gamma-norm noise of the costly iterations (n_noisy, N, d); ``sample`` returns them stacked."""
+    """One trial's randomness, drawn from its per-agent streams (agents on axis 1 of every draw):
+    f(0) ~ N(0, s² I) (N, d), then the Gamma-norm noise of the costly iterations (n_noisy, N, d);
+    ``sample`` returns them stacked."""
 
     def __init__(self, init_scale: float, mechanism: GammaNormMechanism | None, n_noisy: int) -> None:
         self.init_scale, self.mechanism, self.n_noisy = init_scale, mechanism, n_noisy
@@ -80,7 +81,7 @@ class _InitAndNoise:
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         _, N, d = shape
         out = np.empty(shape)
-        out[0] = self.init_scale * rng.standard_normal((N, d))
+        out[0] = self.init_scale * rng.standard_normal((1, N, d))[0]
         if self.mechanism is not None:
             out[1:] = self.mechanism.sample(rng, (self.n_noisy, N))
         return out
@@ -197,16 +198,17 @@ class _DecentralizedSolver(Solver):
             eta = eta_all[t - 1]
             if exact[t - 1]:
                 eps = zero if slots[t - 1] < 0 else noise[:, 1 + slots[t - 1]]
-                f_new, residual, iterations = _exact_step(problem, f, lam, scales[t - 1][:, None] * eps,
-                                                          eta, A, V, self.tol)
+                f_new, residual, iterations = _exact_step(problem, f, _neighbour_sum(A, f), lam,
+                                                          scales[t - 1][:, None] * eps, eta, V, self.tol)
                 worst["kkt_residual"] = max(worst["kkt_residual"], residual)
                 worst["newton_iterations"] = max(worst["newton_iterations"], float(iterations))
                 f_before, lam_before = f, lam
-                lam = lam + 0.5 * theta_all[t - 1][:, None] * np.einsum("ij,rjd->rid", Lap, f_new)
+                lam = lam + 0.5 * theta_all[t - 1][:, None] * _neighbour_sum(Lap, f_new)
                 f = f_new
             else:
                 eps = zero
-                f = _even_step(f_before, f, lam_before, lam, eta, gamma, A, V)
+                f = _even_step(f_before, f, lam_before, lam, eta, gamma, _neighbour_sum(A, f_before),
+                               _neighbour_sum(A, f), V)
             self._record(problem, recorder, t, f, lam, eps)
         return worst
 
@@ -221,11 +223,18 @@ class _DecentralizedSolver(Solver):
             history["average_loss"][t, recorder._trials] = problem.local_loss(f).mean(axis=-1)
 
 
-def _exact_step(problem: DecentralizedProblem, f_prev: np.ndarray, lam: np.ndarray, linear: np.ndarray,
-                eta: np.ndarray, A: np.ndarray, V: np.ndarray, tol: float):
-    """argmin_f O(f, D_i) + (2λ_i + linear_i)ᵀ f + η_i Σ_j ‖½(f_i^prev + f_j^prev) − f‖², all (R, N)."""
-    eV = (eta * V)[:, None]  # (N, 1)
-    centre = 0.5 * (V[:, None] * f_prev + np.einsum("ij,rjd->rid", A, f_prev))  # Σ_j m_ij
+def _neighbour_sum(matrix: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Σ_j M_ij f_j for (n, N) rows of A or the Laplacian and f (R, N, d); a node running alone
+    passes its own rows and f with only its neighbours' (and its own) broadcasts, zeros elsewhere."""
+    return np.einsum("ij,rjd->rid", matrix, f)
+
+
+def _exact_step(problem: DecentralizedProblem, f_prev: np.ndarray, Af_prev: np.ndarray, lam: np.ndarray,
+                linear: np.ndarray, eta: np.ndarray, V: np.ndarray, tol: float):
+    """argmin_f O(f, D_i) + (2λ_i + linear_i)ᵀ f + η_i Σ_j ‖½(f_i^prev + f_j^prev) − f‖², all (R, n)
+    for the n nodes of ``problem``; ``Af_prev`` = Σ_j A_ij f_j^prev."""
+    eV = (eta * V)[:, None]  # (n, 1)
+    centre = 0.5 * (V[:, None] * f_prev + Af_prev)  # Σ_j m_ij
     b = 2.0 * lam + linear - 2.0 * eta[:, None] * centre
     identity = np.eye(problem.n_features)
 
@@ -242,11 +251,9 @@ def _exact_step(problem: DecentralizedProblem, f_prev: np.ndarray, lam: np.ndarr
     return solution.x, float(solution.residual.max()), solution.iterations
 
 
-def _even_step(f_before, f_odd, lam_before, lam, eta, gamma, A, V):
-    """(19) with the KKT form (47) of the noisy gradient: released values only."""
+def _even_step(f_before, f_odd, lam_before, lam, eta, gamma, Af_before, Af_odd, V):
+    """(19) with the KKT form (47) of the noisy gradient: released values only (A f as neighbour sums)."""
     e = eta[:, None]
-    Af_before = np.einsum("ij,rjd->rid", A, f_before)
-    Af_odd = np.einsum("ij,rjd->rid", A, f_odd)
     noisy_gradient = -2.0 * lam_before - e * (2.0 * V[:, None] * f_odd - V[:, None] * f_before - Af_before)
     step = noisy_gradient + 2.0 * lam + e * (V[:, None] * f_odd - Af_odd)
     return f_odd - step / (2.0 * e * V[:, None] + gamma)

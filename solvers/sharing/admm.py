@@ -64,6 +64,7 @@ __all__ = ["ADMMSharing", "ball_constrained_l2_coefficients", "z_update"]
 
 _NOISE_MODES = (None, "parameter", "output")
 _SECULAR_MAX_ITER = 100
+_EPS = float(np.finfo(float).eps)
 _Z_MAX_ITER = 200
 _BALL_SLACK = 1e-12
 
@@ -377,7 +378,8 @@ def ball_constrained_l2_coefficients(
         phi = 1.0 / np.sqrt(q) - 1.0 / b1
         step = phi / (-0.5 * q**-1.5 * dq)
         new_mu = np.maximum(mu - step, 0.0)
-        converged = np.abs(new_mu - mu) <= 1e-15 * np.maximum(mu, lam)
+        # stop at a relative step of 1e-14, or once φ is at rounding level (steps then bounce by ulps)
+        converged = (np.abs(new_mu - mu) <= 1e-14 * np.maximum(mu, lam)) | (np.abs(phi) <= 8 * _EPS / b1)
         mu = np.where(active, new_mu, mu)
         active &= ~converged
         if not active.any():

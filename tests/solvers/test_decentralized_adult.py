@@ -35,3 +35,18 @@ def test_tiny_parts_write_table_json_and_figures(tmp_path):
         assert (tmp_path / name).stat().st_size > 0
     assert json.loads((tmp_path / "decentralized_adult.json").read_text())["setting"]["T"] == 2
     assert "| 001 | α=2 | R-ADMM |" in (tmp_path / "decentralized_adult.md").read_text()
+
+
+def test_merge_recomputes_optimal_epsilons_lost_from_a_part(tmp_path):
+    kwargs = dict(seeds=1, n_iterations=2, n_train=1000, n_test=200, C=150.0, alphas_001=(2.0,), log=lambda _: None)
+    with threadpool_limits(limits=1, user_api="blas"):
+        experiment.run_experiment(tmp_path, part="001", non_private=False, **kwargs)
+    path = tmp_path / "decentralized_adult_001.json"
+    part = json.loads(path.read_text())
+    expected = [r["eps_optimal"] for r in part["rows"]]
+    assert all(0 < e <= r["beta"] for e, r in zip(expected, part["rows"]))
+    for r in part["rows"]:
+        r["eps_optimal"] = float("nan")  # as left by a run cut short
+    path.write_text(json.dumps(part))
+    summary = experiment.merge_parts(tmp_path)
+    assert [r["eps_optimal"] for r in summary["rows"]] == pytest.approx(expected, rel=1e-12)

@@ -94,13 +94,15 @@ def test_lemma1_sensitivity_bound_on_random_neighbours(loss):
 
 
 def test_noise_is_the_mechanism_draw_and_gradient_perturbation_holds(problem):
-    """w̃ − w = σ_{i,k+1}·N(0, I) drawn at once from make_rng(seed) with shape (T, N, d), and
-    (ρ + 1/η)σ = C_i is constant (spec 000 §7 items 3, 6, 10)."""
+    """w̃ − w = σ_{i,k+1}·N(0, I), agent i's (T, d) block drawn from its own stream (child i of the
+    seed's SeedSequence), and (ρ + 1/η)σ = C_i is constant (spec 000 §7 items 3, 6, 10)."""
     solver = DPADMM(epsilon=0.5, delta=1e-5, n_iterations=15, dw=2.0)
     result = solver.run(problem, seed=7, record_white_box=True, **NO_ACCOUNTANTS)
     noise = result.transcript["w_tilde"] - result.transcript["w_local"]
     T, N, d = 15, problem.n_agents, problem.n_features
-    expected = make_rng(7).standard_normal((T, N, d)) * result.info["sigma"][:, :, None]
+    children = np.random.SeedSequence(7).spawn(N)
+    draws = np.stack([make_rng(child).standard_normal((T, d)) for child in children], axis=1)
+    expected = draws * result.info["sigma"][:, :, None]
     np.testing.assert_allclose(noise, expected, rtol=1e-9, atol=1e-14)
     eta, sigma = result.info["eta"], result.info["sigma"]
     c = (solver.rho + 1 / eta) * sigma

@@ -1,0 +1,1 @@
+"""Experiments on the attacks: ``python -m attacks.experiments.kkt_table --help``."""

@@ -1,0 +1,88 @@
+"""The Ray actor of one agent: its program (own data share), its own noise, nothing else.
+
+Actors are kept in a pool per Ray session and reused across runs (a worker process pays its
+imports once); in a run each holds exactly one agent's program, dropped at the end. The actor
+receives only its agent's seeds (children of each trial's seed) and draws its own noise
+block with the plan's mechanism through ``AgentStreams.single``, the same stream the in-process
+backend uses for that agent; then it answers one ``step`` per round.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from solvers.backends.protocol import AgentProgram
+from solvers.backends.streams import AGENT_AXIS, AgentSeed, AgentStreams
+
+__all__ = ["AgentActor", "ActorPool", "own_noise"]
+
+
+def own_noise(plan, n_agents: int, agent: int, seeds: Sequence[AgentSeed]) -> np.ndarray | None:
+    """Agent ``agent``'s noise for the trials whose agent seeds are ``seeds``: (R, *noise_shape) with
+    the agents axis cut to this agent (None for a noiseless plan)."""
+    if plan.mechanism is None:
+        return None
+    own = [slice(None)] * len(plan.noise_shape)
+    own[AGENT_AXIS] = slice(agent, agent + 1)
+    draws = []
+    with np.errstate(invalid="ignore", divide="ignore"):  # the other agents' (unheld) blocks may be 0/0
+        for seed in seeds:
+            streams = AgentStreams.single(n_agents, agent, seed)
+            draws.append(plan.mechanism.sample(streams, plan.noise_shape)[tuple(own)])
+    return np.stack(draws)
+
+
+class AgentActor:
+    """Wrapped with ``ray.remote`` by the backend: one agent of one run at a time (``load``)."""
+
+    def __init__(self) -> None:
+        self.program = self.plan = None
+
+    def load(self, program: AgentProgram, plan, n_agents: int) -> int:
+        """Become ``program``'s agent for a run; returns the process id."""
+        self.program, self.plan, self.n_agents = program, plan, n_agents
+        return os.getpid()
+
+    def clear(self) -> None:
+        """Drop the run's program and data (the actor stays, idle, for the next run)."""
+        self.program = self.plan = None
+
+    def begin(self, seeds: Sequence[AgentSeed]) -> None:
+        """Start a chunk of trials with this agent's seeds."""
+        self.program.begin(own_noise(self.plan, self.n_agents, self.program.agent, seeds), len(seeds))
+
+    def step(self, k: int, inbound: object) -> Mapping[str, object]:
+        return self.program.step(k, inbound)
+
+
+class ActorPool:
+    """Idle ``AgentActor`` handles of the current Ray session, reused across runs."""
+
+    def __init__(self) -> None:
+        self._session: object = None
+        self._idle: list[tuple[float, object]] = []
+
+    def take(self, ray, n: int, cpus: float, options: Mapping[str, object]) -> list:
+        """``n`` actors reserving ``cpus`` each: idle ones first, new ones for the rest; idle actors
+        that do not fit are ended, so their reserved CPUs never block the new ones."""
+        session = ray.get_runtime_context().get_job_id()
+        if session != self._session:
+            self._session, self._idle = session, []
+        reused = [handle for c, handle in self._idle if c == cpus and not options][:n]
+        for _, handle in self._idle:
+            if not any(handle is r for r in reused):
+                ray.kill(handle)
+        self._idle = []
+        remote = ray.remote(AgentActor).options(num_cpus=cpus, max_restarts=0, **options)
+        return reused + [remote.remote() for _ in range(n - len(reused))]
+
+    def give_back(self, ray, actors: Sequence, cpus: float, options: Mapping[str, object]) -> None:
+        """Return healthy actors (emptied) to the pool; actors with custom options are ended."""
+        for actor in actors:
+            if options:
+                ray.kill(actor)
+            else:
+                actor.clear.remote()
+                self._idle.append((cpus, actor))

@@ -1,0 +1,106 @@
+"""The decentralized ADMM protocol (seeds 001 and 003) split into nodes and the graph driver.
+
+Round t ≤ T: node i receives the broadcasts f_j(t−1) of its neighbours (and its own), completes
+its dual λ_i(t−1) (the step λ_i += (θ_i/2) Σ_j (f_i − f_j) needs the neighbours' new f), and computes
+f_i(t) on its own records with its own noise: the exact step or, for (M)R-ADMM's even iterations,
+the linear step from released values, with the same functions as the vectorised engine. Round 0
+releases the random start f_i(0); a last round T+1 completes λ(T). The driver routes the broadcasts
+along the graph's edges and records iteration t−1 once its duals are complete (the duals are
+white-box values, recorded only on request).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from solvers.backends.protocol import AgentProgram, Coordinator
+from solvers.backends.share import AgentShare
+from solvers.decentralized.admm import _even_step, _exact_step, _neighbour_sum
+from solvers.recorder import Recorder
+
+__all__ = ["GraphDriver", "GraphNode"]
+
+
+class GraphNode(AgentProgram):
+    """Node ``share.agent`` of a ``_DecentralizedSolver``."""
+
+    def __init__(self, solver, share: AgentShare, plan, adjacency: np.ndarray) -> None:
+        self.solver, self.share, self.plan = solver, share, plan
+        i = self.agent = share.agent
+        rows = slice(i, i + 1)
+        A = np.asarray(adjacency, dtype=np.float64)
+        self.A, self.Lap = A[rows], (np.diag(A.sum(axis=1)) - A)[rows]
+        self.V = A.sum(axis=1)[rows]
+        self.n_agents, self.rows = A.shape[0], rows
+
+    def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
+        self.noise = noise
+        self.lam = np.zeros((n_trials, 1, self.share.n_features))
+        self.f = self.f_before = self.lam_before = self.Af_before = None
+
+    def step(self, t: int, inbound: tuple[np.ndarray, np.ndarray] | None) -> Mapping[str, object]:
+        info, i = self.plan.info, self.rows
+        T = self.plan.n_iterations - 1
+        zero = np.zeros_like(self.lam)
+        if t == 0:
+            self.f = np.array(self.noise[:, 0])
+            return {"f": self.f, "noise": zero}
+        f_prev = self._received(inbound)
+        if t >= 2 and info["exact"][t - 2]:
+            self.lam = self.lam + 0.5 * info["theta"][t - 2][i][:, None] * _neighbour_sum(self.Lap, f_prev)
+        if t == T + 1:
+            return {"lam": self.lam}
+        reply: dict[str, object] = {"lam": self.lam}
+        Af = _neighbour_sum(self.A, f_prev)
+        eta = info["eta"][t - 1][i]
+        eps = zero
+        if info["exact"][t - 1]:
+            slot = info["noise_slot"][t - 1]
+            eps = zero if slot < 0 else self.noise[:, 1 + slot]
+            f_new, residual, iterations = _exact_step(self.share, self.f, Af, self.lam,
+                                                      info["noise_scale"][t - 1][i][:, None] * eps, eta, self.V,
+                                                      self.solver.tol)
+            reply["diagnostics"] = {"kkt_residual": residual, "newton_iterations": float(iterations)}
+            self.f_before, self.lam_before, self.Af_before = self.f, self.lam, Af
+            self.f = f_new
+        else:
+            self.f = _even_step(self.f_before, self.f, self.lam_before, self.lam, eta,
+                                float(self.solver.gamma_step), self.Af_before, Af, self.V)
+        reply.update(f=self.f, noise=eps)
+        return reply
+
+    def _received(self, inbound: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The broadcasts as an (R, N, d) array: the senders' rows filled, zeros elsewhere."""
+        senders, values = inbound
+        f = np.zeros((values.shape[0], self.n_agents, values.shape[2]))
+        f[:, senders] = values
+        return f
+
+
+class GraphDriver(Coordinator):
+    """Routes f(t−1) along the edges, collects f(t), records iteration t−1 with its complete duals."""
+
+    def __init__(self, solver, problem, plan, n_trials: int, recorder: Recorder) -> None:
+        super().__init__()
+        self.solver, self.problem, self.recorder = solver, problem, recorder
+        self.n_rounds = plan.n_iterations + 1
+        self.diagnostics = {"kkt_residual": 0.0, "newton_iterations": 0.0}
+        graph = problem.graph
+        self.senders = [np.array(sorted({i, *graph.neighbours(i)}), dtype=np.int64) for i in range(problem.n_agents)]
+        self.f = self.noise = None
+
+    def inbound(self, t: int, agent: int) -> tuple[np.ndarray, np.ndarray] | None:
+        if t == 0:
+            return None
+        senders = self.senders[agent]
+        return senders, self.f[:, senders]
+
+    def receive(self, t: int, replies: Sequence[Mapping[str, object]]) -> None:
+        self._merge(replies)
+        if t >= 1:
+            lam = np.concatenate([r["lam"] for r in replies], axis=1)
+            self.solver._record(self.problem, self.recorder, t - 1, self.f, lam, self.noise)
+        if t < self.n_rounds - 1:
+            self.f = np.concatenate([r["f"] for r in replies], axis=1)
+            self.noise = np.concatenate([r["noise"] for r in replies], axis=1)

@@ -1,0 +1,113 @@
+"""Per-agent random streams: every agent draws its noise from its own generator.
+
+Trial r's generator is split into one child stream per agent (children of the trial's
+``SeedSequence``, as ``SeedSequence.spawn`` makes them, but without mutating the parent), so agent i's
+noise depends only on (trial seed, i). The in-process backend draws all agents' noise at once
+through :class:`AgentStreams`, a ``numpy.random.Generator`` that fills the agents axis (axis 1 of
+every draw) block by block from the children; a Ray actor builds the same object holding only its
+own child and keeps its own block, so both backends release the same noise.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from mechanisms import make_rng
+from mechanisms.rng import begin_release
+
+__all__ = ["AGENT_AXIS", "AgentStreams", "agent_seeds"]
+
+#: The axis of the agents in every draw a solver's noise sampler makes.
+AGENT_AXIS = 1
+
+AgentSeed = np.random.SeedSequence | np.random.Generator
+
+
+def agent_seeds(trial_seed: int | np.random.SeedSequence | np.random.Generator | None,
+                n_agents: int) -> list[AgentSeed]:
+    """The N child seeds of one trial: ``SeedSequence`` children (spawn keys ``(..., i)``) of an int
+    or ``SeedSequence`` seed, or ``Generator.spawn(N)`` of a generator (which advances it, so a
+    generator used twice gives fresh noise, as drawing from it would; a
+    ``SecureReseedingGenerator`` spawns children of its own type, reseeded at every draw)."""
+    if isinstance(trial_seed, np.random.Generator):
+        return list(trial_seed.spawn(n_agents))
+    root = trial_seed if isinstance(trial_seed, np.random.SeedSequence) else np.random.SeedSequence(trial_seed)
+    return [np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (i,), pool_size=root.pool_size)
+            for i in range(n_agents)]
+
+
+class AgentStreams(np.random.Generator):
+    """A generator whose every draw of shape (..., N, ...) (agents on :data:`AGENT_AXIS`) takes
+    agent i's block from agent i's own stream; agents without a stream (``None``) get zeros.
+
+    Supports the draws the mechanisms make (``standard_normal``, ``standard_gamma``, ``laplace``,
+    ``random``); any other draw is refused rather than taken from a shared stream.
+
+    Args:
+      seeds: one entry per agent: an agent seed from :func:`agent_seeds`, or None (not held here).
+    """
+
+    def __init__(self, seeds: Sequence[AgentSeed | None]) -> None:
+        super().__init__(np.random.PCG64(0))  # never drawn from: every supported draw is overridden
+        self._streams = [None if s is None else make_rng(s) for s in seeds]
+
+    @classmethod
+    def single(cls, n_agents: int, agent: int, seed: AgentSeed) -> AgentStreams:
+        """The streams as agent ``agent`` holds them: its own, and none of the others'."""
+        return cls([seed if i == agent else None for i in range(n_agents)])
+
+    def standard_normal(self, size=None, dtype=np.float64, out=None):  # type: ignore[override]
+        _no_out(out)
+        return self._blocks(lambda rng, shape: rng.standard_normal(shape, dtype=dtype), size)
+
+    def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):  # type: ignore[override]
+        _no_out(out)
+        return self._blocks(lambda rng, sub: rng.standard_gamma(shape, size=sub, dtype=dtype), size)
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+        if np.ndim(loc) or np.ndim(scale):
+            raise ValueError("AgentStreams.laplace takes scalar loc and scale (scale the draw instead)")
+        return self._blocks(lambda rng, sub: rng.laplace(loc, scale, size=sub), size)
+
+    def random(self, size=None, dtype=np.float64, out=None):  # type: ignore[override]
+        _no_out(out)
+        return self._blocks(lambda rng, sub: rng.random(sub, dtype=dtype), size)
+
+    def spawn(self, n_children: int):  # type: ignore[override]
+        raise TypeError("AgentStreams cannot spawn: spawn from the trial's seed instead")
+
+    def _blocks(self, draw: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray], size) -> np.ndarray:
+        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size or ())
+        n_agents = len(self._streams)
+        if len(shape) <= AGENT_AXIS or shape[AGENT_AXIS] != n_agents:
+            raise ValueError(
+                f"every draw from AgentStreams must have the {n_agents} agents on axis {AGENT_AXIS}, got size {size!r}"
+            )
+        out = np.zeros(shape)
+        block = shape[:AGENT_AXIS] + shape[AGENT_AXIS + 1:]
+        for i, rng in enumerate(self._streams):
+            if rng is not None:
+                out[(slice(None),) * AGENT_AXIS + (i,)] = draw(begin_release(rng), block)
+        return out
+
+    def __reduce__(self):
+        raise TypeError("AgentStreams is not sent anywhere: each agent builds its own from its seed")
+
+
+def _refuse(name: str) -> Callable[..., None]:
+    def method(self, *args, **kwargs):
+        raise TypeError(f"AgentStreams does not support {name}(): draw per agent with a supported method "
+                        "(standard_normal, standard_gamma, laplace, random)")
+    method.__name__ = name
+    return method
+
+
+for _name in ("normal", "uniform", "integers", "choice", "exponential", "gamma", "beta", "binomial", "poisson",
+              "permutation", "permuted", "shuffle", "multivariate_normal", "standard_exponential", "bytes"):
+    setattr(AgentStreams, _name, _refuse(_name))
+
+
+def _no_out(out: object) -> None:
+    if out is not None:
+        raise TypeError("AgentStreams draws do not take out=")
+

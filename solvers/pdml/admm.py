@@ -1,0 +1,366 @@
+"""PDML (seed 002): local label randomization, then the servers' perturbed decentralized ADMM.
+
+One run (spec 002 §3.3), vectorised over (trials R, servers N, features d):
+
+* **Phase 1** (users, once): group i's users flip their labels with p_i = 1/(1+e^{ε_i})
+  (:mod:`solvers.pdml.randomization`); server i learns on y' with the debiased loss (19)–(22),
+  Ĵ_i(w) = (1/m_i) Σ_j φ(y'_ij wᵀx_ij) − b_iᵀw + (a/n)·½‖w‖²  (a = ``problem.lam``).
+* **Phase 2** (servers, t = 0..T−1), on the problem's ``GraphTopology``:
+  - η_i, drawn once before the first iteration with ‖η_i‖₂ ≤ R_i, uniform in the ℓ2 ball (spec 002
+    A3; ``eta_dist="linf_uniform"``: coordinates U[−R_i, R_i]) and kept fixed (14);
+  - (15) w_i(t+1) = argmin_w Ĵ_i(w) + η_iᵀw/n + γ_i(t)ᵀw + β Σ_{l∈𝒩_i} ‖w − ½(w̃_i(t) + w̃_l(t))‖²
+    (batched damped Newton to ‖∇‖ ≤ ``tol``, warm-started at w_i(t));
+  - (16) w̃_i(t+1) = w_i(t+1) + θ_i(t+1), θ_i(t+1) ~ N(0, ρ^t V_i² I): fresh, variance ρ^{t'−1}V_i²
+    at broadcast t' = t+1;
+  - (17) γ_i(t+1) = γ_i(t) + β Σ_{l∈𝒩_i} (w̃_i(t+1) − w̃_l(t+1)).
+  w(0) = w̃(0) = γ(0) = 0 (public; spec 002 A4–A5). The released model is (1/n) Σ_i w̃_i(t)
+  (post-processing of the broadcasts, spec 002 A6).
+
+Transcript: ``w_tilde`` (T+1, R, N, d), every broadcast w̃_i(t), t = 0..T. White-box channels:
+``w`` (w_i(t)), ``gamma`` (γ_i(t)), ``theta`` (θ_i(t), 0 at t = 0), ``eta`` (η_i, repeated) and
+``y_reported`` (the labels y' that group i's users reported to server i, repeated).
+
+Ledger (``Result.ledger``), every participant separately: ``"users-i"`` holds group i's label
+release (``PureDpEvent(ε_i)``, local: against every server; ``NonPrivateDpEvent`` for ε_i = ∞);
+``"server-i"`` holds each broadcast t = 1..T as ``GaussianDpEvent(σ_i(t)/Δ_i)`` with the DERIVED
+sensitivity Δ_i of :mod:`solvers.pdml.privacy` (``NonPrivateDpEvent`` where V_i = 0). The paper
+gives no number for Phase 2. ``Result.privacy`` is the worst server's ε at ``delta`` per accountant;
+``Result.info["guarantees"]`` is the per-group matrix by adversary (the collector s_i, the other
+servers) and data piece (label, features).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from accountants import Ledger, LedgerEntry, LedgerFile, PureDpEvent
+from dp_accounting import dp_event
+from mechanisms import GaussianMechanism
+from scipy.special import expit
+
+from solvers.accounting import AccountantsLike, resolve_accountants
+from solvers.base import RunPlan, Solver
+from solvers.graph import GraphTopology
+from solvers.inner import damped_newton
+from solvers.pdml.privacy import (
+    DERIVED_NOTE,
+    broadcast_sensitivity,
+    broadcast_sigmas,
+    gdp_epsilon,
+    joint_label_epsilon,
+    strong_convexity,
+    zcdp_epsilon,
+    zcdp_total,
+)
+from solvers.pdml.randomization import check_label_symmetric, debias_linear_term, label_flips
+from solvers.problem import HorizontalProblem
+from solvers.recorder import ChannelSpec, Recorder
+from solvers.regularizers import L2Regularizer
+from solvers.result import Result
+
+__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "sample_eta"]
+
+#: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
+#: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
+DEFAULT_ACCOUNTANTS = ("exact_gaussian", "rdp")
+
+_CHANNELS = {
+    "w_tilde": ChannelSpec("agents", "w̃_i(t) = w_i(t) + θ_i(t): server i's broadcast to its neighbours "
+                                     "(16), t = 0..T (w̃(0) = 0)"),
+    "w": ChannelSpec("agents", "w_i(t): server i's unperturbed iterate (15) (never sent)", white_box=True),
+    "gamma": ChannelSpec("agents", "γ_i(t): server i's dual (17) (a function of the broadcasts)", white_box=True),
+    "theta": ChannelSpec("agents", "θ_i(t) ~ N(0, ρ^{t−1}V_i² I): broadcast noise (16) (never sent)",
+                         white_box=True),
+    "eta": ChannelSpec("agents", "η_i: fixed objective noise (14), ‖η_i‖ ≤ R_i (never sent)", white_box=True),
+    "y_reported": ChannelSpec("agents", "y'_ij: group i's randomized labels as reported to server i (Phase 1; "
+                                        "seen by s_i only; 0 on padding), repeated", white_box=True),
+}
+
+
+def sample_eta(rng: np.random.Generator, bound: np.ndarray, dim: int, dist: str = "l2_ball") -> np.ndarray:
+    """η_i for each server, (N, d): uniform in the ℓ2 ball of radius R_i (direction g/‖g‖, radius
+    R_i U^{1/d}; spec 002 §6.3), or ``"linf_uniform"``: every coordinate U[−R_i, R_i]. Every draw
+    has the servers on axis 1 (per-agent streams)."""
+    bound = np.asarray(bound, dtype=np.float64)
+    N = bound.size
+    if dist == "l2_ball":
+        direction = rng.standard_normal((1, N, dim))[0]
+        direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+        return direction * (bound * rng.random((1, N))[0] ** (1.0 / dim))[:, None]
+    if dist == "linf_uniform":
+        return (2.0 * rng.random((1, N, dim))[0] - 1.0) * bound[:, None]
+    raise ValueError(f"eta_dist must be 'l2_ball' or 'linf_uniform', got {dist!r}")
+
+
+class _TrialNoise:
+    """One trial's randomness, flat: the users' flips (N·m), then η (N·d), then θ (T·N·d).
+
+    Every draw has the servers (user groups) on axis 1, so group i's flips and server i's noise
+    come from stream i alone. Groups with ε = ∞ and servers with V = 0 still draw (and discard)."""
+
+    def __init__(self, eps_label: np.ndarray, eta_bound: np.ndarray, eta_dist: str,
+                 gaussian: GaussianMechanism | None, V: np.ndarray, N: int, m: int, d: int, T: int) -> None:
+        self.eps_label = eps_label
+        self.eta_bound, self.eta_dist, self.gaussian, self.noisy = eta_bound, eta_dist, gaussian, V > 0
+        self.N, self.m, self.d, self.T = N, m, d, T
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        N, m, d, T = self.N, self.m, self.d, self.T
+        flips = label_flips(self.eps_label, (N, m), rng)
+        eta = sample_eta(rng, self.eta_bound, d, self.eta_dist)
+        theta = np.zeros((T, N, d))
+        if self.gaussian is not None:
+            theta = self.gaussian.sample(rng, (T, N, d)) * self.noisy[:, None]
+        return np.concatenate([flips.ravel(), eta.ravel(), theta.ravel()])
+
+    def split(self, noise: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(flips (R, N, m), η (R, N, d), θ (R, T, N, d)) of a chunk's noise (R, total)."""
+        N, m, d, T = self.N, self.m, self.d, self.T
+        R = noise.shape[0]
+        a, b = N * m, N * m + N * d
+        return (noise[:, :a].reshape(R, N, m), noise[:, a:b].reshape(R, N, d),
+                noise[:, b:].reshape(R, T, N, d))
+
+
+@dataclass(frozen=True)
+class PDML(Solver):
+    """PDML: randomized response on the labels, then perturbed decentralized ADMM (module docstring).
+
+    Args:
+      eps_label: label ε per user group (a number or (N,)); ``np.inf``: no randomization.
+      eta_bound: R, the bound on ‖η_i‖₂ (a number or (N,)); 0: no objective perturbation.
+      V: initial std V_i of θ_i (a number or (N,)); 0: unperturbed (non-private) broadcasts.
+      rho_decay: ρ ∈ (0, 1], variance decay of θ.
+      beta: ADMM penalty β > 0.
+      n_iterations: T.
+      eta_dist: "l2_ball" (default, spec 002 A3) or "linf_uniform".
+      x_max: bound on every ‖x‖ for the sensitivity; None uses the largest observed ‖x‖ (spec 002
+        A12; pass a public bound for a data-independent guarantee).
+      tol: Newton tolerance τ on ‖∇‖ (enters the sensitivity as 2τ/μ_i).
+      delta: δ of ``Result.privacy`` and of the per-group guarantees.
+
+    The baselines are special cases: "no privacy" is eps_label=np.inf, eta_bound=0, V=0; "modified
+    loss" (Phase 1 only) finite eps_label with eta_bound=0, V=0.
+    """
+
+    eps_label: float | Sequence[float] = 1.0
+    eta_bound: float | Sequence[float] = 1.0
+    V: float | Sequence[float] = 0.1
+    rho_decay: float = 0.8
+    beta: float = 1.0
+    n_iterations: int = 100
+    eta_dist: str = "l2_ball"
+    x_max: float | None = None
+    tol: float = 1e-10
+    delta: float = 1e-5
+
+    name: ClassVar[str] = "pdml"
+    channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
+
+    def __post_init__(self) -> None:
+        T = self.n_iterations
+        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
+            raise ValueError(f"n_iterations must be an integer >= 1, got {T!r}")
+        _real(self.rho_decay, "rho_decay")
+        if self.rho_decay > 1:
+            raise ValueError(f"rho_decay must be in (0, 1], got {self.rho_decay!r}")
+        _real(self.beta, "beta")
+        _real(self.tol, "tol")
+        _real(self.delta, "delta")
+        if self.delta >= 1:
+            raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
+        if self.x_max is not None:
+            _real(self.x_max, "x_max")
+        if self.eta_dist not in ("l2_ball", "linf_uniform"):
+            raise ValueError(f"eta_dist must be 'l2_ball' or 'linf_uniform', got {self.eta_dist!r}")
+
+    @property
+    def target_delta(self) -> float:
+        return self.delta
+
+    def per_group(self, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(ε_i, R_i, V_i), each (N,), validated."""
+        eps = _per_group(self.eps_label, n_agents, "eps_label", allow_inf=True)
+        if np.any(eps <= 0):
+            raise ValueError(f"eps_label must be > 0 (np.inf: no randomization), got {self.eps_label!r}")
+        return (eps, _per_group(self.eta_bound, n_agents, "eta_bound"), _per_group(self.V, n_agents, "V"))
+
+    # ------------------------------------------------------------------------------------------
+    def run(self, problem: HorizontalProblem, *, accountants: AccountantsLike = None,
+            ledger_path: str | os.PathLike | None = None, **kwargs) -> Result:
+        """``Solver.run`` (seed=/trials=/seeds=, recording options), with the per-participant ledger
+        of the module docstring registered with ``accountants`` (default ``DEFAULT_ACCOUNTANTS``) and,
+        with ``ledger_path``, appended to that JSON-lines file before the first release."""
+        resolved = resolve_accountants(DEFAULT_ACCOUNTANTS if accountants is None else accountants)
+        ledger = self.ledger(problem)
+        if ledger_path is not None:
+            LedgerFile(ledger_path).extend(ledger)
+        result = super().run(problem, accountants=(), **kwargs)
+        servers = [f"server-{i}" for i in range(problem.n_agents)]
+        unperturbed = not np.all(result.info["V"] > 0)
+        privacy: dict[str, float] = {}
+        for accountant in resolved:
+            chosen = [e for e in ledger if e.participant in servers or accountant.supports(e.event)]
+            accountant.register_many([e.event for e in chosen], participants=[e.participant for e in chosen],
+                                     iteration=[e.iteration for e in chosen])
+            worst = math.inf if unperturbed else max(accountant.get_epsilon(self.delta, participant=s) for s in servers)
+            privacy[_unique(accountant.name, privacy)] = worst
+        return dataclasses.replace(result, ledger=ledger, privacy=privacy)
+
+    def ledger(self, problem: HorizontalProblem) -> Ledger:
+        """Every release of a run on ``problem`` (data-independent): ``"users-i"`` (label, iteration
+        0) for every group, then ``"server-i"`` broadcasts for t = 1..T."""
+        info = self._plan(problem).info
+        entries = []
+        for i, eps in enumerate(info["eps_label"]):
+            label = PureDpEvent(float(eps)) if np.isfinite(eps) else dp_event.NonPrivateDpEvent()
+            entries.append(LedgerEntry(participant=f"users-{i}", event=label, iteration=0))
+        for t, row in enumerate(info["broadcast_events"], start=1):
+            entries.extend(LedgerEntry(participant=f"server-{i}", event=e, iteration=t) for i, e in enumerate(row))
+        return Ledger(entries)
+
+    # ------------------------------------------------------------------------------------------
+    def _check_problem(self, problem: HorizontalProblem) -> float:
+        if not isinstance(problem, HorizontalProblem):
+            raise TypeError(f"problem must be a HorizontalProblem, got {type(problem).__name__}")
+        if not isinstance(problem.topology, GraphTopology):
+            raise ValueError(f"problem.topology must be a solvers.graph.GraphTopology, got {problem.topology!r}")
+        if not isinstance(problem.regularizer, L2Regularizer):
+            raise ValueError(f"PDML needs N(w) = ½‖w‖² (L2Regularizer), got {problem.regularizer!r}")
+        check_label_symmetric(problem.loss)
+        if self.x_max is None:
+            return problem.max_feature_norm
+        problem.check_feature_bound(self.x_max)
+        return float(self.x_max)
+
+    def _plan(self, problem: HorizontalProblem) -> RunPlan:
+        x_max = self._check_problem(problem)
+        N, d, T = problem.n_agents, problem.n_features, self.n_iterations
+        m = problem.partition.X.shape[1]
+        eps, bound, V = self.per_group(N)
+        degrees = problem.topology.degrees.astype(np.float64)
+        a = problem.lam
+        common = dict(a=a, n_agents=N, beta=self.beta, degrees=degrees)
+        sensitivity = broadcast_sensitivity(loss=problem.loss, eps_label=eps, sizes=problem.sizes,
+                                            x_max=x_max, tol=self.tol, **common)
+        sigma = broadcast_sigmas(V, self.rho_decay, T)
+        noisy = V > 0
+        gaussian = None
+        events = [[dp_event.NonPrivateDpEvent()] * N for _ in range(T)]
+        if noisy.any():  # σ = 1 stands in where V_i = 0: that server's draw is discarded
+            gaussian = GaussianMechanism(sensitivity[None, :, None], np.where(noisy, sigma, 1.0)[:, :, None])
+            flat = gaussian.events()
+            for t in range(T):
+                for i in np.flatnonzero(noisy):
+                    events[t][i] = flat[t * N + i]
+        xi = zcdp_total(sensitivity, V, self.rho_decay, T)
+        eps_phase2 = gdp_epsilon(xi, self.delta)
+        joint, joint_delta = joint_label_epsilon(eps, eps_phase2, self.delta)
+        info = {
+            "eps_label": eps, "flip_probability": expit(-eps),
+            "eta_bound": bound, "eta_dist": self.eta_dist, "V": V, "rho_decay": self.rho_decay,
+            "sigma": sigma, "sensitivity": sensitivity, "x_max": x_max,
+            "strong_convexity": strong_convexity(**common), "degrees": degrees,
+            "zcdp": xi, "epsilon_phase2": eps_phase2, "epsilon_phase2_zcdp": zcdp_epsilon(xi, self.delta),
+            "guarantees": _guarantees(eps, eps_phase2, joint, joint_delta, self.delta),
+            "phase2_note": DERIVED_NOTE, "broadcast_events": events,
+        }
+        noise = _TrialNoise(eps, bound, self.eta_dist, gaussian, V, N, m, d, T)
+        public = [[dp_event.NoOpDpEvent()] * N]
+        return RunPlan(T + 1, public + events, noise, (N * m + N * d + T * N * d,), info)  # type: ignore[arg-type]
+
+    def _bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
+        N, m, d = problem.partition.X.shape
+        return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + N * m * d + 3 * N * d * d + 8 * N * d)
+
+    def _iterate(self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None,
+                 recorder: Recorder) -> Mapping[str, float]:
+        flips, eta, theta = plan.mechanism.split(noise)  # type: ignore[union-attr]
+        X, mask = problem.partition.X, problem.partition.mask
+        N, d = problem.n_agents, problem.n_features
+        weights = mask / problem.sizes[:, None].astype(np.float64)               # (N, m)
+        y_noisy = problem.partition.y[None] * flips                               # (R, N, m)
+        eps = plan.info["eps_label"]
+        b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)  # (R, N, d)
+        A = problem.topology.adjacency_matrix()
+        Lap = problem.topology.laplacian()
+        degrees = plan.info["degrees"]
+        quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]            # (N, 1)
+        XT = np.ascontiguousarray(X.transpose(0, 2, 1))                           # (N, d, m)
+        loss = problem.loss
+        identity = np.eye(d)
+
+        def margins(v):
+            return y_noisy * np.einsum("nmd,rnd->rnm", X, v)
+
+        w = np.zeros((R, N, d))
+        w_tilde = np.zeros((R, N, d))
+        gamma = np.zeros((R, N, d))
+        recorder.record(0, w_tilde.mean(axis=1), w_tilde, w_tilde=w_tilde, w=w, gamma=gamma,
+                        theta=np.zeros((R, N, d)), eta=eta, y_reported=y_noisy)
+        worst = {"newton_residual": 0.0, "newton_iterations": 0.0}
+        for t in range(1, self.n_iterations + 1):
+            centre = degrees[:, None] * w_tilde + np.einsum("ij,rjd->rid", A, w_tilde)
+            linear = -b + eta / N + gamma - self.beta * centre
+
+            def value(v, linear=linear):
+                return (np.einsum("nm,rnm->rn", weights, loss.phi(margins(v)))
+                        + np.einsum("rnd,rnd->rn", linear, v) + 0.5 * quad[:, 0] * np.einsum("rnd,rnd->rn", v, v))
+
+            def derivatives(v, linear=linear):
+                u = margins(v)
+                slope = weights * loss.dphi(u) * y_noisy
+                gradient = np.einsum("rnm,nmd->rnd", slope, X) + linear + quad * v
+                curvature = weights * loss.d2phi(u)
+                hessian = np.matmul(XT[None] * curvature[:, :, None, :], X[None]) + quad[..., None] * identity
+                return gradient, hessian
+
+            solution = damped_newton(value, derivatives, w, tol=self.tol)
+            worst["newton_residual"] = max(worst["newton_residual"], float(solution.residual.max()))
+            worst["newton_iterations"] = max(worst["newton_iterations"], float(solution.iterations))
+            w = solution.x
+            w_tilde = w + theta[:, t - 1]
+            gamma = gamma + self.beta * np.einsum("ij,rjd->rid", Lap, w_tilde)
+            recorder.record(t, w_tilde.mean(axis=1), w_tilde, w_tilde=w_tilde, w=w, gamma=gamma,
+                            theta=theta[:, t - 1], eta=eta, y_reported=y_noisy)
+        return worst
+
+
+def _guarantees(eps: np.ndarray, eps_phase2: np.ndarray, joint: np.ndarray, joint_delta: np.ndarray,
+                delta: float) -> list[dict[str, dict[str, tuple[float, float]]]]:
+    """Per group: {adversary: {piece: (ε, δ)}}, adversaries "collector" (s_i, more trusted) and
+    "other_servers" (type 2, colluding, see every broadcast); features get nothing from s_i."""
+    return [{
+        "collector": {"label": (float(eps[i]), 0.0), "features": (math.inf, 0.0)},
+        "other_servers": {"label": (float(joint[i]), float(joint_delta[i])),
+                          "features": (float(eps_phase2[i]), delta if np.isfinite(eps_phase2[i]) else 0.0)},
+    } for i in range(eps.size)]
+
+
+def _per_group(value, n: int, name: str, *, allow_inf: bool = False) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim > 1 or array.size not in (1, n):
+        raise ValueError(f"{name} must be a number or one value per group/server ({n},), got shape {array.shape}")
+    array = np.broadcast_to(array, (n,)).copy()
+    bad = np.isnan(array) | (array < 0) | (np.isinf(array) & (not allow_inf))
+    if bad.any():
+        raise ValueError(f"{name} must be >= 0{' (np.inf allowed)' if allow_inf else ' and finite'}, got {value!r}")
+    return array
+
+
+def _real(value, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+
+
+def _unique(name: str, taken: Mapping[str, float]) -> str:
+    candidate, suffix = name, 2
+    while candidate in taken:
+        candidate, suffix = f"{name}#{suffix}", suffix + 1
+    return candidate
