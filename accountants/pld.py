@@ -93,17 +93,24 @@ class PLDAccountant(Accountant):
         key = (self._key(summary), pessimistic)
         if key not in self._pld_cache:
             composed = None
+            interval = self.grid_interval(summary)
             for event, count in key[0]:
-                piece = _BUILDERS[type(event)](self, event, count, pessimistic)
+                piece = _BUILDERS[type(event)](self, event, count, pessimistic, interval)
                 if piece is None:
                     composed = None
                     self._pld_cache[key] = None
                     return None
                 composed = piece if composed is None else composed.compose(piece)
-            self._pld_cache[key] = composed if composed is not None else pld_lib.identity(
-                self.value_discretization_interval
-            )
+            self._pld_cache[key] = composed if composed is not None else pld_lib.identity(interval)
         return self._pld_cache[key]
+
+    def grid_interval(self, summary: Counter) -> float:
+        """The grid step for a participant's releases: ``value_discretization_interval``, coarsened
+        so that the composed privacy-loss support has at most ``MAX_GRID_POINTS`` points (nearly
+        noiseless Gaussian releases have losses of order 1/σ²). A coarser pessimistic grid is still
+        an upper bound, only a looser one; :meth:`get_epsilon_interval` shows the gap."""
+        span = math.fsum(_loss_span(event, count) for event, count in summary.items())
+        return max(self.value_discretization_interval, span / MAX_GRID_POINTS)
 
     def _epsilon(self, summary: Counter, delta: float, pessimistic: bool = True) -> float:
         return self._cached_query(summary, "epsilon", delta, pessimistic)
@@ -141,43 +148,70 @@ def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
     return ""
 
 
-def _gaussian(acc: PLDAccountant, event, count: int, pessimistic: bool):
+#: Largest privacy-loss grid a query allocates (8 bytes a point, several arrays in the FFT).
+MAX_GRID_POINTS = 1_000_000
+#: Privacy-loss tails beyond this many standard deviations carry negligible mass (dp-accounting
+#: truncates at e^-50); used only to size the grid.
+_TAIL_SDS = 10.0
+
+
+def _loss_span(event: dp_event.DpEvent, count: int) -> float:
+    """Width of the privacy-loss support of ``count`` compositions of one release, ±_TAIL_SDS
+    standard deviations of the loss (grid sizing only): the loss of a Gaussian with noise
+    multiplier s is N(±1/(2s²), 1/s²) under the two hypotheses; Laplace (b) and ε-DP losses lie in
+    [−1/b, 1/b] and [−ε, ε]."""
+    if isinstance(event, dp_event.PoissonSampledDpEvent):
+        event = event.event
+    if isinstance(event, dp_event.GaussianDpEvent) and event.noise_multiplier > 0:
+        # dp-accounting enumerates the loss over both hypotheses' supports: its mean ±1/(2s²) too
+        s = event.noise_multiplier
+        return count / s**2 + 2.0 * _TAIL_SDS * math.sqrt(count) / s
+    if isinstance(event, dp_event.LaplaceDpEvent) and event.noise_multiplier > 0:
+        sd = 1.0 / event.noise_multiplier
+    elif isinstance(event, (PureDpEvent, ApproxDpEvent)) and math.isfinite(event.epsilon):
+        sd = event.epsilon
+    else:
+        return 0.0
+    return 2.0 * _TAIL_SDS * math.sqrt(count) * sd
+
+
+def _gaussian(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
     if event.noise_multiplier == 0:
         return None
     return pld_lib.from_gaussian_mechanism(
         standard_deviation=event.noise_multiplier / math.sqrt(count),  # exact: Gaussians compose
         pessimistic_estimate=pessimistic,
-        value_discretization_interval=acc.value_discretization_interval,
+        value_discretization_interval=interval,
         use_connect_dots=pessimistic,  # connect-the-dots has no optimistic variant
     )
 
 
-def _laplace(acc: PLDAccountant, event, count: int, pessimistic: bool):
+def _laplace(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
     if event.noise_multiplier == 0:
         return None
     return pld_lib.from_laplace_mechanism(
         parameter=event.noise_multiplier,
         pessimistic_estimate=pessimistic,
-        value_discretization_interval=acc.value_discretization_interval,
+        value_discretization_interval=interval,
         use_connect_dots=pessimistic,
     ).self_compose(count)
 
 
-def _randomized_response(acc: PLDAccountant, event, count: int, pessimistic: bool):
+def _randomized_response(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
     if event.num_buckets == 1:
-        return pld_lib.identity(acc.value_discretization_interval)
+        return pld_lib.identity(interval)
     if event.noise_parameter == 0:
         return None
     return pld_lib.from_randomized_response(
         noise_parameter=event.noise_parameter,
         num_buckets=event.num_buckets,
         pessimistic_estimate=pessimistic,
-        value_discretization_interval=acc.value_discretization_interval,
+        value_discretization_interval=interval,
         neighboring_relation=acc.neighboring_relation,
     ).self_compose(count)
 
 
-def _epsilon_delta(acc: PLDAccountant, event, count: int, pessimistic: bool):
+def _epsilon_delta(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
     """The dominating pair of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm. 2.2)."""
     epsilon = event.epsilon
     delta = getattr(event, "delta", 0.0)
@@ -194,21 +228,21 @@ def _epsilon_delta(acc: PLDAccountant, event, count: int, pessimistic: bool):
     return pld_lib.from_two_probability_mass_functions(
         lower, upper,
         pessimistic_estimate=pessimistic,
-        value_discretization_interval=acc.value_discretization_interval,
+        value_discretization_interval=interval,
     ).self_compose(count)
 
 
-def _poisson_sampled(acc: PLDAccountant, event, count: int, pessimistic: bool):
+def _poisson_sampled(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
     inner = event.event
     if event.sampling_probability == 0:
-        return pld_lib.identity(acc.value_discretization_interval)
+        return pld_lib.identity(interval)
     if inner.noise_multiplier == 0:
         return None
     if isinstance(inner, dp_event.GaussianDpEvent):
         pld = pld_lib.from_gaussian_mechanism(
             standard_deviation=inner.noise_multiplier,
             pessimistic_estimate=pessimistic,
-            value_discretization_interval=acc.value_discretization_interval,
+            value_discretization_interval=interval,
             sampling_prob=event.sampling_probability,
             neighboring_relation=acc.neighboring_relation,
             use_connect_dots=pessimistic,
@@ -217,7 +251,7 @@ def _poisson_sampled(acc: PLDAccountant, event, count: int, pessimistic: bool):
         pld = pld_lib.from_laplace_mechanism(
             parameter=inner.noise_multiplier,
             pessimistic_estimate=pessimistic,
-            value_discretization_interval=acc.value_discretization_interval,
+            value_discretization_interval=interval,
             sampling_prob=event.sampling_probability,
             use_connect_dots=pessimistic,
         )
@@ -231,5 +265,5 @@ _BUILDERS: dict[type, _Builder] = {
     dp_event.PoissonSampledDpEvent: _poisson_sampled,
     PureDpEvent: _epsilon_delta,
     ApproxDpEvent: _epsilon_delta,
-    dp_event.NonPrivateDpEvent: lambda acc, event, count, pessimistic: None,
+    dp_event.NonPrivateDpEvent: lambda acc, event, count, pessimistic, interval: None,
 }

@@ -12,6 +12,9 @@ reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR). Attacks read only rel
   (seed 003): rebuilds every costly iteration's Gamma-norm noise from the broadcasts alone (its
   first-order condition) under D and D′; the exact log-likelihood ratio is the transcript's
   realised privacy loss (:mod:`attacks.objective_perturbation`).
+* :class:`BroadcastNP` — the Neyman–Pearson test on one PDML server's broadcasts (seed 002):
+  replays the server's local solve (15) under D and D′ from the public broadcasts (y' and η
+  white-box) and sums the Gaussian log-likelihood ratios (:mod:`attacks.pdml`).
 * :class:`LossThreshold`, :class:`LiRA` — black-box membership inference on the released final
   model; LiRA takes its shadow models from the trials axis (:mod:`attacks.blackbox`).
 * :class:`KKTInference` — seed 003's KKT inference: rebuilds the duals from a decentralized
@@ -27,10 +30,11 @@ from attacks.base import AttackScores
 from attacks.blackbox import LiRA, LossThreshold
 from attacks.kkt import KKTInference, KKTKnowledge
 from attacks.objective_perturbation import TranscriptNP, realised_privacy_loss
+from attacks.pdml import BroadcastNP, replay_server
 from attacks.reconstruction_bound import rero_bound, rero_bound_fdp, rero_bound_gdp
 from attacks.sharing import ColumnSpaceTest, GramRecovery, SharingNP, recover_gram
 from attacks.whitebox import WhiteBoxNP, replay_statistics
 
-__all__ = ["AttackScores", "ColumnSpaceTest", "GramRecovery", "KKTInference", "KKTKnowledge", "LiRA", "LossThreshold",
-           "SharingNP", "TranscriptNP", "WhiteBoxNP", "realised_privacy_loss", "recover_gram", "replay_statistics",
-           "rero_bound", "rero_bound_fdp", "rero_bound_gdp"]
+__all__ = ["AttackScores", "BroadcastNP", "ColumnSpaceTest", "GramRecovery", "KKTInference", "KKTKnowledge", "LiRA",
+           "LossThreshold", "SharingNP", "TranscriptNP", "WhiteBoxNP", "realised_privacy_loss", "recover_gram",
+           "replay_server", "replay_statistics", "rero_bound", "rero_bound_fdp", "rero_bound_gdp"]

@@ -47,7 +47,8 @@ from scipy.special import expit
 from solvers.accounting import AccountantsLike, resolve_accountants
 from solvers.base import RunPlan, Solver
 from solvers.graph import GraphTopology
-from solvers.inner import damped_newton
+from solvers.inner import InnerSolution, damped_newton
+from solvers.losses import MarginLoss
 from solvers.pdml.privacy import (
     DERIVED_NOTE,
     broadcast_sensitivity,
@@ -64,7 +65,7 @@ from solvers.recorder import ChannelSpec, Recorder
 from solvers.regularizers import L2Regularizer
 from solvers.result import Result
 
-__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "sample_eta"]
+__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "sample_eta", "solve_local"]
 
 #: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
 #: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
@@ -292,13 +293,7 @@ class PDML(Solver):
         Lap = problem.topology.laplacian()
         degrees = plan.info["degrees"]
         quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]            # (N, 1)
-        XT = np.ascontiguousarray(X.transpose(0, 2, 1))                           # (N, d, m)
         loss = problem.loss
-        identity = np.eye(d)
-
-        def margins(v):
-            return y_noisy * np.einsum("nmd,rnd->rnm", X, v)
-
         w = np.zeros((R, N, d))
         w_tilde = np.zeros((R, N, d))
         gamma = np.zeros((R, N, d))
@@ -308,20 +303,7 @@ class PDML(Solver):
         for t in range(1, self.n_iterations + 1):
             centre = degrees[:, None] * w_tilde + np.einsum("ij,rjd->rid", A, w_tilde)
             linear = -b + eta / N + gamma - self.beta * centre
-
-            def value(v, linear=linear):
-                return (np.einsum("nm,rnm->rn", weights, loss.phi(margins(v)))
-                        + np.einsum("rnd,rnd->rn", linear, v) + 0.5 * quad[:, 0] * np.einsum("rnd,rnd->rn", v, v))
-
-            def derivatives(v, linear=linear):
-                u = margins(v)
-                slope = weights * loss.dphi(u) * y_noisy
-                gradient = np.einsum("rnm,nmd->rnd", slope, X) + linear + quad * v
-                curvature = weights * loss.d2phi(u)
-                hessian = np.matmul(XT[None] * curvature[:, :, None, :], X[None]) + quad[..., None] * identity
-                return gradient, hessian
-
-            solution = damped_newton(value, derivatives, w, tol=self.tol)
+            solution = solve_local(loss, X, weights, y_noisy, linear, quad, w, tol=self.tol)
             worst["newton_residual"] = max(worst["newton_residual"], float(solution.residual.max()))
             worst["newton_iterations"] = max(worst["newton_iterations"], float(solution.iterations))
             w = solution.x
@@ -330,6 +312,39 @@ class PDML(Solver):
             recorder.record(t, w_tilde.mean(axis=1), w_tilde, w_tilde=w_tilde, w=w, gamma=gamma,
                             theta=theta[:, t - 1], eta=eta, y_reported=y_noisy)
         return worst
+
+
+def solve_local(loss: MarginLoss, X: np.ndarray, weights: np.ndarray, y_noisy: np.ndarray, linear: np.ndarray,
+                quad: np.ndarray, start: np.ndarray, *, tol: float) -> InnerSolution:
+    """Server i's subproblem (15) for every trial r and server i, by batched damped Newton:
+    argmin_v Σ_j a_ij φ(y'_rij vᵀx_ij) + linear_riᵀv + ½ quad_i ‖v‖², warm-started at ``start``.
+
+    With linear = −b_i + η_i/n + γ_i(t) − β(N_i w̃_i(t) + Σ_{l∈𝒩_i} w̃_l(t)) and quad_i = a/n + 2βN_i
+    this is (15) up to a constant (the debiased loss (19)–(22) is φ(y'z) − bᵀw).
+
+    Args:
+      X: (N', m, d) features; weights: (N', m) a_ij (1/m_i, 0 on padding); y_noisy: (R, N', m);
+      linear: (R, N', d); quad: (N', 1); start: (R, N', d); tol: ‖∇‖ tolerance τ.
+    """
+    XT = np.ascontiguousarray(X.transpose(0, 2, 1))                           # (N', d, m)
+    identity = np.eye(X.shape[-1])
+
+    def margins(v):
+        return y_noisy * np.einsum("nmd,rnd->rnm", X, v)
+
+    def value(v):
+        return (np.einsum("nm,rnm->rn", weights, loss.phi(margins(v)))
+                + np.einsum("rnd,rnd->rn", linear, v) + 0.5 * quad[:, 0] * np.einsum("rnd,rnd->rn", v, v))
+
+    def derivatives(v):
+        u = margins(v)
+        slope = weights * loss.dphi(u) * y_noisy
+        gradient = np.einsum("rnm,nmd->rnd", slope, X) + linear + quad * v
+        curvature = weights * loss.d2phi(u)
+        hessian = np.matmul(XT[None] * curvature[:, :, None, :], X[None]) + quad[..., None] * identity
+        return gradient, hessian
+
+    return damped_newton(value, derivatives, start, tol=tol)
 
 
 def _guarantees(eps: np.ndarray, eps_phase2: np.ndarray, joint: np.ndarray, joint_delta: np.ndarray,

@@ -76,3 +76,23 @@ def test_unsupported_and_non_private():
     assert accountant.get_epsilon(1e-3) == math.inf and accountant.get_delta(5.0) == 1.0
     with pytest.raises(ValueError, match="value_discretization_interval must be > 0"):
         PLDAccountant(value_discretization_interval=0.0)
+
+
+def test_nearly_noiseless_gaussians_get_a_coarser_grid_and_still_an_upper_bound(monkeypatch):
+    # A noise multiplier of 1e-3 has losses of order 1/σ² = 10^6: on the default 1e-4 grid that is
+    # 10^10 points. The grid is coarsened to at most MAX_GRID_POINTS, and stays pessimistic.
+    import accountants.pld as pld
+
+    monkeypatch.setattr(pld, "MAX_GRID_POINTS", 20_000)
+    events = [dp_event.GaussianDpEvent(1e-3), dp_event.GaussianDpEvent(2.0)]
+    accountant = PLDAccountant()
+    exact = ExactGaussianAccountant()
+    for event in events:
+        accountant.register(event)
+        exact.register(event)
+    summary = next(iter(accountant._summaries.values()))
+    interval = accountant.grid_interval(summary)
+    assert interval == pytest.approx((1e6 + 1 / 4 + 20 * (1e3 + 0.5)) / 20_000)
+    low, high = accountant.get_epsilon_interval(1e-5)
+    true = exact.get_epsilon(1e-5)
+    assert low <= true * (1 + 1e-9) and true <= high <= true + 2 * interval
