@@ -27,8 +27,8 @@ from solvers.sharing import ADMMSharing, VerticalProblem, adult_vertical
 def sharing_loop(problem: VerticalProblem, solver: ADMMSharing, seed: int) -> dict[str, np.ndarray]:
     """Algorithm 1 (l2, no ball), optionally with output noise, one party and one sample at a time.
 
-    Draws the output noise exactly as the solver does (``make_rng(seed)``, standard normals of shape
-    (T, M, N) times σ_m). Returns the released shares u (T, M, N), the duals y (T, N) and the
+    Draws the output noise exactly as the solver does (party m: standard normals of shape (T, N)
+    from its own stream, child m of the seed, times σ_m). Returns the released shares u (T, M, N), the duals y (T, N) and the
     final blocks x (M, d_m each, as a list).
     """
     if solver.b1 is not None and solver.noise is None:
@@ -38,7 +38,9 @@ def sharing_loop(problem: VerticalProblem, solver: ADMMSharing, seed: int) -> di
     rho, lam = plan.info["rho"], problem.lam
     noise = np.zeros((T, M, N))
     if plan.mechanism is not None:
-        noise = make_rng(seed).standard_normal((T, M, N)) * np.asarray(plan.info["sigma"])[None, :, None]
+        streams = [make_rng(child) for child in np.random.SeedSequence(seed).spawn(M)]
+        noise = np.stack([rng.standard_normal((T, N)) for rng in streams], axis=1)
+        noise *= np.asarray(plan.info["sigma"])[None, :, None]
     blocks = [problem.partition.block(m) for m in range(M)]
     labels = problem.partition.y
     x = [np.zeros(D.shape[1]) for D in blocks]

@@ -2,7 +2,8 @@
 
 ``RayBackend`` connects to a Ray cluster (by address) or starts a local one, creates one
 ``AgentActor`` per agent holding only that agent's records (``AgentShare``) and seeds, and drives
-the solver's protocol round by round (``StarTrainer`` / ``GraphDriver``): only released messages
+the solver's protocol round by round (``StarTrainer`` / ``GraphDriver`` / ``PDMLDriver`` /
+``SharingServer``): only released messages
 travel. Before round k starts, iteration k's releases are appended to the ledger file (write-ahead,
 synced), so a fault never leaves a release unrecorded. A dead actor, an error inside an actor, or
 a reply that does not arrive within ``timeout`` stops the run with :class:`AgentFailure` naming the
@@ -183,7 +184,11 @@ def _protocol(solver, problem, plan, recorder) -> tuple[Callable[[int], AgentPro
     from solvers.backends.graph import GraphDriver, GraphNode
     from solvers.backends.star import StarAgent, StarTrainer, white_box_needed
     from solvers.decentralized.admm import _DecentralizedSolver
+    from solvers.backends.pdml import PDMLDriver, PDMLServer, pdml_white_box
+    from solvers.backends.sharing import PartyShare, SharingParty, SharingServer, sharing_white_box
     from solvers.dpadmm import _StarADMM
+    from solvers.pdml import PDML
+    from solvers.sharing import ADMMSharing
 
     if isinstance(solver, _StarADMM):
         white_box = white_box_needed(recorder, solver)
@@ -193,8 +198,19 @@ def _protocol(solver, problem, plan, recorder) -> tuple[Callable[[int], AgentPro
         adjacency = problem.graph.adjacency_matrix()
         return (lambda i: GraphNode(solver, AgentShare(problem, i), plan, adjacency),
                 lambda R: GraphDriver(solver, problem, plan, R, recorder))
+    if isinstance(solver, PDML):
+        topology, white_box = problem.topology, pdml_white_box(recorder)
+        quad = (problem.lam / problem.n_agents + 2.0 * solver.beta * plan.info["degrees"])[:, None]
+        adjacency, laplacian = topology.adjacency_matrix(), topology.laplacian()
+        return (lambda i: PDMLServer(solver, AgentShare(problem, i), plan, adjacency, laplacian, quad, white_box),
+                lambda R: PDMLDriver(solver, problem, plan, R, recorder))
+    if isinstance(solver, ADMMSharing):
+        white_box = sharing_white_box(recorder)
+        return (lambda m: SharingParty(solver, PartyShare(problem, m), plan, white_box),
+                lambda R: SharingServer(solver, problem, plan, R, recorder))
     raise ValueError(
-        f"backend='ray' runs the star solvers (ADMM, NaiveNoisyADMM, DPADMM) and the decentralized solvers; "
+        f"backend='ray' runs the star solvers (ADMM, NaiveNoisyADMM, DPADMM), the decentralized solvers, PDML "
+        f"and ADMMSharing; "
         f"{type(solver).__name__} has no agent program: use backend='inprocess'"
     )
 

@@ -100,10 +100,12 @@ def sample_eta(rng: np.random.Generator, bound: np.ndarray, dim: int, dist: str 
 
 
 class _TrialNoise:
-    """One trial's randomness, flat: the users' flips (N·m), then η (N·d), then θ (T·N·d).
+    """One trial's randomness, shape (1, N, m + d + T·d): row i is group i's flips (m), then server
+    i's η (d), then its θ(1..T) (T·d).
 
     Every draw has the servers (user groups) on axis 1, so group i's flips and server i's noise
-    come from stream i alone. Groups with ε = ∞ and servers with V = 0 still draw (and discard)."""
+    come from stream i alone, and row i is all a server's actor holds (``solvers.backends.pdml``).
+    Groups with ε = ∞ and servers with V = 0 still draw (and discard)."""
 
     def __init__(self, eps_label: np.ndarray, eta_bound: np.ndarray, eta_dist: str,
                  gaussian: GaussianMechanism | None, V: np.ndarray, N: int, m: int, d: int, T: int) -> None:
@@ -118,15 +120,15 @@ class _TrialNoise:
         theta = np.zeros((T, N, d))
         if self.gaussian is not None:
             theta = self.gaussian.sample(rng, (T, N, d)) * self.noisy[:, None]
-        return np.concatenate([flips.ravel(), eta.ravel(), theta.ravel()])
+        return np.concatenate([flips, eta, theta.transpose(1, 0, 2).reshape(N, T * d)], axis=1)[None]
 
     def split(self, noise: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(flips (R, N, m), η (R, N, d), θ (R, T, N, d)) of a chunk's noise (R, total)."""
-        N, m, d, T = self.N, self.m, self.d, self.T
-        R = noise.shape[0]
-        a, b = N * m, N * m + N * d
-        return (noise[:, :a].reshape(R, N, m), noise[:, a:b].reshape(R, N, d),
-                noise[:, b:].reshape(R, T, N, d))
+        """(flips (R, n, m), η (R, n, d), θ (R, T, n, d)) of a chunk's noise (R, 1, n, m + d + T·d),
+        n = N in process, 1 in a server's actor."""
+        m, d, T = self.m, self.d, self.T
+        rows = noise[:, 0]
+        R, n = rows.shape[:2]
+        return (rows[:, :, :m], rows[:, :, m:m + d], rows[:, :, m + d:].reshape(R, n, T, d).transpose(0, 2, 1, 3))
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,8 @@ class PDML(Solver):
     # ------------------------------------------------------------------------------------------
     def run(self, problem: HorizontalProblem, *, accountants: AccountantsLike = None,
             ledger_path: str | os.PathLike | None = None, **kwargs) -> Result:
-        """``Solver.run`` (seed=/trials=/seeds=, recording options), with the per-participant ledger
+        """``Solver.run`` (seed=/trials=/seeds=, recording options, ``backend=``: on Ray every server is
+        an actor, ``solvers.backends.pdml``), with the per-participant ledger
         of the module docstring registered with ``accountants`` (default ``DEFAULT_ACCOUNTANTS``) and,
         with ``ledger_path``, appended to that JSON-lines file before the first release."""
         resolved = resolve_accountants(DEFAULT_ACCOUNTANTS if accountants is None else accountants)
@@ -274,7 +277,7 @@ class PDML(Solver):
         }
         noise = _TrialNoise(eps, bound, self.eta_dist, gaussian, V, N, m, d, T)
         public = [[dp_event.NoOpDpEvent()] * N]
-        return RunPlan(T + 1, public + events, noise, (N * m + N * d + T * N * d,), info)  # type: ignore[arg-type]
+        return RunPlan(T + 1, public + events, noise, (1, N, m + d + T * d), info)  # type: ignore[arg-type]
 
     def _bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
         N, m, d = problem.partition.X.shape

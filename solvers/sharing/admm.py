@@ -43,6 +43,7 @@ from accountants import gaussian_epsilon
 from dp_accounting import dp_event
 from mechanisms import GaussianMechanism, Mechanism
 
+from solvers.backends.streams import AgentStreams, agent_seeds
 from solvers.base import RunPlan
 from solvers.inner import accelerated_proximal_gradient
 from solvers.losses import LogisticLoss
@@ -270,6 +271,14 @@ class ADMMSharing(VerticalSolver):
         })
         return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, info)
 
+    def _trial_randomness(self, seed, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray] | None:
+        """One trial's noise (T, M, ·), party m's block from its own stream (child m of the trial's
+        seed, ``solvers.backends.streams``), so a party's actor draws the same noise alone."""
+        if plan.mechanism is None:
+            return None
+        streams = AgentStreams(agent_seeds(seed, problem.n_parties))
+        return {"noise": plan.mechanism.sample(streams, plan.noise_shape)}
+
     # --------------------------------------------------------------------------------------------
     def _iterate(
         self, problem: VerticalProblem, plan: RunPlan, R: int, randomness: Mapping[str, np.ndarray] | None,
@@ -339,7 +348,7 @@ class ADMMSharing(VerticalSolver):
                 return w
             norms = np.linalg.norm(w, axis=-1, keepdims=True)
             radius = b1 * (1.0 - _BALL_SLACK)
-            return w * np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))
+            return w * (radius / np.maximum(norms, radius))  # 1 inside the ball, radius/‖w‖ outside
 
         shape = x0.shape[:2]
         solution = accelerated_proximal_gradient(

@@ -11,18 +11,23 @@ of the sharing constraint) and its own randomness per trial (SGD's shuffles), so
     seeds, chunking, ledger and accountants (it reuses the framework's helpers), swapping in the
     recorder above and a per-trial ``_sample_trial`` hook.
 
-Trial r of a batched run draws everything from ``make_rng(seeds[r])`` exactly as a single run with
-``seed=seeds[r]`` does, so the two agree.
+Trial r of a batched run draws everything from its seed ``seeds[r]`` (``_trial_randomness``: by
+default from ``make_rng(seeds[r])``; ADMM sharing: party m from child m, as its Ray actor does)
+exactly as a single run with ``seed=seeds[r]`` does, so the two agree. ``backend="ray"`` hands the
+run to ``solvers.backends.RayBackend`` (solvers with an agent program: ``ADMMSharing``).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
+from accountants import LedgerFile
 from mechanisms import make_rng
 
 from solvers.accounting import AccountantsLike, record_releases, resolve_accountants
+from solvers.backends import BackendLike, resolve_backend
 from solvers.base import MAX_CHUNK_BYTES, RunPlan, SeedLike, Solver, _chunks, _trial_seeds
 from solvers.recorder import ChannelSpec, Recorder
 from solvers.result import Result
@@ -110,6 +115,12 @@ class VerticalSolver(Solver):
             return None
         return {"noise": plan.mechanism.sample(rng, plan.noise_shape)}
 
+    def _trial_randomness(
+        self, seed: SeedLike, problem: VerticalProblem, plan: RunPlan
+    ) -> dict[str, np.ndarray] | None:
+        """One trial's randomness from its seed (default: ``_sample_trial`` on ``make_rng(seed)``)."""
+        return self._sample_trial(make_rng(seed), problem, plan)
+
     def _bytes_per_trial(self, problem: VerticalProblem, plan: RunPlan) -> int:
         """Pre-drawn randomness plus a few (M, N) work arrays per trial."""
         M, N, width = problem.partition.D.shape
@@ -128,8 +139,11 @@ class VerticalSolver(Solver):
         transcript_agents: Sequence[int] | None = None,
         record_white_box: bool = False,
         max_chunk_bytes: int = MAX_CHUNK_BYTES,
+        backend: BackendLike = "inprocess",
+        ledger_path: str | os.PathLike | None = None,
     ) -> Result:
-        """Run on ``problem`` (a ``VerticalProblem``); arguments and result as ``Solver.run``.
+        """Run on ``problem`` (a ``VerticalProblem``); arguments and result as ``Solver.run``
+        (``backend="ray"`` runs every party as a Ray actor, for the solvers with an agent program).
 
         The transcript's "agents" are the parties 0..M−1; ``Result.model`` is the full model x
         (d,) or (R, d) in the partition's original column order.
@@ -141,28 +155,36 @@ class VerticalSolver(Solver):
                 problem, seed=seed, trials=trials, seeds=seeds, accountants=accountants,
                 record_history=record_history, record_transcript=record_transcript,
                 transcript_agents=transcript_agents, record_white_box=record_white_box,
-                max_chunk_bytes=max_chunk_bytes,
+                max_chunk_bytes=max_chunk_bytes, backend=backend, ledger_path=ledger_path,
             )
 
     def _run(
         self, problem: VerticalProblem, *, seed, trials, seeds, accountants, record_history, record_transcript,
-        transcript_agents, record_white_box, max_chunk_bytes,
+        transcript_agents, record_white_box, max_chunk_bytes, backend, ledger_path,
     ) -> Result:
         plan = self._plan(problem)
         trial_seeds, batched = _trial_seeds(seed, trials, seeds)
+        engine = resolve_backend(backend)
         ledger, privacy = record_releases(plan.events, resolve_accountants(accountants), self.target_delta)
+        ledger_file = None if ledger_path is None else LedgerFile(ledger_path)
         R = len(trial_seeds)
         recorder = VerticalRecorder(
             problem, self.channels, plan.n_iterations, R, history=record_history, extras=self.history_extras,
             transcript=record_transcript, transcript_agents=transcript_agents, white_box=record_white_box,
         )
-        diagnostics: dict[str, float] = {}
-        for trials_slice in _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes):
-            draws = [self._sample_trial(make_rng(s), problem, plan) for s in trial_seeds[trials_slice]]
-            randomness = None if draws[0] is None else {key: np.stack([d[key] for d in draws]) for key in draws[0]}
-            recorder.begin(trials_slice)
-            for key, value in self._iterate(problem, plan, len(draws), randomness, recorder).items():
-                diagnostics[key] = max(value, diagnostics.get(key, value))
+        chunks = _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes)
+        if engine is not None:
+            diagnostics = engine.execute(self, problem, plan, trial_seeds, chunks, recorder, ledger, ledger_file)
+        else:
+            diagnostics = {}
+            if ledger_file is not None:
+                ledger_file.extend(ledger)
+            for trials_slice in chunks:
+                draws = [self._trial_randomness(s, problem, plan) for s in trial_seeds[trials_slice]]
+                randomness = None if draws[0] is None else {key: np.stack([d[key] for d in draws]) for key in draws[0]}
+                recorder.begin(trials_slice)
+                for key, value in self._iterate(problem, plan, len(draws), randomness, recorder).items():
+                    diagnostics[key] = max(value, diagnostics.get(key, value))
         squeeze = (lambda a: a) if batched else (lambda a: a[0])
         return Result(
             model=squeeze(recorder.model),

@@ -34,6 +34,7 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
       epsilon, noise_multiplier, sigma, delta, b1, sensitivity, calibration: as ``ADMMSharing``.
       accountants: accountant names reported in ``privacy_``.
       random_state: int, RandomState or None; fixes the noise.
+      backend: "inprocess" (default), "ray" (every party a Ray actor) or a ``RayBackend``.
 
     Attributes (after ``fit``):
       coef_ (1, d), intercept_ (1,) = 0, classes_, n_features_in_, privacy_ {name: ε}, info_
@@ -56,6 +57,7 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
         calibration: str = "classic",
         accountants: tuple[str, ...] = ("rdp", "exact_gaussian"),
         random_state=None,
+        backend="inprocess",
     ) -> None:
         self.blocks = blocks
         self.C = C
@@ -71,6 +73,7 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
         self.calibration = calibration
         self.accountants = accountants
         self.random_state = random_state
+        self.backend = backend
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> VerticalLogisticRegression:
         """Train on (X, y) with X's columns split by ``blocks``.
@@ -100,7 +103,8 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
             sensitivity=self.sensitivity, calibration=self.calibration,
         )
         seed = np.random.SeedSequence(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        self.result_ = solver.run(problem, seed=seed, accountants=self.accountants, record_transcript=False)
+        self.result_ = solver.run(problem, seed=seed, accountants=self.accountants, record_transcript=False,
+                                  backend=self.backend)
         self.coef_ = self.result_.model[None, :].copy()
         self.intercept_ = np.zeros(1)
         self.privacy_ = dict(self.result_.privacy)

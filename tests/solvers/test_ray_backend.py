@@ -171,3 +171,90 @@ def test_agent_streams_give_each_agent_its_own_stream():
         AgentStreams(seeds).standard_normal((3, 4))
     with pytest.raises(TypeError, match="does not support integers"):
         AgentStreams(seeds).integers(0, 5, size=(2, 3))
+
+
+# --- PDML (seed 002) and ADMM sharing (seed 004) on Ray -------------------------------------------
+
+@pytest.fixture(scope="module")
+def pdml_problem():
+    X, y = _data(seed=4)
+    return HorizontalProblem(partition_horizontal(X, y, 3, seed=0), lam=1.0, topology=GraphTopology.ring(3))
+
+
+@pytest.fixture(scope="module")
+def vertical_problem():
+    from solvers.sharing import VerticalProblem, partition_vertical
+
+    X, y = _data(n=80, d=6, seed=5)
+    return VerticalProblem(partition_vertical(X[:60], y[:60], [2, 3, 1]), X_test=X[60:], y_test=y[60:])
+
+
+def test_pdml_on_ray_reproduces_the_in_process_run(ray_cluster, pdml_problem, tmp_path):
+    from solvers.pdml import PDML
+
+    solver = PDML(eps_label=1.0, eta_bound=0.5, V=0.2, n_iterations=5)
+    common = dict(seed=3, trials=2, record_white_box=True)
+    local = solver.run(pdml_problem, ledger_path=tmp_path / "local.jsonl", **common)
+    remote = solver.run(pdml_problem, ledger_path=tmp_path / "ray.jsonl", backend="ray", **common)
+    assert {c.name for c in remote.transcript.channels} == set(PDML.channels)
+    assert _max_difference(local, remote) <= TOLERANCE
+    assert list(remote.ledger) == list(local.ledger) and len(local.ledger) == 3 + 3 * 5  # labels + broadcasts
+    assert list(Ledger.load(tmp_path / "ray.jsonl")) == list(local.ledger)
+    assert remote.privacy == local.privacy
+    assert remote.info["newton_iterations"] == local.info["newton_iterations"] > 0
+    # only the broadcasts recorded: the servers keep w, θ, η and y' to themselves
+    black_box = solver.run(pdml_problem, seed=3, trials=2, backend="ray", accountants=())
+    assert [c.name for c in black_box.transcript.channels] == ["w_tilde"]
+    assert np.max(np.abs(black_box.model - local.model)) <= TOLERANCE
+    other = solver.run(pdml_problem, seed=4, trials=2, backend="ray", accountants=())
+    assert np.max(np.abs(local.model - other.model)) > 1e-6
+
+
+def _sharing(name):
+    from solvers.sharing import ADMMSharing
+
+    return {
+        "output": ADMMSharing(n_iterations=6, noise="output", noise_multiplier=0.05, b1=5.0),
+        "parameter": ADMMSharing(n_iterations=6, noise="parameter", sigma=0.05, b1=5.0),
+        "noiseless": ADMMSharing(n_iterations=6),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["output", "parameter", "noiseless"])
+def test_admm_sharing_on_ray_reproduces_the_in_process_run(ray_cluster, vertical_problem, name, tmp_path):
+    solver = _sharing(name)
+    common = dict(seed=5, trials=2, record_white_box=True, accountants=("rdp",))
+    local = solver.run(vertical_problem, ledger_path=tmp_path / "local.jsonl", **common)
+    remote = solver.run(vertical_problem, ledger_path=tmp_path / "ray.jsonl", backend=RayBackend(), **common)
+    assert {c.name for c in remote.transcript.channels} == set(solver.channels)
+    assert _max_difference(local, remote) <= TOLERANCE
+    assert list(remote.ledger) == list(local.ledger) and len(local.ledger) == 3 * 6
+    assert list(Ledger.load(tmp_path / "ray.jsonl")) == list(local.ledger)
+    assert remote.privacy == local.privacy
+    assert remote.info.keys() == local.info.keys()
+    if solver.noise is not None:  # each party draws its own noise: another seed, another release
+        other = solver.run(vertical_problem, seed=6, trials=2, backend="ray", accountants=())
+        assert np.max(np.abs(local.transcript["u"] - other.transcript["u"])) > 1e-6
+
+
+def test_sharing_l1_estimator_and_parties_own_streams(ray_cluster, vertical_problem):
+    from solvers.regularizers import L1Regularizer
+    from solvers.sharing import ADMMSharing, VerticalLogisticRegression, VerticalProblem, VerticalSGD
+
+    l1 = VerticalProblem(vertical_problem.partition, regularizer=L1Regularizer(), lam=0.02)
+    solver = ADMMSharing(n_iterations=4, noise="output", noise_multiplier=0.1, b1=5.0)
+    local, remote = (solver.run(l1, seed=1, accountants=(), backend=b) for b in ("inprocess", "ray"))
+    assert _max_difference(local, remote) <= TOLERANCE
+    # party m's noise is child m of the trial's seed: (u − D_m x_m)/σ_m is that stream's normals
+    noisy = solver.run(vertical_problem, seed=2, accountants=(), record_white_box=True)
+    sigma = noisy.info["sigma"]
+    for m, child in enumerate(agent_seeds(2, 3)):
+        drawn = (noisy.transcript["u"][:, m] - noisy.transcript["u_clean"][:, m]) / sigma[m]
+        np.testing.assert_allclose(drawn, np.random.default_rng(child).standard_normal((4, 60)), atol=1e-9)
+    X, y = _data(n=60, d=4, seed=6)
+    fitted = [VerticalLogisticRegression(blocks=2, n_iterations=5, noise="output", noise_multiplier=0.5, b1=5.0,
+                                         random_state=0, backend=backend).fit(X, y)
+              for backend in ("inprocess", "ray")]
+    assert np.max(np.abs(fitted[0].coef_ - fitted[1].coef_)) <= TOLERANCE
+    with pytest.raises(ValueError, match="VerticalSGD has no agent program"):
+        VerticalSGD(n_epochs=1).run(vertical_problem, seed=0, backend="ray")

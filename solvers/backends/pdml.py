@@ -1,0 +1,121 @@
+"""PDML (seed 002) split into servers and the graph driver.
+
+Server i's actor holds only group i's records, the labels y'_i its users reported (Phase 1, drawn
+from its own stream with η_i and θ_i(·), ``solvers.pdml.admm._TrialNoise``) and its dual γ_i.
+Round t ≥ 1: it receives the broadcasts w̃_j(t−1) of its neighbours (and its own), completes
+γ_i(t−1) = γ_i(t−2) + β Σ_l L_il w̃_l(t−1) (17), solves (15) with ``solve_local`` and releases
+w̃_i(t) = w_i(t) + θ_i(t) (16). Round 0 releases w̃_i(0) = 0. The driver routes the broadcasts along
+the edges and records iteration t; the duals it records are rebuilt from the broadcasts by the same
+(17) (they are a function of the transcript). The unreleased w_i, θ_i, η_i and y'_i travel to the
+driver only when the white-box channels are recorded.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from solvers.backends.protocol import AgentProgram, Coordinator
+from solvers.backends.share import AgentShare
+from solvers.pdml.admm import solve_local
+from solvers.pdml.randomization import debias_linear_term
+from solvers.recorder import Recorder
+
+__all__ = ["PDMLDriver", "PDMLServer", "pdml_white_box"]
+
+_WHITE_BOX = ("w", "theta", "eta", "y_reported")
+
+
+def pdml_white_box(recorder: Recorder) -> bool:
+    """Whether the servers must also return their unreleased values (recorded white-box)."""
+    return any(name in recorder.specs for name in _WHITE_BOX)
+
+
+class PDMLServer(AgentProgram):
+    """Server ``share.agent`` of a ``PDML`` run on the problem's graph."""
+
+    def __init__(self, solver, share: AgentShare, plan, adjacency: np.ndarray, laplacian: np.ndarray,
+                 quad: np.ndarray, white_box: bool) -> None:
+        self.solver, self.share, self.plan, self.white_box = solver, share, plan, white_box
+        i = self.agent = share.agent
+        rows = slice(i, i + 1)
+        self.A, self.Lap = np.asarray(adjacency, dtype=np.float64)[rows], np.asarray(laplacian)[rows]
+        self.degree = plan.info["degrees"][rows]
+        self.quad = quad[rows]
+        self.eps = plan.info["eps_label"][rows]
+        self.n_agents = self.A.shape[1]
+
+    def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
+        flips, self.eta, self.theta = self.plan.mechanism.split(noise)
+        partition = self.share.partition
+        self.weights = partition.mask / self.share.sizes[:, None].astype(np.float64)    # (1, m)
+        self.y_noisy = partition.y[None] * flips                                          # (R, 1, m)
+        self.b = debias_linear_term(self.share.loss, partition.X, self.y_noisy, self.eps[:, None], self.weights)
+        d = self.share.n_features
+        self.w = np.zeros((n_trials, 1, d))
+        self.gamma = np.zeros((n_trials, 1, d))
+
+    def step(self, t: int, inbound: tuple[np.ndarray, np.ndarray] | None) -> Mapping[str, object]:
+        if t == 0:
+            w_tilde, theta = np.zeros_like(self.w), np.zeros_like(self.w)
+        else:
+            received = self._received(inbound)
+            beta, N = self.solver.beta, self.n_agents
+            self.gamma = self.gamma + beta * np.einsum("ij,rjd->rid", self.Lap, received)  # γ_i(t−1), (17)
+            own = received[:, self.agent:self.agent + 1]
+            centre = self.degree[:, None] * own + np.einsum("ij,rjd->rid", self.A, received)
+            linear = -self.b + self.eta / N + self.gamma - beta * centre
+            solution = solve_local(self.share.loss, self.share.partition.X, self.weights, self.y_noisy, linear,
+                                   self.quad, self.w, tol=self.solver.tol)                   # (15)
+            self.w = solution.x
+            theta = self.theta[:, t - 1]
+            w_tilde = self.w + theta                                                          # (16)
+        reply: dict[str, object] = {"w_tilde": w_tilde}
+        if t > 0:
+            reply["diagnostics"] = {"newton_residual": float(solution.residual.max()),
+                                    "newton_iterations": float(solution.iterations)}
+        if self.white_box:
+            reply.update(w=self.w, theta=theta)
+            if t == 0:
+                reply.update(eta=self.eta, y_reported=self.y_noisy)
+        return reply
+
+    def _received(self, inbound: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The broadcasts as an (R, N, d) array: the senders' rows filled, zeros elsewhere."""
+        senders, values = inbound
+        received = np.zeros((values.shape[0], self.n_agents, values.shape[2]))
+        received[:, senders] = values
+        return received
+
+
+class PDMLDriver(Coordinator):
+    """Routes w̃(t−1) along the edges, collects w̃(t), rebuilds γ(t) by (17), records iteration t."""
+
+    def __init__(self, solver, problem, plan, n_trials: int, recorder: Recorder) -> None:
+        super().__init__()
+        self.diagnostics = {"newton_residual": 0.0, "newton_iterations": 0.0}
+        self.solver, self.recorder = solver, recorder
+        self.n_rounds = plan.n_iterations
+        self.Lap = problem.topology.laplacian()
+        graph = problem.topology
+        self.senders = [np.array(sorted({i, *graph.neighbours(i)}), dtype=np.int64) for i in range(problem.n_agents)]
+        self.w_tilde = self.gamma = None
+        self.white: dict[str, np.ndarray] = {}
+
+    def inbound(self, t: int, agent: int) -> tuple[np.ndarray, np.ndarray] | None:
+        if t == 0:
+            return None
+        senders = self.senders[agent]
+        return senders, self.w_tilde[:, senders]
+
+    def receive(self, t: int, replies: Sequence[Mapping[str, object]]) -> None:
+        self._merge(replies)
+        joined = {key: np.concatenate([r[key] for r in replies], axis=1) for key in replies[0] if key != "diagnostics"}
+        self.w_tilde = joined["w_tilde"]
+        if t == 0:
+            self.gamma = np.zeros_like(self.w_tilde)
+        else:
+            self.gamma = self.gamma + self.solver.beta * np.einsum("ij,rjd->rid", self.Lap, self.w_tilde)
+        self.white.update({key: value for key, value in joined.items() if key != "w_tilde"})
+        self.recorder.record(t, self.w_tilde.mean(axis=1), self.w_tilde, w_tilde=self.w_tilde, gamma=self.gamma,
+                             **self.white)
