@@ -37,6 +37,11 @@ def _num(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
 
 
+def _ratio(value: float | None) -> str:
+    """A tightness ratio; "–" where the upper bound is infinite (no ratio)."""
+    return "–" if value is None else f"{value:.3f}"
+
+
 def format_table(report: Mapping[str, Any]) -> str:
     """The summary table printed on the terminal (Markdown-compatible)."""
     lines = [
@@ -56,7 +61,7 @@ def format_table(report: Mapping[str, Any]) -> str:
         tag = " (paper's claim)" if name == report["claimed_accountant"] else ""
         tight = report["tightness_by_bound"][name]
         lines.append(f"| {name}{tag} | {_num(value)} | {report['verdicts'][name]} | "
-                     f"{', '.join(_num(tight[m], 3) for m in methods)} |")
+                     f"{', '.join(_ratio(tight[m]) for m in methods)} |")
     lines += ["", "| attack | AUROC | TPR at 0.1% FPR | TPR at 1% FPR |", "|---|---|---|---|"]
     for attack, entry in report.get("attacks", {}).items():
         m = entry["metrics"]
@@ -67,7 +72,7 @@ def format_table(report: Mapping[str, Any]) -> str:
         lines.append(f"exact μ = {_num(report['exact_mu'])} (target agent, exact accountant); lower bounds use "
                      "the first attack")
     lines.append(f"VERDICT: {report['verdict']}; tightness (lower / smallest valid upper): "
-                 + ", ".join(f"{m} {_num(report['tightness'][m], 3)}" for m in methods))
+                 + ", ".join(f"{m} {_ratio(report['tightness'][m])}" for m in methods))
     return "\n".join(lines)
 
 
