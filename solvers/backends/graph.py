@@ -19,15 +19,33 @@ from solvers.backends.share import AgentShare
 from solvers.decentralized.admm import _even_step, _exact_step, _neighbour_sum
 from solvers.recorder import Recorder
 
-__all__ = ["GraphDriver", "GraphNode"]
+__all__ = ["GraphDriver", "GraphNode", "neighbourhoods", "outbound_to", "received_broadcasts"]
+
+
+def neighbourhoods(graph) -> list[np.ndarray]:
+    """For every node i, the sorted nodes whose broadcasts it reads: itself and its neighbours."""
+    return [np.array(sorted({i, *graph.neighbours(i)}), dtype=np.int64) for i in range(graph.n_agents)]
+
+
+def outbound_to(broadcasts: np.ndarray, senders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What one node receives: its senders and their broadcasts (R, k, d) from all (R, N, d)."""
+    return senders, broadcasts[:, senders]
+
+
+def received_broadcasts(inbound: tuple[np.ndarray, np.ndarray], n_agents: int) -> np.ndarray:
+    """(senders, values (R, k, d)) as an (R, N, d) array: the senders' rows filled, zeros elsewhere."""
+    senders, values = inbound
+    out = np.zeros((values.shape[0], n_agents, values.shape[2]))
+    out[:, senders] = values
+    return out
 
 
 class GraphNode(AgentProgram):
     """Node ``share.agent`` of a ``_DecentralizedSolver``."""
 
     def __init__(self, solver, share: AgentShare, plan, adjacency: np.ndarray) -> None:
-        self.solver, self.share, self.plan = solver, share, plan
-        i = self.agent = share.agent
+        super().__init__(solver, share, plan)
+        i = self.agent
         rows = slice(i, i + 1)
         A = np.asarray(adjacency, dtype=np.float64)
         self.A, self.Lap = A[rows], (np.diag(A.sum(axis=1)) - A)[rows]
@@ -46,7 +64,7 @@ class GraphNode(AgentProgram):
         if t == 0:
             self.f = np.array(self.noise[:, 0])
             return {"f": self.f, "noise": zero}
-        f_prev = self._received(inbound)
+        f_prev = received_broadcasts(inbound, self.n_agents)
         if t >= 2 and info["exact"][t - 2]:
             self.lam = self.lam + 0.5 * info["theta"][t - 2][i][:, None] * _neighbour_sum(self.Lap, f_prev)
         if t == T + 1:
@@ -70,12 +88,6 @@ class GraphNode(AgentProgram):
         reply.update(f=self.f, noise=eps)
         return reply
 
-    def _received(self, inbound: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        """The broadcasts as an (R, N, d) array: the senders' rows filled, zeros elsewhere."""
-        senders, values = inbound
-        f = np.zeros((values.shape[0], self.n_agents, values.shape[2]))
-        f[:, senders] = values
-        return f
 
 
 class GraphDriver(Coordinator):
@@ -86,15 +98,11 @@ class GraphDriver(Coordinator):
         self.solver, self.problem, self.recorder = solver, problem, recorder
         self.n_rounds = plan.n_iterations + 1
         self.diagnostics = {"kkt_residual": 0.0, "newton_iterations": 0.0}
-        graph = problem.graph
-        self.senders = [np.array(sorted({i, *graph.neighbours(i)}), dtype=np.int64) for i in range(problem.n_agents)]
+        self.senders = neighbourhoods(problem.graph)
         self.f = self.noise = None
 
     def inbound(self, t: int, agent: int) -> tuple[np.ndarray, np.ndarray] | None:
-        if t == 0:
-            return None
-        senders = self.senders[agent]
-        return senders, self.f[:, senders]
+        return None if t == 0 else outbound_to(self.f, self.senders[agent])
 
     def receive(self, t: int, replies: Sequence[Mapping[str, object]]) -> None:
         self._merge(replies)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from solvers.backends.graph import neighbourhoods, outbound_to, received_broadcasts
 from solvers.backends.protocol import AgentProgram, Coordinator
 from solvers.backends.share import AgentShare
 from solvers.pdml.admm import solve_local
@@ -36,8 +37,8 @@ class PDMLServer(AgentProgram):
 
     def __init__(self, solver, share: AgentShare, plan, adjacency: np.ndarray, laplacian: np.ndarray,
                  quad: np.ndarray, white_box: bool) -> None:
-        self.solver, self.share, self.plan, self.white_box = solver, share, plan, white_box
-        i = self.agent = share.agent
+        super().__init__(solver, share, plan, white_box)
+        i = self.agent
         rows = slice(i, i + 1)
         self.A, self.Lap = np.asarray(adjacency, dtype=np.float64)[rows], np.asarray(laplacian)[rows]
         self.degree = plan.info["degrees"][rows]
@@ -59,7 +60,7 @@ class PDMLServer(AgentProgram):
         if t == 0:
             w_tilde, theta = np.zeros_like(self.w), np.zeros_like(self.w)
         else:
-            received = self._received(inbound)
+            received = received_broadcasts(inbound, self.n_agents)
             beta, N = self.solver.beta, self.n_agents
             self.gamma = self.gamma + beta * np.einsum("ij,rjd->rid", self.Lap, received)  # γ_i(t−1), (17)
             own = received[:, self.agent:self.agent + 1]
@@ -80,12 +81,6 @@ class PDMLServer(AgentProgram):
                 reply.update(eta=self.eta, y_reported=self.y_noisy)
         return reply
 
-    def _received(self, inbound: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-        """The broadcasts as an (R, N, d) array: the senders' rows filled, zeros elsewhere."""
-        senders, values = inbound
-        received = np.zeros((values.shape[0], self.n_agents, values.shape[2]))
-        received[:, senders] = values
-        return received
 
 
 class PDMLDriver(Coordinator):
@@ -97,16 +92,12 @@ class PDMLDriver(Coordinator):
         self.solver, self.recorder = solver, recorder
         self.n_rounds = plan.n_iterations
         self.Lap = problem.topology.laplacian()
-        graph = problem.topology
-        self.senders = [np.array(sorted({i, *graph.neighbours(i)}), dtype=np.int64) for i in range(problem.n_agents)]
+        self.senders = neighbourhoods(problem.topology)
         self.w_tilde = self.gamma = None
         self.white: dict[str, np.ndarray] = {}
 
     def inbound(self, t: int, agent: int) -> tuple[np.ndarray, np.ndarray] | None:
-        if t == 0:
-            return None
-        senders = self.senders[agent]
-        return senders, self.w_tilde[:, senders]
+        return None if t == 0 else outbound_to(self.w_tilde, self.senders[agent])
 
     def receive(self, t: int, replies: Sequence[Mapping[str, object]]) -> None:
         self._merge(replies)

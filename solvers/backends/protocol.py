@@ -22,6 +22,12 @@ class AgentProgram(ABC):
 
     agent: int
 
+    def __init__(self, solver, share, plan, white_box: bool = False) -> None:
+        """The solver (public parameters), this agent's data ``share``, the run plan, and whether
+        its unreleased values are recorded (white-box)."""
+        self.solver, self.share, self.plan, self.white_box = solver, share, plan, white_box
+        self.agent = share.agent
+
     @abstractmethod
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
         """Reset the state for a chunk of ``n_trials`` trials; ``noise`` (R, *noise_shape) has an

@@ -47,10 +47,6 @@ class PartyShare:
 class SharingParty(AgentProgram):
     """Party ``share.agent`` of an ``ADMMSharing`` run."""
 
-    def __init__(self, solver, share: PartyShare, plan, white_box: bool) -> None:
-        self.solver, self.share, self.plan, self.white_box = solver, share, plan, white_box
-        self.agent = share.agent
-
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
         svd = self.share.block_svd
         self.noise = noise  # (R, T, 1, N or K)

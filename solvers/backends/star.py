@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from solvers.backends.protocol import AgentProgram, Coordinator
-from solvers.backends.share import AgentShare
 from solvers.recorder import Recorder
 
 __all__ = ["StarAgent", "StarTrainer", "white_box_needed"]
@@ -26,10 +25,6 @@ def white_box_needed(recorder: Recorder, solver) -> bool:
 
 class StarAgent(AgentProgram):
     """Agent ``share.agent`` of a ``_StarADMM`` solver."""
-
-    def __init__(self, solver, share: AgentShare, plan, white_box: bool) -> None:
-        self.solver, self.share, self.plan, self.white_box = solver, share, plan, white_box
-        self.agent = share.agent
 
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
         d = self.share.n_features
