@@ -13,7 +13,7 @@ total ε of 4.377 at δ = 1e-5.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from audits.targets import decentralized

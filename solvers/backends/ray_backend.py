@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import socket
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -98,12 +100,21 @@ class RayBackend:
     def connect(self):
         """Connect to ``address`` or start a local Ray (once per process); returns ``ray``."""
         ray = import_ray()
+        if ray.is_initialized() and self.address is not None:
+            warnings.warn(f"RayBackend(address={self.address!r}): Ray is already initialised in this process "
+                          f"(cluster at {ray.get_runtime_context().gcs_address}), so the run uses that cluster; "
+                          "call ray.shutdown() first to connect elsewhere", UserWarning, stacklevel=3)
         if not ray.is_initialized():
             if self.address is None:
+                # the node advertises loopback; Ray 2.60 may still bind its GCS on every interface
                 ray.init(num_cpus=self.num_cpus, include_dashboard=False, log_to_driver=False,
-                         _node_ip_address="127.0.0.1")  # a local Ray listens on loopback only
+                         _node_ip_address="127.0.0.1")
             else:
-                ray.init(address=self.address, log_to_driver=False)
+                _check_reachable(self.address)
+                try:
+                    ray.init(address=self.address, log_to_driver=False)
+                except (ConnectionError, TimeoutError) as error:
+                    raise ConnectionError(_no_cluster(self.address, error)) from error
         return ray
 
     def execute(self, solver, problem, plan, trial_seeds: Sequence, chunks: Sequence[slice], recorder,
@@ -213,6 +224,24 @@ def _protocol(solver, problem, plan, recorder) -> tuple[Callable[[int], AgentPro
         f"and ADMMSharing; "
         f"{type(solver).__name__} has no agent program: use backend='inprocess'"
     )
+
+
+def _no_cluster(address: str, cause: object) -> str:
+    return (f"cannot connect to a Ray cluster at address={address!r} ({cause}); start one with "
+            f"`ray start --head --port=6379` and pass its address (host:6379, or ray://host:10001 for "
+            f"Ray Client), or pass address=None to start a local Ray")
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """``ConnectionError`` naming ``address`` when nothing listens at its host:port (``ray.init``
+    itself retries an unreachable address for minutes); "auto"/"local" are left to Ray."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ConnectionError(_no_cluster(address, f"{type(error).__name__}: {error}")) from error
 
 
 def _by_iteration(ledger: Ledger, n_iterations: int) -> list[list[LedgerEntry]]:

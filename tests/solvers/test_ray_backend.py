@@ -147,6 +147,11 @@ def test_a_message_that_never_arrives_stops_the_run(ray_cluster, star_problem):
         solver.run(star_problem, seed=0, accountants=(), backend=RayBackend(timeout=1.0))
 
 
+def test_an_address_is_not_silently_ignored_when_ray_is_already_running(ray_cluster):
+    with pytest.warns(UserWarning, match=r"RayBackend\(address='127.0.0.1:1'\): Ray is already initialised"):
+        assert RayBackend(address="127.0.0.1:1").connect() is ray_cluster
+
+
 def test_without_ray_the_error_says_how_to_install(star_problem, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
     with pytest.raises(ImportError, match=r'pip install "\.\[ray\]"'):
