@@ -19,7 +19,7 @@ Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoi
 ``plot_history`` (matplotlib) load those libraries only when first used. ``run(..., backend="ray")``
 runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.backends``; optional extra ``ray``).
 """
-import importlib
+from solvers.lazy import lazy_exports
 
 # Public name → defining module. Everything is imported on first use, so ``import solvers`` (and
 # ``import solvers.datasets``) stays light: no dp_accounting, scikit-learn or matplotlib until needed.
@@ -77,13 +77,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'solvers' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -23,6 +23,23 @@ __all__ = ["DPADMMClassifier"]
 _REGULARIZERS = {"l1": L1Regularizer, "l2": L2Regularizer}
 
 
+def validate_binary_data(estimator: BaseEstimator, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's checks of (X, y) for a binary classifier; sets ``estimator.classes_``.
+
+    Raises:
+      ValueError: y is not a binary target (scikit-learn's wording, which its estimator checks expect).
+    """
+    X, y = validate_data(estimator, X, y, dtype=np.float64)
+    check_classification_targets(y)
+    target = type_of_target(y, input_name="y", raise_unknown=True)
+    if target != "binary":
+        raise ValueError(f"Only binary classification is supported. The type of the target is {target}.")
+    estimator.classes_ = np.unique(y)
+    if estimator.classes_.size != 2:
+        raise ValueError(f"{type(estimator).__name__} needs 2 classes in y, got {estimator.classes_.size} class")
+    return X, y
+
+
 class DPADMMClassifier(ClassifierMixin, BaseEstimator):
     """Binary logistic regression trained by distributed (DP-)ADMM over simulated agents.
 
@@ -103,14 +120,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
           ValueError: y is not binary (two classes), a row with ‖x‖ > 1 and ``clip=False``, fewer rows
             than agents, or a bad parameter (the message names it).
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        target = type_of_target(y, input_name="y", raise_unknown=True)
-        if target != "binary":
-            raise ValueError(f"Only binary classification is supported. The type of the target is {target}.")
-        self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"DPADMMClassifier needs 2 classes in y, got {self.classes_.size} class")
+        X, y = validate_binary_data(self, X, y)
         if self.regularizer not in _REGULARIZERS:
             raise ValueError(f"regularizer must be 'l1' or 'l2', got {self.regularizer!r}")
         if self.output not in ("last", "average"):

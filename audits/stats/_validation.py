@@ -15,6 +15,7 @@ __all__ = [
     "by_label",
     "check_confidence",
     "check_count",
+    "check_error_counts",
     "check_delta",
     "check_epsilon",
     "check_fraction",
@@ -79,6 +80,17 @@ def check_fraction(fraction: float, name: str = "fraction") -> float:
 def check_seed(seed: int, name: str = "seed") -> int:
     """A non-negative integer seed (audits are reproducible: no seed drawn from the OS here)."""
     return check_count(seed, name)
+
+
+def check_error_counts(fp: int, n_out: int, fn: int, n_in: int) -> tuple[int, int, int, int]:
+    """(fp, n_out, fn, n_in) of one test: counts with n_out, n_in ≥ 1, fp ≤ n_out and fn ≤ n_in."""
+    n_out, n_in = check_count(n_out, "n_out"), check_count(n_in, "n_in")
+    fp, fn = check_count(fp, "fp"), check_count(fn, "fn")
+    if n_out == 0 or n_in == 0:
+        raise ValueError(f"n_out and n_in must be >= 1, got n_out={n_out}, n_in={n_in}")
+    if fp > n_out or fn > n_in:
+        raise ValueError(f"need fp <= n_out and fn <= n_in, got fp={fp}, n_out={n_out}, fn={fn}, n_in={n_in}")
+    return fp, n_out, fn, n_in
 
 
 def check_int_sequence(values: int | Sequence[int], name: str) -> tuple[int, ...]:

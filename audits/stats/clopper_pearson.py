@@ -21,6 +21,7 @@ from scipy import stats
 from audits.stats._validation import (
     check_confidence,
     check_count,
+    check_error_counts,
     check_delta,
     check_scores,
 )
@@ -190,14 +191,7 @@ def clopper_pearson_from_counts(
     """
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
-    n_out = check_count(n_out, "n_out")
-    n_in = check_count(n_in, "n_in")
-    fp = check_count(fp, "fp")
-    fn = check_count(fn, "fn")
-    if n_out == 0 or n_in == 0:
-        raise ValueError(f"n_out and n_in must be >= 1, got n_out={n_out}, n_in={n_in}")
-    if fp > n_out or fn > n_in:
-        raise ValueError(f"need fp <= n_out and fn <= n_in, got fp={fp}, n_out={n_out}, fn={fn}, n_in={n_in}")
+    fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
     eps = _bound(delta)(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
     return _result(eps, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from accountants import gaussian_epsilon
-from audits.stats._validation import check_confidence, check_count, check_delta, check_scores
+from audits.stats._validation import check_confidence, check_delta, check_error_counts, check_scores
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
 from audits.stats.clopper_pearson import _upper, error_rate_details
 from audits.stats.thresholds import as_strategy, select_threshold
@@ -108,12 +108,7 @@ def gdp_from_counts(
     """
     delta = _check_gdp_delta(delta)
     confidence = check_confidence(confidence)
-    n_out, n_in = check_count(n_out, "n_out"), check_count(n_in, "n_in")
-    fp, fn = check_count(fp, "fp"), check_count(fn, "fn")
-    if n_out == 0 or n_in == 0:
-        raise ValueError(f"n_out and n_in must be >= 1, got n_out={n_out}, n_in={n_in}")
-    if fp > n_out or fn > n_in:
-        raise ValueError(f"need fp <= n_out and fn <= n_in, got fp={fp}, n_out={n_out}, fn={fn}, n_in={n_in}")
+    fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
     mu = _bound(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
     return _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})

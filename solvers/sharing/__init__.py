@@ -17,7 +17,7 @@ FDML-style distributed SGD baseline), ``privacy`` (the paper's formulas as print
 Lemma 1 counterexample), ``data`` (the Adult and gisette stand-ins), ``estimator`` (a scikit-learn
 classifier), ``base`` (the framework adapter).
 """
-import importlib
+from solvers.lazy import lazy_exports
 
 _EXPORTS = {
     "ADMMSharing": "solvers.sharing.admm",
@@ -50,13 +50,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'solvers.sharing' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from solvers.estimators import validate_binary_data
 from solvers.sharing.admm import ADMMSharing
 from solvers.sharing.partition import partition_vertical
 from solvers.sharing.problem import VerticalProblem
@@ -82,14 +82,7 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
           ValueError: y not binary, bad blocks (overlap, missing columns), bad parameters, or rows
             with ‖D_m^i‖ > 1 in a private mode.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        target = type_of_target(y, input_name="y", raise_unknown=True)
-        if target != "binary":
-            raise ValueError(f"Only binary classification is supported. The type of the target is {target}.")
-        self.classes_ = np.unique(y)
-        if self.classes_.size != 2:
-            raise ValueError(f"VerticalLogisticRegression needs 2 classes in y, got {self.classes_.size} class")
+        X, y = validate_binary_data(self, X, y)
         if not (isinstance(self.C, (int, float)) and self.C > 0):
             raise ValueError(f"C must be a positive number, got {self.C!r}")
         if not (isinstance(self.rho_scale, (int, float)) and self.rho_scale > 0):
