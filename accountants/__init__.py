@@ -12,6 +12,7 @@ Events are ``dp_accounting`` ``DpEvent`` values as they are, plus :class:`PureDp
 :class:`UnsupportedEventError` naming both. Importing this package pulls in numpy, scipy and
 dp-accounting only.
 """
+
 from accountants.approximate import AdvancedCompositionAccountant, PureEpsilonAccountant
 from accountants.base import Accountant
 from accountants.best import ACCOUNTANTS, BestBound, best_epsilon, epsilon_by_accountant

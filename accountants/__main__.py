@@ -1,8 +1,9 @@
 """Command line: the privacy of a sequence of releases under every accountant.
 
-    python -m accountants --noise-multiplier 10 --count 100 --delta 1e-5
-    python -m accountants --ledger run.ledger.jsonl --delta 1e-5 --json
+python -m accountants --noise-multiplier 10 --count 100 --delta 1e-5
+python -m accountants --ledger run.ledger.jsonl --delta 1e-5 --json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         }
         print(json.dumps(payload, indent=2))
         return 0
-    print(f"Privacy of {ledger.total_count()} release(s) at δ = {best.delta:g} (worst participant {best.participant!r})\n")
+    print(
+        f"Privacy of {ledger.total_count()} release(s) at δ = {best.delta:g} (worst participant {best.participant!r})\n"
+    )
     print("| accountant | ε (upper bound) |")
     print("|---|---|")
     for name, value in sorted(best.bounds.items(), key=lambda item: item[1]):

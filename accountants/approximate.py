@@ -4,6 +4,7 @@ Each release is reduced to its (ε, δ) (``PureDpEvent``, ``ApproxDpEvent``, ``L
 ε = 1/b, randomized response; see :func:`accountants.events.epsilon_delta_of`); a participant's
 summary is the multiset of those guarantees, so order and splitting never matter.
 """
+
 from __future__ import annotations
 
 import math
@@ -84,7 +85,7 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
             return composition.optimal_epsilon(triples, delta)
         bound = composition.basic_epsilon(triples, delta)
         if delta > 0:
-            second = (composition.drv_epsilon if self.theorem == "drv" else composition.kov_heterogeneous_epsilon)
+            second = composition.drv_epsilon if self.theorem == "drv" else composition.kov_heterogeneous_epsilon
             bound = min(bound, second(triples, delta))
         return bound
 

@@ -10,14 +10,16 @@ says how a participant's summary grows with an event (``_compose``) and how a su
 (ε, δ) (``_epsilon``, ``_delta``). Summaries are immutable, so the budget filter can ask "what if"
 without touching the record.
 """
+
 from __future__ import annotations
 
 import abc
 import numbers
 import os
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from itertools import repeat
-from typing import Any, Hashable, Sequence
+from typing import Any
 
 from dp_accounting import dp_event
 
@@ -81,15 +83,16 @@ class Accountant(abc.ABC):
         count: int = 1,
         participant: Hashable = None,
         iteration: int | None = None,
-    ) -> "Accountant":
+    ) -> Accountant:
         """Record ``count`` releases of ``event`` by ``participant``; returns ``self``.
 
         Raises:
           TypeError / ValueError: bad arguments (nothing is recorded).
           UnsupportedEventError: this accountant cannot bound the event (nothing is recorded).
         """
-        entry = LedgerEntry(participant=check_participant(participant), event=event,
-                            count=check_count(count), iteration=iteration)
+        entry = LedgerEntry(
+            participant=check_participant(participant), event=event, count=check_count(count), iteration=iteration
+        )
         summary = self._compose(self._summary(entry.participant), event, entry.count)
         self._accept(entry, summary)
         return self
@@ -99,7 +102,7 @@ class Accountant(abc.ABC):
         events: Sequence[dp_event.DpEvent],
         participants: Sequence[Hashable] | None = None,
         iteration: int | Sequence[int] | None = None,
-    ) -> "Accountant":
+    ) -> Accountant:
         """Record one release of ``events[j]`` by ``participants[j]`` for every j, at ``iteration``
         (one index for all, or one per event); returns ``self``. For example, a whole run's
         releases (agent i in iteration k) in one call.
@@ -151,13 +154,13 @@ class Accountant(abc.ABC):
             summary = self._compose(summary, event, count)
         return summary
 
-    def register_ledger(self, ledger: Ledger) -> "Accountant":
+    def register_ledger(self, ledger: Ledger) -> Accountant:
         """Register every entry of ``ledger`` in order; returns ``self``."""
         for entry in ledger:
             self.register(entry.event, entry.count, entry.participant, entry.iteration)
         return self
 
-    def compose(self, event: dp_event.DpEvent, count: int = 1) -> "Accountant":
+    def compose(self, event: dp_event.DpEvent, count: int = 1) -> Accountant:
         """``dp_accounting``-style alias of :meth:`register` for the default participant."""
         return self.register(event, count)
 
@@ -204,8 +207,7 @@ class Accountant(abc.ABC):
         participant = check_participant(participant)
         if participant not in self._summaries:
             raise ValueError(
-                f"unknown participant {participant!r}: nothing was registered for it "
-                f"(known: {self.participants!r})"
+                f"unknown participant {participant!r}: nothing was registered for it (known: {self.participants!r})"
             )
         return [self._summaries[participant]]
 

@@ -1,9 +1,10 @@
 """The smallest valid bound over every accountant that can bound a whole ledger."""
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Mapping
 
 from accountants.approximate import AdvancedCompositionAccountant, PureEpsilonAccountant
 from accountants.base import Accountant

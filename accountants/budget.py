@@ -1,7 +1,8 @@
 """A privacy filter: refuse any release that would push a participant past its budget."""
+
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 from dp_accounting import dp_event
 
@@ -34,7 +35,7 @@ class BudgetFilter:
 
     def register(
         self, event: dp_event.DpEvent, count: int = 1, participant: Hashable = None, iteration: int | None = None
-    ) -> "BudgetFilter":
+    ) -> BudgetFilter:
         would_be = self.accountant.epsilon_if_registered(event, self.delta, count, participant)
         if would_be > self.epsilon:
             raise PrivacyBudgetExceeded(participant, would_be, self.epsilon, self.delta)

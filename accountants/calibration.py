@@ -3,10 +3,11 @@
 Bisection on log z with the accountant itself as the oracle; the returned multiplier is the upper
 end of the final bracket, so re-accounting it never exceeds the target (never overshoots).
 """
+
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from dp_accounting import dp_event
 

@@ -12,10 +12,11 @@ A guarantee multiset is a sequence of ``(epsilon, delta, count)`` triples.
 - :func:`kov_heterogeneous_epsilon`: KOV Thm. 3.5, the closed-form bound for heterogeneous
   compositions too large to enumerate.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import special

@@ -1,4 +1,5 @@
 """Exceptions raised by the accountants."""
+
 from __future__ import annotations
 
 from dp_accounting.privacy_accountant import UnsupportedEventError as _DpUnsupportedEventError

@@ -4,6 +4,7 @@
 ``ApproxDpEvent(epsilon, delta)`` any (ε, δ)-DP release stated by a theorem. Both are immutable
 ``attrs`` values like ``dp_accounting``'s own events, so they hash, compare and serialize alike.
 """
+
 from __future__ import annotations
 
 import math

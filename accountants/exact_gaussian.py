@@ -4,13 +4,13 @@ Composition of Gaussian releases with noise multipliers z_t is exactly μ-GDP wi
 μ² = Σ_t count_t / z_t² (Dong, Roth & Su 2022, Cor. 3.3), so this accountant is O(1) per release
 and its (ε, δ) are the exact trade-off (see :mod:`accountants.gaussian_dp`), up to floating point.
 """
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
 import numpy as np
-
 from dp_accounting import dp_event
 
 from accountants.base import Accountant
@@ -28,7 +28,7 @@ class _GdpSummary:
     compensation: float = 0.0
     non_private: bool = False
 
-    def add(self, value: float) -> "_GdpSummary":
+    def add(self, value: float) -> _GdpSummary:
         total = self.mu_squared + value
         if abs(self.mu_squared) >= abs(value):
             compensation = self.compensation + ((self.mu_squared - total) + value)

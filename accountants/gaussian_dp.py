@@ -5,6 +5,7 @@ exactly μ-GDP with μ = sqrt(Σ_t 1/z_t²) (Dong, Roth & Su 2022, Cor. 3.3), an
 the (ε, δ(ε)) guarantees δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018, Thm. 8;
 Dong, Roth & Su Cor. 2.13). Everything here is computed in log space.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,9 +58,7 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     high = max(1.0, mu * mu)
     while _log_delta(mu, high) > log_target:
         high *= 2.0
-    root = optimize.brentq(
-        lambda eps: _log_delta(mu, eps) - log_target, 0.0, high, xtol=1e-15, rtol=1e-15
-    )
+    root = optimize.brentq(lambda eps: _log_delta(mu, eps) - log_target, 0.0, high, xtol=1e-15, rtol=1e-15)
     while math.exp(_log_delta(mu, root)) > delta:  # step to the safe side of the root
         root = math.nextafter(root, math.inf) + 1e-15 * root
     return root
@@ -75,9 +74,7 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
         low, high = high, high * 2.0
     while _log_delta(low, epsilon) >= log_target:
         low, high = low / 2.0, low
-    root = optimize.brentq(
-        lambda mu: _log_delta(mu, epsilon) - log_target, low, high, xtol=1e-16 * low, rtol=1e-15
-    )
+    root = optimize.brentq(lambda mu: _log_delta(mu, epsilon) - log_target, low, high, xtol=1e-16 * low, rtol=1e-15)
     while math.exp(_log_delta(root, epsilon)) > delta:
         root = math.nextafter(root, 0.0) - 1e-15 * root
     return root

@@ -6,15 +6,16 @@ entry to a JSON-lines file and syncs it to disk before the release is accepted, 
 loses the record of a release (write-ahead: a record may exist for a release that a crash prevented,
 never the other way round).
 """
+
 from __future__ import annotations
 
 import json
-from itertools import repeat
 import numbers
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
+from itertools import repeat
 from pathlib import Path
-from typing import Any, Hashable, NamedTuple
+from typing import Any, NamedTuple
 
 from dp_accounting import dp_event
 
@@ -54,7 +55,7 @@ class LedgerEntry(_EntryFields):
 
     def __new__(
         cls, participant: Hashable, event: dp_event.DpEvent, count: int = 1, iteration: int | None = None
-    ) -> "LedgerEntry":
+    ) -> LedgerEntry:
         check_participant(participant)
         if not isinstance(event, dp_event.DpEvent):
             raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}")
@@ -64,7 +65,7 @@ class LedgerEntry(_EntryFields):
         return super().__new__(cls, participant, event, int(count), iteration)
 
     @classmethod
-    def _trusted_many(cls, rows: Iterable[tuple]) -> list["LedgerEntry"]:
+    def _trusted_many(cls, rows: Iterable[tuple]) -> list[LedgerEntry]:
         """Entries from (participant, event, count, iteration) rows the caller has already
         validated (bulk registration: no per-entry checks)."""
         return list(map(tuple.__new__, repeat(cls), rows))
@@ -78,7 +79,7 @@ class LedgerEntry(_EntryFields):
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "LedgerEntry":
+    def from_json(cls, data: dict[str, Any]) -> LedgerEntry:
         return cls(
             participant=data["participant"],
             event=event_from_json(data["event"]),
@@ -141,16 +142,16 @@ class Ledger:
         return json.dumps(self.to_json(), allow_nan=False)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Ledger":
+    def from_json(cls, data: dict[str, Any]) -> Ledger:
         _check_header(data)
         return cls(LedgerEntry.from_json(item) for item in data["entries"])
 
     @classmethod
-    def loads(cls, text: str) -> "Ledger":
+    def loads(cls, text: str) -> Ledger:
         return cls.from_json(json.loads(text))
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Ledger":
+    def load(cls, path: str | os.PathLike) -> Ledger:
         """Read a ledger written by :class:`LedgerFile` (JSON lines: a header, then one entry a line)."""
         lines = Path(path).read_text(encoding="utf-8").splitlines()
         if not lines:

@@ -9,10 +9,11 @@ order. Gaussian and pure-ε releases use closed forms here; every other ``dp_acc
 log-moment orders τ that the DP-ADMM paper uses (Huang et al., Theorem 2 and Appendix A):
 ε̄ = min_τ [α(τ) + ln(1/δ)]/τ, with τ up to 10^4 (spec 000 §4).
 """
+
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from dp_accounting import dp_event
@@ -65,7 +66,7 @@ class MomentsAccountant(Accountant):
         self._curve_cache: dict[dp_event.DpEvent, np.ndarray] = {}
 
     @classmethod
-    def classic(cls, max_log_moment_order: int = 10_000, ledger_path=None) -> "MomentsAccountant":
+    def classic(cls, max_log_moment_order: int = 10_000, ledger_path=None) -> MomentsAccountant:
         """The moments accountant exactly as DP-ADMM's Theorem 2 uses it: integer τ = 1..max,
         i.e. RDP orders α = τ + 1, classic tail-bound conversion."""
         if max_log_moment_order < 1:

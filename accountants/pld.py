@@ -6,11 +6,12 @@ pessimistic PLD gives upper bounds (what :meth:`get_epsilon` reports); the optim
 lower estimates of the same quantity, available through :meth:`get_epsilon_interval`
 (Doroshenko et al. 2022, "Connect the dots").
 """
+
 from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
@@ -134,7 +135,9 @@ def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
     if isinstance(event, ApproxDpEvent | PureDpEvent):
         return ""
     if isinstance(event, dp_event.RandomizedResponseDpEvent) and relation not in (
-        NeighboringRelation.REPLACE_ONE, NeighboringRelation.REPLACE_SPECIAL):
+        NeighboringRelation.REPLACE_ONE,
+        NeighboringRelation.REPLACE_SPECIAL,
+    ):
         return f"randomized response needs REPLACE_ONE or REPLACE_SPECIAL, the accountant uses {relation}"
     if isinstance(event, dp_event.PoissonSampledDpEvent):
         if not isinstance(event.event, dp_event.GaussianDpEvent | dp_event.LaplaceDpEvent):
@@ -226,7 +229,8 @@ def _epsilon_delta(acc: PLDAccountant, event, count: int, pessimistic: bool, int
         upper[0] = math.log(delta)
         lower[3] = math.log(delta)
     return pld_lib.from_two_probability_mass_functions(
-        lower, upper,
+        lower,
+        upper,
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
     ).self_compose(count)

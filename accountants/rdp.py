@@ -5,6 +5,7 @@ order α = τ + 1 with ε_α = α_M(τ)/τ (Mironov 2017, Prop. 3 gives the "cla
 ε = ε_α + ln(1/δ)/(α − 1)); the "improved" conversion (Canonne, Kamath & Steinke 2020, Prop. 12;
 Asoodeh et al. 2020) is what dp-accounting computes and is never larger.
 """
+
 from __future__ import annotations
 
 import math

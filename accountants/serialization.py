@@ -4,6 +4,7 @@ Every ``dp_accounting`` event and every event of ours is an ``attrs`` value, so 
 serves them all: ``{"type": class name, field: value, ...}``, nested events encoded recursively.
 Floats are written with ``repr`` (shortest round-trip form), so decoding gives back an equal event.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,9 +29,7 @@ def event_to_json(event: dp_event.DpEvent) -> dict[str, Any]:
     """Encode ``event`` as a JSON-ready mapping; raise for an event class we cannot decode."""
     cls = type(event)
     if EVENT_CLASSES.get(cls.__name__) is not cls:
-        raise TypeError(
-            f"event must be a dp_accounting DpEvent or one of accountants.events, got {event!r}"
-        )
+        raise TypeError(f"event must be a dp_accounting DpEvent or one of accountants.events, got {event!r}")
     encoded: dict[str, Any] = {"type": cls.__name__}
     for field in attr.fields(cls):
         encoded[field.name] = _encode_value(getattr(event, field.name))

@@ -1,15 +1,16 @@
 """Hypothesis strategies for privacy events and ledgers, for property-based test suites.
 
-    from hypothesis import given
-    from accountants import strategies as dps
+from hypothesis import given
+from accountants import strategies as dps
 
-    @given(dps.ledgers(kinds=("gaussian",)))
-    def test_my_property(ledger): ...
+@given(dps.ledgers(kinds=("gaussian",)))
+def test_my_property(ledger): ...
 """
+
 from __future__ import annotations
 
-from hypothesis import strategies as st
 from dp_accounting import dp_event
+from hypothesis import strategies as st
 
 from accountants.events import ApproxDpEvent, PureDpEvent
 from accountants.ledger import Ledger, LedgerEntry
@@ -93,6 +94,4 @@ def ledger_entries(kinds=("gaussian",), max_count: int = 20, participant_ids=Non
 
 
 def ledgers(kinds=("gaussian",), min_size: int = 0, max_size: int = 12, max_count: int = 20, participant_ids=None):
-    return st.lists(
-        ledger_entries(kinds, max_count, participant_ids), min_size=min_size, max_size=max_size
-    ).map(Ledger)
+    return st.lists(ledger_entries(kinds, max_count, participant_ids), min_size=min_size, max_size=max_size).map(Ledger)

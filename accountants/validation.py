@@ -1,4 +1,5 @@
 """Argument checks shared by the accountants: every message names the argument and the expectation."""
+
 from __future__ import annotations
 
 import math

@@ -26,6 +26,7 @@ reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR). Attacks read only rel
   test that tells neighbours apart with certainty in the paper's parameter-noise mode, and the
   Neyman–Pearson replay test for the certified output mode (:mod:`attacks.sharing`).
 """
+
 from attacks.base import AttackScores
 from attacks.blackbox import LiRA, LossThreshold
 from attacks.kkt import KKTInference, KKTKnowledge
@@ -35,6 +36,23 @@ from attacks.reconstruction_bound import rero_bound, rero_bound_fdp, rero_bound_
 from attacks.sharing import ColumnSpaceTest, GramRecovery, SharingNP, recover_gram
 from attacks.whitebox import WhiteBoxNP, replay_statistics
 
-__all__ = ["AttackScores", "BroadcastNP", "ColumnSpaceTest", "GramRecovery", "KKTInference", "KKTKnowledge", "LiRA",
-           "LossThreshold", "SharingNP", "TranscriptNP", "WhiteBoxNP", "realised_privacy_loss", "recover_gram",
-           "replay_server", "replay_statistics", "rero_bound", "rero_bound_fdp", "rero_bound_gdp"]
+__all__ = [
+    "AttackScores",
+    "BroadcastNP",
+    "ColumnSpaceTest",
+    "GramRecovery",
+    "KKTInference",
+    "KKTKnowledge",
+    "LiRA",
+    "LossThreshold",
+    "SharingNP",
+    "TranscriptNP",
+    "WhiteBoxNP",
+    "realised_privacy_loss",
+    "recover_gram",
+    "replay_server",
+    "replay_statistics",
+    "rero_bound",
+    "rero_bound_fdp",
+    "rero_bound_gdp",
+]

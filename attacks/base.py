@@ -4,10 +4,12 @@ Scores are oriented so that higher means "the target record was in" (hypothesis 
 ``scores_in`` (trials run on D) and ``scores_out`` (trials run on D′) are the ground truth, so one
 statistics module (:mod:`audits.stats`) serves every attack.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +60,7 @@ class AttackScores:
         return {"auroc": roc.auroc, "tpr_at_0.1%_fpr": float(low), "tpr_at_1%_fpr": float(high)}
 
     @classmethod
-    def concatenate(cls, parts: list["AttackScores"]) -> "AttackScores":
+    def concatenate(cls, parts: list[AttackScores]) -> AttackScores:
         """One result from the results of several chunks of trials (same attack)."""
         if not parts:
             raise ValueError("parts must hold at least one AttackScores")

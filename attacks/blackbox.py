@@ -10,6 +10,7 @@ Both attacks read only released models, never a transcript or private state (``w
   target's logit-scaled confidence, which for a margin loss is the margin z = y·wᵀx itself; the
   score is log N(z; μ_in, σ_in²) − log N(z; μ_out, σ_out²) (the online, per-example variant).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -47,8 +48,13 @@ class LossThreshold:
         return -np.asarray(self.loss.phi(margins), dtype=np.float64)
 
     def attack(self, models_in, models_out) -> AttackScores:
-        return AttackScores(self.name, self.score(models_in), self.score(models_out), white_box=False,
-                            metadata={"white_box": False, "reads": "the released final model w^T"})
+        return AttackScores(
+            self.name,
+            self.score(models_in),
+            self.score(models_out),
+            white_box=False,
+            metadata={"white_box": False, "reads": "the released final model w^T"},
+        )
 
 
 @dataclass
@@ -70,13 +76,17 @@ class LiRA:
         """The logit-scaled confidence of a margin model: the margin y·wᵀx."""
         return self.y * (_models(models) @ np.asarray(self.x, dtype=np.float64))
 
-    def fit(self, shadow_in, shadow_out) -> "LiRA":
+    def fit(self, shadow_in, shadow_out) -> LiRA:
         """Fit N(μ_in, σ_in²) and N(μ_out, σ_out²) on shadow models trained with / without the target."""
         s_in, s_out = self.statistic(shadow_in), self.statistic(shadow_out)
         if s_in.size < 2 or s_out.size < 2:
             raise ValueError("LiRA needs at least 2 shadow models per hypothesis")
-        self.fitted = (float(s_in.mean()), max(float(s_in.std()), self.min_std),
-                       float(s_out.mean()), max(float(s_out.std()), self.min_std))
+        self.fitted = (
+            float(s_in.mean()),
+            max(float(s_in.std()), self.min_std),
+            float(s_out.mean()),
+            max(float(s_out.std()), self.min_std),
+        )
         return self
 
     def score(self, models) -> np.ndarray:
@@ -84,11 +94,18 @@ class LiRA:
             raise ValueError("LiRA needs fit(shadow_in, shadow_out) first")
         mu_in, sd_in, mu_out, sd_out = self.fitted
         s = self.statistic(models)
-        return (-0.5 * ((s - mu_in) / sd_in) ** 2 - np.log(sd_in)
-                + 0.5 * ((s - mu_out) / sd_out) ** 2 + np.log(sd_out))
+        return -0.5 * ((s - mu_in) / sd_in) ** 2 - np.log(sd_in) + 0.5 * ((s - mu_out) / sd_out) ** 2 + np.log(sd_out)
 
     def attack(self, models_in, models_out) -> AttackScores:
-        return AttackScores(self.name, self.score(models_in), self.score(models_out), white_box=False,
-                            metadata={"white_box": False, "reads": "the released final model w^T",
-                                      "shadows": "disjoint shadow trials (trials axis)",
-                                      "fit": None if self.fitted is None else list(self.fitted)})
+        return AttackScores(
+            self.name,
+            self.score(models_in),
+            self.score(models_out),
+            white_box=False,
+            metadata={
+                "white_box": False,
+                "reads": "the released final model w^T",
+                "shadows": "disjoint shadow trials (trials axis)",
+                "fit": None if self.fitted is None else list(self.fitted),
+            },
+        )

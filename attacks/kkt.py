@@ -31,6 +31,7 @@ score cos(x̂, x) (:func:`candidate_ranks`), and label accuracy. :meth:`KKTInfer
 cos(x̂, x_1) per trial and scores_out the decoys' scores, so AUROC = 1 − mean (rank − 1)/(M − 1).
 :func:`audit_section` runs the attack for the audit runner.
 """
+
 from __future__ import annotations
 
 import math
@@ -95,8 +96,17 @@ class KKTKnowledge:
         X, y = problem.partition.agent_data(agent)  # validates agent
         if X.shape[0] < 2:
             raise ValueError(f"node {agent} must hold at least 2 records (one unknown), got {X.shape[0]}")
-        return cls(int(agent), np.asarray(X[1:]), np.asarray(y[1:]), int(X.shape[0]), problem.C, problem.rho,
-                   problem.n_agents, problem.graph.adjacency_matrix(), problem.loss)
+        return cls(
+            int(agent),
+            np.asarray(X[1:]),
+            np.asarray(y[1:]),
+            int(X.shape[0]),
+            problem.C,
+            problem.rho,
+            problem.n_agents,
+            problem.graph.adjacency_matrix(),
+            problem.loss,
+        )
 
     @property
     def degree(self) -> float:
@@ -182,17 +192,22 @@ def weighted_residual_mean(a: np.ndarray, b: np.ndarray, eta, degree: float, wei
 
 def eta_free_estimate(a: np.ndarray, late_fraction: float = 0.5) -> np.ndarray:
     """v̂_B = −mean of a_t over the last ⌈late_fraction·T⌉ iterations (spec 003 §4 Attack B), (R, d)."""
-    if isinstance(late_fraction, bool) or not isinstance(late_fraction, numbers.Real) or not (
-        0 < late_fraction <= 1
-    ):
+    if isinstance(late_fraction, bool) or not isinstance(late_fraction, numbers.Real) or not (0 < late_fraction <= 1):
         raise ValueError(f"late_fraction must be in (0, 1], got {late_fraction!r}")
     T = a.shape[0]
     start = T - max(1, math.ceil(late_fraction * T))
     return -a[start:].mean(axis=0)
 
 
-def eta_free_subspace(a: np.ndarray, b: np.ndarray, f_target: np.ndarray, knowledge: KKTKnowledge, *,
-                      n_directions: int = 3, record_norm: float = 1.0) -> np.ndarray:
+def eta_free_subspace(
+    a: np.ndarray,
+    b: np.ndarray,
+    f_target: np.ndarray,
+    knowledge: KKTKnowledge,
+    *,
+    n_directions: int = 3,
+    record_norm: float = 1.0,
+) -> np.ndarray:
     """η-free estimate by subspace intersection [derived here]: without noise the KKT condition
     reads a_t = c_t x_1 − η_t b_t with c_t = −(C/B_i) y_1 ℒ′(y_1 f_i(t)ᵀx_1), so x_1 lies in
     span(a_t, b_t) at every t. Candidates: ± the top ``n_directions`` eigenvectors of Σ_t P_t (P_t
@@ -272,8 +287,9 @@ def candidate_ranks(x_hat: np.ndarray, candidates: np.ndarray, true_index) -> np
     if pool.ndim == 2:
         pool = np.broadcast_to(pool, (R,) + pool.shape)
     if pool.ndim != 3 or pool.shape[0] != R or pool.shape[2] != x_hat.shape[1] or pool.shape[1] < 1:
-        raise ValueError(f"candidates must be (M, {x_hat.shape[1]}) or ({R}, M, {x_hat.shape[1]}), "
-                         f"got shape {np.shape(candidates)}")
+        raise ValueError(
+            f"candidates must be (M, {x_hat.shape[1]}) or ({R}, M, {x_hat.shape[1]}), got shape {np.shape(candidates)}"
+        )
     index = np.broadcast_to(np.asarray(true_index), (R,))
     if not np.issubdtype(index.dtype, np.integer) or np.any(index < 0) or np.any(index >= pool.shape[1]):
         raise ValueError(f"true_index must be integers in [0, {pool.shape[1]}), got {true_index!r}")
@@ -282,8 +298,9 @@ def candidate_ranks(x_hat: np.ndarray, candidates: np.ndarray, true_index) -> np
     return (scores >= true[:, None]).sum(axis=1)  # counts the true record itself once
 
 
-def reconstruction_metrics(x_hat: np.ndarray, y_hat: np.ndarray, v: np.ndarray, x_true: np.ndarray,
-                           y_true, candidates: np.ndarray, true_index) -> dict[str, np.ndarray]:
+def reconstruction_metrics(
+    x_hat: np.ndarray, y_hat: np.ndarray, v: np.ndarray, x_true: np.ndarray, y_true, candidates: np.ndarray, true_index
+) -> dict[str, np.ndarray]:
     """Per-trial success metrics: cosine = cos(x̂, x_1), abs_cosine = |cos(v̂, x_1)|, rank among the
     candidates, label_correct; arrays (R,). x_true (d,) or (R, d); y_true ±1 or (R,)."""
     x_true = np.broadcast_to(np.asarray(x_true, dtype=np.float64), x_hat.shape)
@@ -375,16 +392,22 @@ class KKTInference:
         x_hat, _, _ = self.reconstruct(result.transcript)
         pool = np.asarray(candidates, dtype=np.float64)
         if pool.ndim != 2 or not 0 <= int(true_index) < pool.shape[0] or pool.shape[0] < 2:
-            raise ValueError(f"candidates must be (M >= 2, d) with true_index in [0, M), got shape {pool.shape} "
-                             f"and true_index {true_index!r}")
+            raise ValueError(
+                f"candidates must be (M >= 2, d) with true_index in [0, M), got shape {pool.shape} "
+                f"and true_index {true_index!r}"
+            )
         scores = _unit(x_hat) @ _unit(pool).T
         decoys = np.delete(scores, int(true_index), axis=1)
-        return AttackScores(self.name, scores[:, int(true_index)], decoys.ravel(), white_box=False,
-                            metadata=self.metadata())
+        return AttackScores(
+            self.name, scores[:, int(true_index)], decoys.ravel(), white_box=False, metadata=self.metadata()
+        )
 
     def metadata(self) -> dict:
-        eta = f"none (η-free estimate: {self.eta_free})" if self.eta is None else (
-            self.label or "the attacker's η_i(t) schedule")
+        eta = (
+            f"none (η-free estimate: {self.eta_free})"
+            if self.eta is None
+            else (self.label or "the attacker's η_i(t) schedule")
+        )
         return {
             "white_box": False,
             "reads": "public broadcasts f_j(t) of the target node and its neighbours, t = 0..T",
@@ -395,8 +418,9 @@ class KKTInference:
         }
 
 
-def noise_reference(x_true, y_true, candidates, true_index, *, d: int, draws: int, seed: int,
-                    sign_reference: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def noise_reference(
+    x_true, y_true, candidates, true_index, *, d: int, draws: int, seed: int, sign_reference: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """The metrics of a pure-noise 'attack' (v̂ ∼ N(0, I_d), same sign rule and ranking): the null
     reference; its |cos| is ≈ sqrt(2/(πd)), its rank uniform on 1..M, its label accuracy 1/2."""
     if isinstance(draws, bool) or not isinstance(draws, numbers.Integral) or draws < 1:
@@ -417,9 +441,11 @@ def attacker_variants(info, agent: int) -> list[tuple[str, dict]]:
     if info.get("alpha") is not None:
         out.append(("η known, weighted α²/η", {"eta": eta, "weights": np.asarray(info["alpha"])[:, agent] ** 2 / eta}))
     if not np.allclose(eta, theta):
-        out += [("η private, guess θ", {"eta": np.full(eta.shape, theta)}),
-                ("η private, guess 10η", {"eta": 10.0 * eta}),
-                ("η private, guess 0.1η", {"eta": 0.1 * eta})]
+        out += [
+            ("η private, guess θ", {"eta": np.full(eta.shape, theta)}),
+            ("η private, guess 10η", {"eta": 10.0 * eta}),
+            ("η private, guess 0.1η", {"eta": 0.1 * eta}),
+        ]
     out += [("η-free, late mean", {"eta": None}), ("η-free, subspace", {"eta": None, "eta_free": "subspace"})]
     return out
 
@@ -489,31 +515,56 @@ def audit_section(solver, problem, *, agent: int = 0, trials: int, seed: int) ->
     M = pool.shape[0]
     guarantees = node_guarantees(np.asarray(info["epsilons"])[:, agent], result.delta)
     epsilon_pure = guarantees[0][0]
-    bounds = {"top1": best_rero_bound(guarantees, 1.0 / M), "top10": best_rero_bound(guarantees, min(1.0, 10.0 / M)),
-              "label": best_rero_bound(guarantees, 0.5)}
+    bounds = {
+        "top1": best_rero_bound(guarantees, 1.0 / M),
+        "top10": best_rero_bound(guarantees, min(1.0, 10.0 / M)),
+        "label": best_rero_bound(guarantees, 0.5),
+    }
     rows = []
     for label, kwargs in attacker_variants(info, agent):
         attack = KKTInference(knowledge, theta, label=label, **kwargs)
         metrics = attack.evaluate(result.transcript, x_true, y_true, pool, index)
-        rows.append({"attacker": label, **summarize(metrics, M),
-                     "auroc": attack.attack(result, pool, index).metrics()["auroc"]})
+        rows.append(
+            {"attacker": label, **summarize(metrics, M), "auroc": attack.attack(result, pool, index).metrics()["auroc"]}
+        )
     noise = noise_reference(x_true, y_true, pool, index, d=problem.n_features, draws=2000, seed=seed)
     rows.append({"attacker": "pure-noise reference", **summarize(noise, M), "auroc": None})
     data = {
-        "solver": solver.name, "agent": int(agent), "trials": int(trials), "seed": int(seed),
-        "n_iterations": int(T), "n_candidates": int(M), "target_label": y_true,
-        "nonnegative_features": nonnegative, "epsilon_pure": epsilon_pure,
-        "guarantees": [list(g) for g in guarantees], "rero_bounds": bounds, "rows": rows,
+        "solver": solver.name,
+        "agent": int(agent),
+        "trials": int(trials),
+        "seed": int(seed),
+        "n_iterations": int(T),
+        "n_candidates": int(M),
+        "target_label": y_true,
+        "nonnegative_features": nonnegative,
+        "epsilon_pure": epsilon_pure,
+        "guarantees": [list(g) for g in guarantees],
+        "rero_bounds": bounds,
+        "rows": rows,
         "seconds": time.perf_counter() - started,
     }
-    header = "| attacker | cos(x̂, x₁) | abs cos(v̂, x₁) | median rank | top-1 | label acc. |\n|---|---|---|---|---|---|\n"
+    header = (
+        "| attacker | cos(x̂, x₁) | abs cos(v̂, x₁) | median rank | top-1 | label acc. |\n|---|---|---|---|---|---|\n"
+    )
     lines = "".join(
         f"| {r['attacker']} | {r['cosine']:.3f} | {r['abs_cosine']:.3f} | {r['median_rank']:g} / {M} | "
-        f"{r['top1']:.2f} | {r['label_accuracy']:.2f} |\n" for r in rows)
+        f"{r['top1']:.2f} | {r['label_accuracy']:.2f} |\n"
+        for r in rows
+    )
     markdown = (
         f"KKT inference (seed 003 App. E) on node {agent}'s first record, {solver.name}, T = {T}, "
         f"{trials} trials; β (pure, node {agent}) = {epsilon_pure:.4g}. Reconstruction-robustness bound "
         f"(Balle et al. 2022, f-DP form): top-1 ≤ {bounds['top1']:.3g} (κ = 1/{M}), label ≤ {bounds['label']:.3g} "
-        f"(κ = 1/2)." + ("" if nonnegative else " Features take both signs: the sign rule, hence the "
-                       "label, is not identifiable (label accuracy is not meaningful).") + "\n\n" + header + lines)
+        f"(κ = 1/2)."
+        + (
+            ""
+            if nonnegative
+            else " Features take both signs: the sign rule, hence the "
+            "label, is not identifiable (label accuracy is not meaningful)."
+        )
+        + "\n\n"
+        + header
+        + lines
+    )
     return {"title": f"KKT inference attack ({solver.name})", "markdown": markdown, "data": data}

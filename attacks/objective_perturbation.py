@@ -23,10 +23,12 @@ log-likelihood ratio of a transcript — its **realised privacy loss** — is
 Theorems V.1 and 4.1 bound |ℓ_t| by the iteration's ε for every transcript. ℓ is also the
 Neyman–Pearson statistic for D against D′ (:class:`TranscriptNP`).
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -55,8 +57,10 @@ def _check_info(info: Mapping[str, Any]) -> None:
 def _check_f(f: np.ndarray, n_iterations: int) -> np.ndarray:
     f = np.asarray(f, dtype=np.float64)
     if f.ndim < 3 or f.shape[0] != n_iterations + 1:
-        raise ValueError(f"f must be the transcript channel 'f' of shape (T+1, ..., N, d) with T = "
-                         f"{n_iterations}, got shape {f.shape}")
+        raise ValueError(
+            f"f must be the transcript channel 'f' of shape (T+1, ..., N, d) with T = "
+            f"{n_iterations}, got shape {f.shape}"
+        )
     return f
 
 
@@ -77,8 +81,11 @@ def reconstruct_duals(f: np.ndarray, adjacency: np.ndarray, theta: np.ndarray) -
     lap = np.diag(A.sum(axis=1)) - A
     theta = np.asarray(theta, dtype=np.float64)
     f = _check_f(f, theta.shape[0])
-    steps = 0.5 * theta[(slice(None),) + (None,) * (f.ndim - 3) + (slice(None), None)] * np.einsum(
-        "ij,t...jd->t...id", lap, f[1:])
+    steps = (
+        0.5
+        * theta[(slice(None),) + (None,) * (f.ndim - 3) + (slice(None), None)]
+        * np.einsum("ij,t...jd->t...id", lap, f[1:])
+    )
     return np.concatenate([np.zeros_like(f[:1]), np.cumsum(steps, axis=0)])
 
 
@@ -123,8 +130,9 @@ def _log_det_jacobian(f_costly: np.ndarray, problem, eta: np.ndarray, V: np.ndar
     return logdet
 
 
-def realised_privacy_loss(f: np.ndarray, problem_in, problem_out, info: Mapping[str, Any], agent: int,
-                          *, jacobian: bool = True) -> dict[str, np.ndarray]:
+def realised_privacy_loss(
+    f: np.ndarray, problem_in, problem_out, info: Mapping[str, Any], agent: int, *, jacobian: bool = True
+) -> dict[str, np.ndarray]:
     """Per-iteration realised privacy loss ℓ_t = ln p(f_i(t) | past, D) − ln p(f_i(t) | past, D′)
     of node ``agent`` (module docstring), for every costly iteration and trial.
 
@@ -157,10 +165,14 @@ def realised_privacy_loss(f: np.ndarray, problem_in, problem_out, info: Mapping[
     V = np.asarray(problem_in.graph.adjacency, dtype=np.float64).sum(axis=1)
     jac = np.zeros_like(noise_term)
     if jacobian:
-        jac = (_log_det_jacobian(f[t], problem_in, eta, V, agent)
-               - _log_det_jacobian(f[t], problem_out, eta, V, agent))
-    return {"loss": noise_term + jac, "noise_term": noise_term, "jacobian_term": jac,
-            "eps_in": eps_in, "eps_out": eps_out}
+        jac = _log_det_jacobian(f[t], problem_in, eta, V, agent) - _log_det_jacobian(f[t], problem_out, eta, V, agent)
+    return {
+        "loss": noise_term + jac,
+        "noise_term": noise_term,
+        "jacobian_term": jac,
+        "eps_in": eps_in,
+        "eps_out": eps_out,
+    }
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,13 +205,14 @@ class TranscriptNP:
 
     def attack(self, result_in, result_out) -> AttackScores:
         """Scores of trials run on D (``result_in``) and on D′ (``result_out``)."""
-        return AttackScores(self.name, self.score(result_in), self.score(result_out), white_box=False,
-                            metadata=self.metadata())
+        return AttackScores(
+            self.name, self.score(result_in), self.score(result_out), white_box=False, metadata=self.metadata()
+        )
 
     def metadata(self) -> dict:
         return {
             "reads": "every broadcast f_j(t), t = 0..T (public channel 'f') and the public schedules "
-                     "(η, θ, α, noise scale s)",
+            "(η, θ, α, noise scale s)",
             "knows": "every record except which candidate node %d holds" % self.agent,
             "statistic": "exact log-likelihood ratio Σ_t α_t(‖ε_t^D′‖ − ‖ε_t^D‖) + ln det H_t(D) − ln det H_t(D′)",
             "agent": int(self.agent),

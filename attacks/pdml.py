@@ -17,10 +17,12 @@ with mean +μ²/2 under D and −μ²/2 under D′, μ² = Σ_t ‖w_i^D(t) − 
 when the replayed difference is the same in every trial). :func:`replay_server` replays the
 solve with the solver's own :func:`solvers.pdml.admm.solve_local`.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -46,31 +48,34 @@ def replay_server(solver, problem, transcript: Mapping[str, np.ndarray], agent: 
 
     missing = [k for k in ("w_tilde", "y_reported", "eta") if k not in transcript]
     if missing:
-        raise ValueError(f"transcript must hold the channels w_tilde, y_reported and eta (record_white_box=True, "
-                         f"transcript_agents=None); missing {missing}")
+        raise ValueError(
+            f"transcript must hold the channels w_tilde, y_reported and eta (record_white_box=True, "
+            f"transcript_agents=None); missing {missing}"
+        )
     w_tilde = np.asarray(transcript["w_tilde"], dtype=np.float64)
     T, N = solver.n_iterations, problem.n_agents
     if w_tilde.ndim != 4 or w_tilde.shape[0] != T + 1 or w_tilde.shape[2] != N:
-        raise ValueError(f"transcript['w_tilde'] must have shape (T+1, R, N, d) = ({T + 1}, R, {N}, d), "
-                         f"got {w_tilde.shape}")
+        raise ValueError(
+            f"transcript['w_tilde'] must have shape (T+1, R, N, d) = ({T + 1}, R, {N}, d), got {w_tilde.shape}"
+        )
     if not 0 <= agent < N:
         raise ValueError(f"agent must be in [0, {N}), got {agent!r}")
     i = slice(agent, agent + 1)
     X = problem.partition.X[i]
     weights = problem.partition.mask[i] / problem.sizes[i, None].astype(np.float64)
-    y_noisy = np.asarray(transcript["y_reported"])[0][:, i]                    # (R, 1, m)
-    eta = np.asarray(transcript["eta"])[0][:, i]                               # (R, 1, d)
+    y_noisy = np.asarray(transcript["y_reported"])[0][:, i]  # (R, 1, m)
+    eta = np.asarray(transcript["eta"])[0][:, i]  # (R, 1, d)
     eps = solver.per_group(N)[0][i]
-    b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)     # (R, 1, d)
+    b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)  # (R, 1, d)
     A = problem.topology.adjacency_matrix()
     degree = float(problem.topology.degrees[agent])
     quad = np.array([[problem.lam / N + 2.0 * solver.beta * degree]])
-    lap_row = np.diag(A.sum(axis=1))[agent] - A[agent]                          # row of Lap
+    lap_row = np.diag(A.sum(axis=1))[agent] - A[agent]  # row of Lap
     w = np.zeros(w_tilde.shape[1:2] + (1, w_tilde.shape[3]))
     gamma = np.zeros_like(w)
     out = [w[:, 0]]
     for t in range(1, T + 1):
-        previous = w_tilde[t - 1]                                               # (R, N, d)
+        previous = w_tilde[t - 1]  # (R, N, d)
         centre = degree * previous[:, agent] + np.einsum("j,rjd->rd", A[agent], previous)
         linear = -b + eta / N + gamma - solver.beta * centre[:, None]
         w = solve_local(problem.loss, X, weights, y_noisy, linear, quad, w, tol=solver.tol).x
@@ -121,10 +126,18 @@ class BroadcastNP:
         mu_sq = np.sum(np.sum((w_in[1:] - w_out[1:]) ** 2, axis=-1) / var, axis=0)
         return BroadcastStatistics(llr, mu_sq, w_in, w_out)
 
-    def attack_scores(self, llr_in: np.ndarray, llr_out: np.ndarray,
-                      name: str = "broadcast NP test (server replay)") -> AttackScores:
+    def attack_scores(
+        self, llr_in: np.ndarray, llr_out: np.ndarray, name: str = "broadcast NP test (server replay)"
+    ) -> AttackScores:
         """``AttackScores`` from the ``llr`` of :meth:`statistics` on runs on D and on D′ (higher: D)."""
-        return AttackScores(name, llr_in, llr_out, white_box=True,
-                            metadata={"reads": f"every broadcast w̃(t); white-box y' and η_{self.agent} of group "
-                                               f"{self.agent}", "optimal": "Neyman–Pearson (exact likelihood ratio)",
-                                      "agent": self.agent})
+        return AttackScores(
+            name,
+            llr_in,
+            llr_out,
+            white_box=True,
+            metadata={
+                "reads": f"every broadcast w̃(t); white-box y' and η_{self.agent} of group {self.agent}",
+                "optimal": "Neyman–Pearson (exact likelihood ratio)",
+                "agent": self.agent,
+            },
+        )

@@ -23,6 +23,7 @@ equally likely candidates, κ = k/M for top-k, κ = max class prior for its labe
 * :func:`best_rero_bound` — the smallest f-DP bound over several (ε, δ) guarantees of one
   mechanism (e.g. pure β and the optimal-composition ε at some δ).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -22,6 +22,7 @@ only the public transcript (channels ``u``, ``r``, ``y``) and public hyper-param
   cancel) and sums the Gaussian log-likelihood ratios
   LLR = Σ_t <ũ_m^{t+1} − (c_D^t + c_D′^t)/2, c_D^t − c_D′^t>/σ².
 """
+
 from __future__ import annotations
 
 import numbers
@@ -43,8 +44,10 @@ def _public(transcript, party: int, *, batched: bool | None = None) -> tuple[np.
         raise TypeError(f"transcript must be a solvers Transcript or a Result, got {type(transcript).__name__}")
     transcript = transcript.public()  # never read a white-box channel
     if batched is not None and transcript.batched != batched:
-        raise ValueError(f"the attack needs a {'batched' if batched else 'single-run'} transcript "
-                         f"({'run with trials= or seeds=' if batched else 'use transcript.trial(r)'})")
+        raise ValueError(
+            f"the attack needs a {'batched' if batched else 'single-run'} transcript "
+            f"({'run with trials= or seeds=' if batched else 'use transcript.trial(r)'})"
+        )
     for name in ("u", "r", "y"):
         if name not in transcript:
             raise ValueError(f"transcript has no channel {name!r}: not an ADMM-sharing transcript")
@@ -92,7 +95,13 @@ class GramRecovery:
 
 
 def recover_gram(
-    transcript, party: int, *, lam: float, rho: float, rank_tol: float = 1e-9, max_iterations: int | None = None,
+    transcript,
+    party: int,
+    *,
+    lam: float,
+    rho: float,
+    rank_tol: float = 1e-9,
+    max_iterations: int | None = None,
 ) -> GramRecovery:
     """Recover K_m = D_m D_mᵀ from one noiseless ADMM-sharing run (spec 004 §6 item 19).
 
@@ -202,8 +211,7 @@ class ColumnSpaceTest:
 
     def attack(self, result_in, result_out) -> AttackScores:
         """Scores of the trials on D (``result_in``) and on D′ (``result_out``)."""
-        return AttackScores(self.name, self.score(result_in), self.score(result_out), self.white_box,
-                            self.metadata())
+        return AttackScores(self.name, self.score(result_in), self.score(result_out), self.white_box, self.metadata())
 
 
 # ------------------------------------------------------------------------------------------------
@@ -233,11 +241,15 @@ class SharingNP:
         from solvers.regularizers import L2Regularizer
 
         if getattr(self.solver, "noise", None) != "output":
-            raise ValueError(f"SharingNP needs an output-mode solver (noise='output'), got noise="
-                             f"{getattr(self.solver, 'noise', None)!r}")
+            raise ValueError(
+                f"SharingNP needs an output-mode solver (noise='output'), got noise="
+                f"{getattr(self.solver, 'noise', None)!r}"
+            )
         for name in ("problem_in", "problem_out"):
-            if not isinstance(getattr(self.problem_in if name == "problem_in" else self.problem_out,
-                                      "regularizer", None), L2Regularizer):
+            if not isinstance(
+                getattr(self.problem_in if name == "problem_in" else self.problem_out, "regularizer", None),
+                L2Regularizer,
+            ):
                 raise ValueError(f"{name} must use the L2 regulariser (the replay is the l2 closed form)")
         if self.problem_in.lam != self.problem_out.lam or not np.array_equal(
             self.problem_in.partition.y, self.problem_out.partition.y
@@ -264,8 +276,11 @@ class SharingNP:
         rho = float(result.info["rho"])
         zeros = np.zeros_like(u[:1])
         u_prev, r_prev, y_prev = (np.concatenate([zeros, a[:-1]]) for a in (u, r, y))
-        return (u, self._clean(self.problem_in, rho, u_prev, r_prev, y_prev),
-                self._clean(self.problem_out, rho, u_prev, r_prev, y_prev))
+        return (
+            u,
+            self._clean(self.problem_in, rho, u_prev, r_prev, y_prev),
+            self._clean(self.problem_out, rho, u_prev, r_prev, y_prev),
+        )
 
     def statistics(self, result) -> tuple[np.ndarray, np.ndarray]:
         """(LLR (R,), realised μ² (R,)): the summed log-likelihood ratio and Σ_t ‖c_D − c_D′‖²/σ²."""
@@ -289,5 +304,4 @@ class SharingNP:
 
     def attack(self, result_in, result_out) -> AttackScores:
         """Scores of the trials on D (``result_in``) and on D′ (``result_out``)."""
-        return AttackScores(self.name, self.score(result_in), self.score(result_out), self.white_box,
-                            self.metadata())
+        return AttackScores(self.name, self.score(result_in), self.score(result_out), self.white_box, self.metadata())

@@ -25,6 +25,7 @@ weighs it by a noise level estimated on separate calibration trials with known l
 claim (an un-noised iteration gets an effectively infinite weight); for a correct mechanism both
 give the same test up to estimation error.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -95,8 +96,10 @@ def _gradient_change(problem_in, problem_out, agent, rows, w_tilde) -> np.ndarra
     X_in, y_in = problem_in.partition.agent_data(agent)
     X_out, y_out = problem_out.partition.agent_data(agent)
     scale = rows.size / X_in.shape[0]
-    return scale * (problem_in.loss.gradient(w_tilde, X_in[rows], y_in[rows])
-                    - problem_out.loss.gradient(w_tilde, X_out[rows], y_out[rows]))
+    return scale * (
+        problem_in.loss.gradient(w_tilde, X_in[rows], y_in[rows])
+        - problem_out.loss.gradient(w_tilde, X_out[rows], y_out[rows])
+    )
 
 
 def replay_statistics(result, solver, problem_in, problem_out, agent: int) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +123,8 @@ def replay_statistics(result, solver, problem_in, problem_out, agent: int) -> tu
             mean_in = _noiseless_update(solver, problem_in, agent, state_w, gamma, state_wt, k, info)
         else:  # DP-ADMM's update is linear in the gradient: only the differing records matter
             mean_in = mean_out - _gradient_change(problem_in, problem_out, agent, rows, state_wt) / (
-                rho + 1.0 / float(_schedule(info, "eta", T, problem_in.n_agents)[k, agent]))
+                rho + 1.0 / float(_schedule(info, "eta", T, problem_in.n_agents)[k, agent])
+            )
         diff = mean_in - mean_out
         size = np.linalg.norm(diff, axis=1)
         unit = np.divide(diff, size[:, None], out=np.zeros_like(diff), where=size[:, None] > 0)
@@ -166,7 +170,7 @@ class WhiteBoxNP:
         T = result.transcript["w"].shape[0]
         return _schedule(result.info, "sigma", T, self.problem_in.n_agents)[:, self.agent].copy()
 
-    def calibrate(self, result_in, result_out) -> "WhiteBoxNP":
+    def calibrate(self, result_in, result_out) -> WhiteBoxNP:
         """Estimate σ_k from calibration trials with known labels (disjoint from audited trials):
         the root mean square of u_k ∓ ‖Δ_k‖/2 over both hypotheses."""
         u_in, n_in = self.statistics(result_in)
@@ -196,8 +200,9 @@ class WhiteBoxNP:
         return np.sum(norm**2 / self.sigma(result)[:, None] ** 2, axis=0)
 
     def attack(self, result_in, result_out) -> AttackScores:
-        return AttackScores(self.name, self.score(result_in), self.score(result_out), white_box=True,
-                            metadata=self.metadata())
+        return AttackScores(
+            self.name, self.score(result_in), self.score(result_out), white_box=True, metadata=self.metadata()
+        )
 
     def metadata(self) -> dict:
         return {

@@ -9,6 +9,7 @@ worst-case canary (:mod:`audits.neighbours`), attacks a batched run (:mod:`attac
 lower bounds against every accountant (:mod:`audits.registry`, :mod:`audits.report`);
 :mod:`audits.broken` keeps deliberately broken mechanisms that the audits must flag.
 """
+
 from audits.stats import (
     CONDITIONAL_ON_GDP,
     WORST_CASE,

@@ -1,4 +1,5 @@
 """``python -m audits NAME`` is ``python -m audits.run NAME``."""
+
 import sys
 
 from audits.run import main

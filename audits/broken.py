@@ -13,6 +13,7 @@ buggy implementation would. An audit that works must flag every one of them as a
   (‖x‖₂ ≤ 1) is checked in the L∞ norm instead, so records with ‖x‖₂ up to sqrt(d) pass and the
   true sensitivity exceeds the calibrated one (a canary with ‖x‖_∞ = 1 on 4 columns has ‖x‖₂ = 2).
 """
+
 from __future__ import annotations
 
 import dataclasses

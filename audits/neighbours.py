@@ -15,6 +15,7 @@ audit can be tight. (With the logistic loss |φ'| ≤ 1/2 at margin 0 and the ca
 about half the sensitivity.) The other records are rows of the bundled Adult data (ordinal
 encoding of the DP-ADMM paper, d = 14, ‖x‖ ≤ 1), drawn with a fixed seed.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -77,8 +78,11 @@ def canary_neighbours(
     from solvers import HorizontalProblem, HuberHingeLoss
     from solvers.datasets import HorizontalPartition
 
-    for name, value, low in (("n_agents", n_agents, 1), ("records_per_agent", records_per_agent, 2),
-                             ("canary_width", canary_width, 1)):
+    for name, value, low in (
+        ("n_agents", n_agents, 1),
+        ("records_per_agent", records_per_agent, 2),
+        ("canary_width", canary_width, 1),
+    ):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
     if not 0 <= agent < n_agents:
@@ -99,11 +103,13 @@ def canary_neighbours(
         labels = y_train.copy()
         labels[agent, m - 1] = label
         partition = HorizontalPartition(
-            X=X_train, y=labels, mask=np.ones((N, m), bool), sizes=np.full(N, m, np.int64),
+            X=X_train,
+            y=labels,
+            mask=np.ones((N, m), bool),
+            sizes=np.full(N, m, np.int64),
             indices=np.arange(N * m, dtype=np.int64).reshape(N, m),
         )
-        return HorizontalProblem(partition=partition, loss=loss, lam=lam,
-                                 X_test=X[N * m:], y_test=y[N * m:])
+        return HorizontalProblem(partition=partition, loss=loss, lam=lam, X_test=X[N * m :], y_test=y[N * m :])
 
     norm2 = float(np.linalg.norm(canary))
     description = (

@@ -10,11 +10,12 @@ parameter; the audit reports the totals after T iterations from every accountant
 makes the exact accountant's μ equal 1 for the target agent (ε = sqrt(2 ln(1.25/δ)/T)), i.e. a
 total ε of 4.377 at δ = 1e-5.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from audits.targets import decentralized
 from audits.targets import pdml as pdml_targets
@@ -91,11 +92,14 @@ def _dpadmm(solver_class=None, canary: dict | None = None, noise: str = "calibra
 
         cls = DPADMM if solver_class is None else solver_class
         solver = cls(epsilon=epsilon, delta=delta, n_iterations=DPADMM_ITERATIONS, dw=1.0)
-        nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS,
-                               loss=HuberHingeLoss(h=HUBER_H), **(canary or {}))
+        nb = canary_neighbours(
+            n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H), **(canary or {})
+        )
         attack = WhiteBoxNP(solver, nb.problem_in, nb.problem_out, nb.agent, noise=noise)
-        claim = ("DP-ADMM Theorem 2: per-iteration (ε, δ) Gaussian mechanism composed by the moments "
-                 "accountant (integer τ), ε̄ at the same δ")
+        claim = (
+            "DP-ADMM Theorem 2: per-iteration (ε, δ) Gaussian mechanism composed by the moments "
+            "accountant (integer τ), ε̄ at the same δ"
+        )
         return AuditSetup(solver, nb, attack, "moments_classic", claim)
 
     return build
@@ -107,14 +111,15 @@ def _naive(epsilon: float, delta: float, quick: bool = False) -> AuditSetup:
     from solvers import HuberHingeLoss, NaiveNoisyADMM
 
     solver = NaiveNoisyADMM(epsilon=epsilon, delta=delta, n_iterations=DPADMM_ITERATIONS, tol=1e-9)
-    nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS,
-                           loss=HuberHingeLoss(h=HUBER_H))
+    nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H))
     attack = WhiteBoxNP(solver, nb.problem_in, nb.problem_out, nb.agent, noise="calibrated")
     lam, N, rho = nb.problem_in.lam, nb.problem_in.n_agents, solver.rho
-    claim = ("DP-ADMM paper, Algorithm 2 baseline: σ_i from the paper's sensitivity 2S1N/(m_i λ), "
-             "claimed to have the same ε̄ as DP-ADMM (moments accountant). That sensitivity is "
-             f"{(lam + N * rho) / lam:.1f}× the tight 2S1/(m_i(λ/N + ρ)) here (spec 000 §3), so the "
-             "run is over-noised and a lower bound near 0 is expected")
+    claim = (
+        "DP-ADMM paper, Algorithm 2 baseline: σ_i from the paper's sensitivity 2S1N/(m_i λ), "
+        "claimed to have the same ε̄ as DP-ADMM (moments accountant). That sensitivity is "
+        f"{(lam + N * rho) / lam:.1f}× the tight 2S1/(m_i(λ/N + ρ)) here (spec 000 §3), so the "
+        "run is over-noised and a lower bound near 0 is expected"
+    )
     return AuditSetup(solver, nb, attack, "moments_classic", claim)
 
 
@@ -124,34 +129,76 @@ _DECENTRALIZED_TRIALS = {"trials": 25_000, "quick_trials": 1_000}
 TARGETS: dict[str, AuditTarget] = {
     t.name: t
     for t in [
-        AuditTarget("dpadmm", "DP-ADMM (Huang et al., Algorithm 3): linearised ADMM with Gaussian "
-                    "output noise, star topology", _dpadmm(), default_epsilon=unit_mu_epsilon),
-        AuditTarget("dpadmm-naive", "DP-ADMM paper's Algorithm 2: exact local argmin plus constant "
-                    "Gaussian noise (paper's sensitivity)", _naive, trials=5_000, quick_trials=300,
-                    default_epsilon=unit_mu_epsilon),
-        AuditTarget("radmm", "R-ADMM (Zhang, Khalili & Liu, Recycled ADMM): decentralized ADMM "
-                    "with Gamma-norm objective perturbation on odd iterations only; --epsilon = the paper's "
-                    "total β (Thm V.1), default 6", run=decentralized.run_radmm, **_DECENTRALIZED_TRIALS),
-        AuditTarget("mradmm", "MR-ADMM (Zhang, Khalili & Liu): R-ADMM with non-decreasing penalties "
-                    "η(2k−1) = 1.04^k; --epsilon = the paper's total β (Thm V.1), default 6",
-                    run=decentralized.run_mradmm, **_DECENTRALIZED_TRIALS),
-        AuditTarget("ppadmm", "M-ADMM with penalty perturbation (Zhang, Khalili & Liu, ICML 2018); "
-                    "--epsilon = the paper's total β (Thm 4.1), default 6", run=decentralized.run_ppadmm,
-                    **_DECENTRALIZED_TRIALS),
-        AuditTarget("dvp", "ADMM with dual-variable perturbation (Zhang & Zhu), as PP with a "
-                    "constant penalty; --epsilon = the paper's total β (Thm 4.1), default 6",
-                    run=decentralized.run_dvp, **_DECENTRALIZED_TRIALS),
-        AuditTarget("pdml", "PDML (Wang et al.): local label randomization + perturbed decentralized ADMM; "
-                    "the label guarantee at the collecting server, and a white-box audit of the derived "
-                    "broadcast guarantee; --epsilon = the users' label ε, default 1",
-                    run=pdml_targets.run_pdml, trials=20_000, quick_trials=2_000),
-        AuditTarget("sharing-output", "ADMM sharing over vertically partitioned features (Hu et "
-                    "al.), certified output perturbation (Δ_safe); --epsilon = per-iteration ε of Theorem 1, "
-                    "default 1", run=sharing_targets.run_sharing_output, trials=20_000, quick_trials=500),
-        AuditTarget("sharing-parameter", "ADMM sharing over vertically partitioned features (Hu "
-                    "et al.), the paper's parameter perturbation (10); --epsilon = per-iteration ε of "
-                    "Theorem 1, default 0.1", run=sharing_targets.run_sharing_parameter, trials=10_000,
-                    quick_trials=200),
+        AuditTarget(
+            "dpadmm",
+            "DP-ADMM (Huang et al., Algorithm 3): linearised ADMM with Gaussian output noise, star topology",
+            _dpadmm(),
+            default_epsilon=unit_mu_epsilon,
+        ),
+        AuditTarget(
+            "dpadmm-naive",
+            "DP-ADMM paper's Algorithm 2: exact local argmin plus constant Gaussian noise (paper's sensitivity)",
+            _naive,
+            trials=5_000,
+            quick_trials=300,
+            default_epsilon=unit_mu_epsilon,
+        ),
+        AuditTarget(
+            "radmm",
+            "R-ADMM (Zhang, Khalili & Liu, Recycled ADMM): decentralized ADMM "
+            "with Gamma-norm objective perturbation on odd iterations only; --epsilon = the paper's "
+            "total β (Thm V.1), default 6",
+            run=decentralized.run_radmm,
+            **_DECENTRALIZED_TRIALS,
+        ),
+        AuditTarget(
+            "mradmm",
+            "MR-ADMM (Zhang, Khalili & Liu): R-ADMM with non-decreasing penalties "
+            "η(2k−1) = 1.04^k; --epsilon = the paper's total β (Thm V.1), default 6",
+            run=decentralized.run_mradmm,
+            **_DECENTRALIZED_TRIALS,
+        ),
+        AuditTarget(
+            "ppadmm",
+            "M-ADMM with penalty perturbation (Zhang, Khalili & Liu, ICML 2018); "
+            "--epsilon = the paper's total β (Thm 4.1), default 6",
+            run=decentralized.run_ppadmm,
+            **_DECENTRALIZED_TRIALS,
+        ),
+        AuditTarget(
+            "dvp",
+            "ADMM with dual-variable perturbation (Zhang & Zhu), as PP with a "
+            "constant penalty; --epsilon = the paper's total β (Thm 4.1), default 6",
+            run=decentralized.run_dvp,
+            **_DECENTRALIZED_TRIALS,
+        ),
+        AuditTarget(
+            "pdml",
+            "PDML (Wang et al.): local label randomization + perturbed decentralized ADMM; "
+            "the label guarantee at the collecting server, and a white-box audit of the derived "
+            "broadcast guarantee; --epsilon = the users' label ε, default 1",
+            run=pdml_targets.run_pdml,
+            trials=20_000,
+            quick_trials=2_000,
+        ),
+        AuditTarget(
+            "sharing-output",
+            "ADMM sharing over vertically partitioned features (Hu et "
+            "al.), certified output perturbation (Δ_safe); --epsilon = per-iteration ε of Theorem 1, "
+            "default 1",
+            run=sharing_targets.run_sharing_output,
+            trials=20_000,
+            quick_trials=500,
+        ),
+        AuditTarget(
+            "sharing-parameter",
+            "ADMM sharing over vertically partitioned features (Hu "
+            "et al.), the paper's parameter perturbation (10); --epsilon = per-iteration ε of "
+            "Theorem 1, default 0.1",
+            run=sharing_targets.run_sharing_parameter,
+            trials=10_000,
+            quick_trials=200,
+        ),
     ]
 }
 
@@ -161,8 +208,11 @@ def _broken_targets() -> dict[str, AuditTarget]:
 
     return {
         f"dpadmm-broken-{key}": AuditTarget(
-            f"dpadmm-broken-{key}", f"DELIBERATELY BROKEN DP-ADMM ({cls.__doc__.splitlines()[0]})",
-            _dpadmm(cls, canary), default_epsilon=unit_mu_epsilon, hidden=True,
+            f"dpadmm-broken-{key}",
+            f"DELIBERATELY BROKEN DP-ADMM ({cls.__doc__.splitlines()[0]})",
+            _dpadmm(cls, canary),
+            default_epsilon=unit_mu_epsilon,
+            hidden=True,
         )
         for key, (cls, canary) in BROKEN_VARIANTS.items()
     }
@@ -177,8 +227,9 @@ def get_target(name: str) -> AuditTarget:
     """
     targets = {**TARGETS, **_broken_targets()}
     if name not in targets:
-        raise ValueError(f"unknown solver name {name!r}; choose one of: {', '.join(TARGETS)} "
-                         "(see python -m audits.run --list)")
+        raise ValueError(
+            f"unknown solver name {name!r}; choose one of: {', '.join(TARGETS)} (see python -m audits.run --list)"
+        )
     target = targets[name]
     if not target.available:
         raise UnavailableTarget(f"{name}: {target.unavailable}")

@@ -2,12 +2,14 @@
 
 report.json never holds NaN or infinity: an infinite bound is written as null.
 """
+
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -53,26 +55,34 @@ def format_table(report: Mapping[str, Any]) -> str:
     ]
     for method, entry in report["lower_bounds"].items():
         mu = entry.get("mu")
-        lines.append(f"| {method} ({entry['assumption_short']}) | {_num(entry['epsilon'])} | "
-                     f"{'' if mu is None else _num(mu)} |")
+        lines.append(
+            f"| {method} ({entry['assumption_short']}) | {_num(entry['epsilon'])} | {'' if mu is None else _num(mu)} |"
+        )
     methods = list(report["lower_bounds"])
     lines += ["", f"| upper bound | ε ≤ | verdict | tightness ({', '.join(methods)}) |", "|---|---|---|---|"]
     for name, value in report["epsilon_upper"].items():
         tag = " (paper's claim)" if name == report["claimed_accountant"] else ""
         tight = report["tightness_by_bound"][name]
-        lines.append(f"| {name}{tag} | {_num(value)} | {report['verdicts'][name]} | "
-                     f"{', '.join(_ratio(tight[m]) for m in methods)} |")
+        lines.append(
+            f"| {name}{tag} | {_num(value)} | {report['verdicts'][name]} | "
+            f"{', '.join(_ratio(tight[m]) for m in methods)} |"
+        )
     lines += ["", "| attack | AUROC | TPR at 0.1% FPR | TPR at 1% FPR |", "|---|---|---|---|"]
     for attack, entry in report.get("attacks", {}).items():
         m = entry["metrics"]
-        lines.append(f"| {attack}{' (white-box)' if entry['white_box'] else ''} | {m['auroc']:.4f} | "
-                     f"{m['tpr_at_0.1%_fpr']:.4f} | {m['tpr_at_1%_fpr']:.4f} |")
+        lines.append(
+            f"| {attack}{' (white-box)' if entry['white_box'] else ''} | {m['auroc']:.4f} | "
+            f"{m['tpr_at_0.1%_fpr']:.4f} | {m['tpr_at_1%_fpr']:.4f} |"
+        )
     lines.append("")
     if report.get("exact_mu") is not None:
-        lines.append(f"exact μ = {_num(report['exact_mu'])} (target agent, exact accountant); lower bounds use "
-                     "the first attack")
-    lines.append(f"VERDICT: {report['verdict']}; tightness (lower / smallest valid upper): "
-                 + ", ".join(f"{m} {_ratio(report['tightness'][m])}" for m in methods))
+        lines.append(
+            f"exact μ = {_num(report['exact_mu'])} (target agent, exact accountant); lower bounds use the first attack"
+        )
+    lines.append(
+        f"VERDICT: {report['verdict']}; tightness (lower / smallest valid upper): "
+        + ", ".join(f"{m} {_ratio(report['tightness'][m])}" for m in methods)
+    )
     return "\n".join(lines)
 
 
@@ -147,12 +157,21 @@ def write_figures(report: Mapping[str, Any], attacks: list, out: Path) -> list[s
     fig, ax = plt.subplots(figsize=(8, 4.5))
     names = list(report["epsilon_upper"])
     values = [report["epsilon_upper"][n] for n in names]
-    ax.barh(names, [v if v is not None and math.isfinite(v) else 0 for v in values], color="tab:blue",
-            alpha=0.6, label="upper bounds (accountants)")
+    ax.barh(
+        names,
+        [v if v is not None and math.isfinite(v) else 0 for v in values],
+        color="tab:blue",
+        alpha=0.6,
+        label="upper bounds (accountants)",
+    )
     colours = {"gdp": "tab:red", "clopper_pearson": "tab:orange"}
     for method, entry in report["lower_bounds"].items():
-        ax.axvline(entry["epsilon"], color=colours.get(method, "k"), ls="--",
-                   label=f"lower bound, {method}: {entry['epsilon']:.3f}")
+        ax.axvline(
+            entry["epsilon"],
+            color=colours.get(method, "k"),
+            ls="--",
+            label=f"lower bound, {method}: {entry['epsilon']:.3f}",
+        )
     ax.set_xlabel(f"ε at δ = {report['delta']:g}")
     ax.set_title(f"{report['solver']}: empirical lower bounds vs upper bounds — {report['verdict']}")
     ax.legend(fontsize=8, loc="lower right")
@@ -163,11 +182,21 @@ def write_figures(report: Mapping[str, Any], attacks: list, out: Path) -> list[s
     if "test_accuracy" in utility:
         fig, ax = plt.subplots(figsize=(6, 4.5))
         best = min(v for v in values if v is not None)
-        ax.errorbar([best], [utility["test_accuracy"]], yerr=[[utility.get("test_accuracy_std", 0.0)]],
-                    fmt="o", label="private (upper bound)")
+        ax.errorbar(
+            [best],
+            [utility["test_accuracy"]],
+            yerr=[[utility.get("test_accuracy_std", 0.0)]],
+            fmt="o",
+            label="private (upper bound)",
+        )
         for method, entry in report["lower_bounds"].items():
-            ax.plot([entry["epsilon"]], [utility["test_accuracy"]], "x", color=colours.get(method, "k"),
-                    label=f"same model, audited lower bound ({method})")
+            ax.plot(
+                [entry["epsilon"]],
+                [utility["test_accuracy"]],
+                "x",
+                color=colours.get(method, "k"),
+                label=f"same model, audited lower bound ({method})",
+            )
         if "test_accuracy_nonprivate" in utility:
             ax.axhline(utility["test_accuracy_nonprivate"], color="k", ls=":", label="non-private (σ = 0)")
         ax.set_xlabel(f"ε at δ = {report['delta']:g}"), ax.set_ylabel("test accuracy of w^T")

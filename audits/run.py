@@ -19,14 +19,16 @@ and ``dvp`` the paper's total β (default 6); for ``sharing-*`` the per-iteratio
 for ``pdml`` the users' label ε. The report's ``epsilon_meaning`` repeats it.
 Exit status: 0 consistent, 1 VIOLATION, 2 usage error (unknown name, bad value, solver missing).
 """
+
 from __future__ import annotations
 
 import argparse
 import math
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -45,8 +47,7 @@ def _seeds(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]
 
 
 def _run(setup, problem, seeds, agent):
-    return setup.solver.run(problem, seeds=seeds, accountants=(), record_history=False,
-                            transcript_agents=[agent])
+    return setup.solver.run(problem, seeds=seeds, accountants=(), record_history=False, transcript_agents=[agent])
 
 
 def run_audit(
@@ -97,8 +98,15 @@ def run_audit(
         _check(epsilon, "epsilon", 0, math.inf)
     if target.run is not None:  # a target with its own neighbours, attack and bounds
         start = time.perf_counter()
-        report, attacks = target.run(epsilon=epsilon, delta=delta, confidence=confidence, trials=n, seed=int(seed),
-                                     quick=quick, progress=progress)
+        report, attacks = target.run(
+            epsilon=epsilon,
+            delta=delta,
+            confidence=confidence,
+            trials=n,
+            seed=int(seed),
+            quick=quick,
+            progress=progress,
+        )
         report["runtime_seconds"] = round(time.perf_counter() - start, 1)
         return report, attacks
     start = time.perf_counter()
@@ -107,15 +115,23 @@ def run_audit(
         nb, attack, agent = setup.neighbours, setup.attack, setup.neighbours.agent
         ledger = _run(setup, nb.problem_in, [0], agent).ledger  # validates the plan; fixes the releases
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}") from error
+        raise ValueError(
+            f"{name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}"
+        ) from error
     root_in, root_out, cal_in, cal_out = np.random.SeedSequence(seed).spawn(4)
 
     from tqdm import tqdm
 
     n_cal = calibration_trials if calibration_trials is not None else min(2000, max(200, n // 50))
     total = 2 * n + (2 * n_cal if setup.calibrate else 0)
-    bar = tqdm(total=total, desc=f"audit {name}", unit="trial", disable=(None if progress is None else not progress),
-               file=sys.stderr, leave=False)
+    bar = tqdm(
+        total=total,
+        desc=f"audit {name}",
+        unit="trial",
+        disable=(None if progress is None else not progress),
+        file=sys.stderr,
+        leave=False,
+    )
     diagnostics: dict[str, Any] = {}
     shadows = None
     if setup.calibrate and getattr(attack, "noise", None) == "calibrated":
@@ -150,8 +166,13 @@ def run_audit(
 
     from attacks.base import AttackScores
 
-    scores = AttackScores(attack.name, scores_in, scores_out, white_box=bool(getattr(attack, "white_box", True)),
-                          metadata=attack.metadata())
+    scores = AttackScores(
+        attack.name,
+        scores_in,
+        scores_out,
+        white_box=bool(getattr(attack, "white_box", True)),
+        metadata=attack.metadata(),
+    )
     all_attacks = [scores] + _black_box(nb, np.concatenate(models_in), np.concatenate(models_out), shadows)
     gdp = gdp_audit(scores_in, scores_out, delta=delta, confidence=confidence)
     cp = clopper_pearson_audit(scores_in, scores_out, delta=delta, confidence=confidence)
@@ -174,14 +195,28 @@ def run_audit(
     if reference is not None:
         utility.update(reference)
     report = assemble_report(
-        solver=name, solver_object=setup.solver, trials=n, delta=delta, confidence=confidence, seed=seed,
-        lower=lower, upper=upper, claimed=setup.claimed_accountant, claim=setup.claim, attacks=all_attacks,
+        solver=name,
+        solver_object=setup.solver,
+        trials=n,
+        delta=delta,
+        confidence=confidence,
+        seed=seed,
+        lower=lower,
+        upper=upper,
+        claimed=setup.claimed_accountant,
+        claim=setup.claim,
+        attacks=all_attacks,
         epsilon_meaning=(
             f"--epsilon = {epsilon:.6g} is the per-iteration ε of the paper's classic Gaussian calibration "
             f"(z = sqrt(2 ln(1.25/δ))/ε); every ε below is the total over {params.get('n_iterations')} "
-            f"iterations for the target agent at δ = {delta:g}"),
-        canary=nb.description, utility=utility, epsilon_per_iteration=float(epsilon), exact_mu=exact_mu,
-        diagnostics=diagnostics)
+            f"iterations for the target agent at δ = {delta:g}"
+        ),
+        canary=nb.description,
+        utility=utility,
+        epsilon_per_iteration=float(epsilon),
+        exact_mu=exact_mu,
+        diagnostics=diagnostics,
+    )
     report["runtime_seconds"] = round(time.perf_counter() - start, 1)
     return report, all_attacks
 
@@ -192,8 +227,9 @@ def _non_private(setup) -> dict[str, float] | None:
 
     try:
         solver = dataclasses.replace(setup.solver, epsilon=math.inf)
-        result = solver.run(setup.neighbours.problem_in, seed=0, accountants=(), record_history=False,
-                            record_transcript=False)
+        result = solver.run(
+            setup.neighbours.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False
+        )
     except (TypeError, ValueError):  # a solver without an ε = ∞ mode: no reference
         return None
     problem = setup.neighbours.problem_in
@@ -215,8 +251,10 @@ def _black_box(nb, models_in, models_out, shadows) -> list:
 
 
 def _check(value, name, low, high) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not (
-        low < value < high
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not (low < value < high)
     ):
         interval = f"({low:g}, {'∞' if math.isinf(high) else format(high, 'g')})"
         raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
@@ -231,13 +269,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("name", nargs="?", help="solver to audit (see --list)")
     p.add_argument("--list", action="store_true", help="list the solver names with a description and exit")
-    p.add_argument("--trials", type=int, help="trials per hypothesis (default per solver, 100000 for dpadmm; "
-                   "--quick: a small number)")
-    p.add_argument("--epsilon", type=float,
-                   help="privacy level in the paper's terms, per solver (see --list): dpadmm: per-iteration ε of "
-                   "the classic Gaussian calibration (default: exact μ = 1, total ε = 4.377 at δ = 1e-5); "
-                   "radmm/mradmm/ppadmm/dvp: the paper's total β (default 6); sharing-*: per-iteration ε of "
-                   "Theorem 1; pdml: the users' label ε")
+    p.add_argument(
+        "--trials",
+        type=int,
+        help="trials per hypothesis (default per solver, 100000 for dpadmm; --quick: a small number)",
+    )
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        help="privacy level in the paper's terms, per solver (see --list): dpadmm: per-iteration ε of "
+        "the classic Gaussian calibration (default: exact μ = 1, total ε = 4.377 at δ = 1e-5); "
+        "radmm/mradmm/ppadmm/dvp: the paper's total β (default 6); sharing-*: per-iteration ε of "
+        "Theorem 1; pdml: the users' label ε",
+    )
     p.add_argument("--delta", type=float, default=1e-5, help="δ of the calibration and of every bound (default 1e-5)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence of the lower bounds (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the trials (default 0)")
@@ -260,8 +304,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("a solver name is required (see --list)")
     try:
         report, attacks = run_audit(
-            args.name, trials=args.trials, epsilon=args.epsilon, delta=args.delta,
-            confidence=args.confidence, seed=args.seed, quick=args.quick,
+            args.name,
+            trials=args.trials,
+            epsilon=args.epsilon,
+            delta=args.delta,
+            confidence=args.confidence,
+            seed=args.seed,
+            quick=args.quick,
             progress=False if args.no_progress else None,
         )
     except UnavailableTarget as error:
@@ -277,7 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         report["figures"] = write_figures(report, attacks, out)
     paths = write_report(report, out)
     print(format_table(report))
-    print(f"wrote {paths['md']}, {paths['json']}" + (f" and {len(report.get('figures', []))} figures" if report.get("figures") else ""))
+    print(
+        f"wrote {paths['md']}, {paths['json']}"
+        + (f" and {len(report.get('figures', []))} figures" if report.get("figures") else "")
+    )
     print(f"runtime: {report['runtime_seconds']} s")
     return 1 if report["verdict"] == "VIOLATION" else 0
 

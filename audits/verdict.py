@@ -7,10 +7,12 @@ Every audit target, whatever its solver and attack, ends in :func:`assemble_repo
 A bound is VIOLATED when some lower bound (at its stated confidence) exceeds it; the tightness of a
 lower bound is its ratio to the smallest upper bound that holds.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from audits.stats.bounds import WORST_CASE
 
@@ -18,7 +20,7 @@ __all__ = ["assemble_report", "verdicts"]
 
 
 def verdicts(lower: Mapping[str, Any], upper: Mapping[str, float]) -> dict[str, str]:
-    """"VIOLATION" for every upper bound below some lower bound's ε, else "consistent"."""
+    """ "VIOLATION" for every upper bound below some lower bound's ε, else "consistent"."""
     best = max((b.epsilon for b in lower.values()), default=0.0)
     return {k: ("VIOLATION" if v is not None and best > v else "consistent") for k, v in upper.items()}
 
@@ -79,8 +81,13 @@ def assemble_report(
         "epsilon_meaning": epsilon_meaning,
         "epsilon_lower": {m: b.epsilon for m, b in lower.items()},
         "mu_lower": {m: b.mu for m, b in lower.items() if getattr(b, "mu", None) is not None},
-        "lower_bounds": {m: {**b.to_dict(), "assumption_short": (
-            "worst case" if b.assumption == WORST_CASE else "conditional on GDP")} for m, b in lower.items()},
+        "lower_bounds": {
+            m: {
+                **b.to_dict(),
+                "assumption_short": ("worst case" if b.assumption == WORST_CASE else "conditional on GDP"),
+            }
+            for m, b in lower.items()
+        },
         "epsilon_upper": upper,
         "claimed_accountant": claimed,
         "claimed_epsilon": None if claimed is None else upper[claimed],
@@ -91,12 +98,21 @@ def assemble_report(
         "verdict": "VIOLATION" if "VIOLATION" in by_bound.values() else "consistent",
         "tightness": {m: _ratio(b.epsilon, smallest) for m, b in lower.items()},
         "tightness_by_bound": {k: {m: _ratio(b.epsilon, v) for m, b in lower.items()} for k, v in upper.items()},
-        "attack": {"name": attack.attack, "white_box": attack.white_box, "metadata": dict(attack.metadata),
-                   "metrics": attack.metrics()},
-        "attacks": {a.attack: {"white_box": a.white_box, "metrics": a.metrics(), "metadata": dict(a.metadata)}
-                    for a in attacks},
-        "score_moments": {"in_mean": float(attack.scores_in.mean()), "in_var": float(attack.scores_in.var()),
-                          "out_mean": float(attack.scores_out.mean()), "out_var": float(attack.scores_out.var())},
+        "attack": {
+            "name": attack.attack,
+            "white_box": attack.white_box,
+            "metadata": dict(attack.metadata),
+            "metrics": attack.metrics(),
+        },
+        "attacks": {
+            a.attack: {"white_box": a.white_box, "metrics": a.metrics(), "metadata": dict(a.metadata)} for a in attacks
+        },
+        "score_moments": {
+            "in_mean": float(attack.scores_in.mean()),
+            "in_var": float(attack.scores_in.var()),
+            "out_mean": float(attack.scores_out.mean()),
+            "out_var": float(attack.scores_out.var()),
+        },
         "canary": canary,
         "utility": dict(utility or {}),
         "sections": [dict(s) for s in sections],

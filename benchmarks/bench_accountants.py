@@ -1,9 +1,10 @@
 """Accountants against dp-accounting: time-varying Gaussian sequences and optimal composition."""
+
 from __future__ import annotations
 
-import numpy as np
 import math
 
+import numpy as np
 from dp_accounting import dp_event, get_epsilon_gaussian
 from dp_accounting.pld import PLDAccountant as DpPLDAccountant
 
@@ -50,25 +51,41 @@ def run(quick: bool = False) -> list[dict]:
     # The composition of the releases is exactly one Gaussian with 1/σ² = Σ 1/σ_t²; dp-accounting's
     # analytic single-Gaussian ε is an independent exact reference for it.
     reference = get_epsilon_gaussian(1.0 / math.sqrt(math.fsum(1.0 / s**2 for s in sigmas)), DELTA)
-    rows = [row(
-        f"{count} Gaussian releases, {count} different σ (ε at δ=1e-5)", ours_s,
-        "dp-accounting PLDAccountant", peer_s,
-        f"target ≥ 100×; ε ours {ours_eps:.9f}, PLD {peer_eps:.9f} (|Δ| {abs(ours_eps - peer_eps):.1e}: its "
-        f"1e-4 grid), dp-accounting exact Gaussian {reference:.9f} (|Δ| {abs(ours_eps - reference):.1e}); "
-        f"one register() call each: {one_s * 1e3:.1f} ms",
-    )]
+    rows = [
+        row(
+            f"{count} Gaussian releases, {count} different σ (ε at δ=1e-5)",
+            ours_s,
+            "dp-accounting PLDAccountant",
+            peer_s,
+            f"target ≥ 100×; ε ours {ours_eps:.9f}, PLD {peer_eps:.9f} (|Δ| {abs(ours_eps - peer_eps):.1e}: its "
+            f"1e-4 grid), dp-accounting exact Gaussian {reference:.9f} (|Δ| {abs(ours_eps - reference):.1e}); "
+            f"one register() call each: {one_s * 1e3:.1f} ms",
+        )
+    ]
     big = _events(_sigmas(10_000))
     big_s, _ = best_of(lambda: _ours(big))
-    rows.append(row("10,000 Gaussian releases, register_many + ε at δ=1e-5", big_s, "target", 0.020,
-                    "target < 20 ms (ratio ≥ 1 meets it)"))
+    rows.append(
+        row(
+            "10,000 Gaussian releases, register_many + ε at δ=1e-5",
+            big_s,
+            "target",
+            0.020,
+            "target < 20 ms (ratio ≥ 1 meets it)",
+        )
+    )
     releases = 1000 if quick else 10_000
     accountant = AdvancedCompositionAccountant().register(ApproxDpEvent(0.1, 1e-6), releases)
-    optimal_s, optimal_eps = best_of(lambda: AdvancedCompositionAccountant().register(
-        ApproxDpEvent(0.1, 1e-6), releases).get_epsilon(0.05))
+    optimal_s, optimal_eps = best_of(
+        lambda: AdvancedCompositionAccountant().register(ApproxDpEvent(0.1, 1e-6), releases).get_epsilon(0.05)
+    )
     drv_s, drv_eps = best_of(lambda: drv_epsilon([(0.1, 1e-6, releases)], 0.05))
-    rows.append(row(
-        f"optimal composition of {releases:,} (0.1, 1e-6) releases at δ=0.05", optimal_s,
-        "DRV closed form (looser)", drv_s,
-        f"target < 1 s (ratio ≤ 1 expected: exact vs a closed form); ε optimal {optimal_eps:.4f} vs DRV {drv_eps:.4f}; {len(accountant.ledger)} ledger entry",
-    ))
+    rows.append(
+        row(
+            f"optimal composition of {releases:,} (0.1, 1e-6) releases at δ=0.05",
+            optimal_s,
+            "DRV closed form (looser)",
+            drv_s,
+            f"target < 1 s (ratio ≤ 1 expected: exact vs a closed form); ε optimal {optimal_eps:.4f} vs DRV {drv_eps:.4f}; {len(accountant.ledger)} ledger entry",
+        )
+    )
     return rows

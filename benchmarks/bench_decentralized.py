@@ -6,6 +6,7 @@ step a per-node Newton solve on the node's unpadded records, each even step (19)
 
     python benchmarks/bench_decentralized.py [--quick]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,8 +76,15 @@ def run(quick: bool = False) -> list[dict]:
     ours, result = best_of(lambda: solver.run(problem, seed=0, trials=R, accountants=(), record_history=False), 2)
     seeds = result.seeds
     peer, _ = best_of(lambda: [radmm_loop(problem, solver, s) for s in seeds], 1)
-    return [row(f"R-ADMM, {R} trials, N=5, T={T}, d={problem.n_features}", ours,
-                "per-trial per-node loop (numpy Newton)", peer, "same draws; transcripts agree (tested)")]
+    return [
+        row(
+            f"R-ADMM, {R} trials, N=5, T={T}, d={problem.n_features}",
+            ours,
+            "per-trial per-node loop (numpy Newton)",
+            peer,
+            "same draws; transcripts agree (tested)",
+        )
+    ]
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ the naive reference that the tests compare the vectorised solver with.
 
     python benchmarks/bench_dpadmm.py [--quick]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,12 @@ def adult_problem(n_agents: int, seed: int = 0) -> HorizontalProblem:
     rows = (split.train.n_records // n_agents) * n_agents
     partition = partition_horizontal(split.train.X[:rows], split.train.y[:rows], n_agents, seed=seed)
     return HorizontalProblem(
-        partition, lam=0.17, X_test=split.test.X, y_test=split.test.y,
-        X_public=split.public.X, y_public=split.public.y,
+        partition,
+        lam=0.17,
+        X_test=split.test.X,
+        y_test=split.test.y,
+        X_public=split.public.X,
+        y_public=split.public.y,
     )
 
 
@@ -76,8 +81,14 @@ def _separate_runs(solver: DPADMM, problem: HorizontalProblem, seeds, **kwargs) 
 
 
 def _row(benchmark: str, ours: float, peer: str, peer_s: float, note: str) -> dict:
-    return {"benchmark": benchmark, "ours_s": ours, "peer": peer, "peer_s": peer_s,
-            "ratio": peer_s / ours, "note": note}
+    return {
+        "benchmark": benchmark,
+        "ours_s": ours,
+        "peer": peer,
+        "peer_s": peer_s,
+        "ratio": peer_s / ours,
+        "note": note,
+    }
 
 
 def run(quick: bool = False) -> list[dict]:
@@ -92,30 +103,42 @@ def run(quick: bool = False) -> list[dict]:
     ours, result = best_of(lambda: solver.run(problem, seed=0, accountants=()), repeats=3)
     peer, reference = best_of(lambda: dpadmm_loop(problem, solver, seed=0), repeats=1)
     assert isinstance(result, Result) and np.allclose(result.model, reference["w"][-1], rtol=0, atol=1e-10)
-    rows.append(_row(
-        f"DP-ADMM one run, Adult N={n_agents}, T={n_iterations} (history + transcript, no accountants)",
-        ours, "per-agent loop (MATLAB-style)", peer,
-        "target: ours < 1 s; same iterates to 1e-10",
-    ))
+    rows.append(
+        _row(
+            f"DP-ADMM one run, Adult N={n_agents}, T={n_iterations} (history + transcript, no accountants)",
+            ours,
+            "per-agent loop (MATLAB-style)",
+            peer,
+            "target: ours < 1 s; same iterates to 1e-10",
+        )
+    )
 
     flags = {"record_history": False, "record_transcript": False}
     seeds = np.random.SeedSequence(1).spawn(trials)
     ours, _ = best_of(lambda: solver.run(problem, seeds=seeds, accountants=(), **flags), repeats=1)
     peer, _ = best_of(lambda: _separate_runs(solver, problem, seeds, accountants=(), **flags), repeats=1)
-    rows.append(_row(
-        f"DP-ADMM {trials} trials, solver only (final models, no accountants)",
-        ours, f"{trials:,} separate runs", peer,
-        "compute-bound: per-record work per trial is the same in both; batching saves per-run overhead",
-    ))
+    rows.append(
+        _row(
+            f"DP-ADMM {trials} trials, solver only (final models, no accountants)",
+            ours,
+            f"{trials:,} separate runs",
+            peer,
+            "compute-bound: per-record work per trial is the same in both; batching saves per-run overhead",
+        )
+    )
 
     ours, _ = best_of(lambda: solver.run(problem, seeds=seeds, **flags), repeats=1)
     peer_sample, _ = best_of(lambda: _separate_runs(solver, problem, seeds[:sampled], **flags), repeats=1)
-    rows.append(_row(
-        f"DP-ADMM {trials} trials with the 4 default accountants (final models)",
-        ours, f"{trials:,} separate runs", peer_sample * trials / sampled,
-        f"target ≥ 20×; separate runs timed on {sampled} and scaled to {trials:,}; "
-        f"a run registers N·T = {n_agents * n_iterations:,} releases with each accountant",
-    ))
+    rows.append(
+        _row(
+            f"DP-ADMM {trials} trials with the 4 default accountants (final models)",
+            ours,
+            f"{trials:,} separate runs",
+            peer_sample * trials / sampled,
+            f"target ≥ 20×; separate runs timed on {sampled} and scaled to {trials:,}; "
+            f"a run registers N·T = {n_agents * n_iterations:,} releases with each accountant",
+        )
+    )
     return rows
 
 
@@ -123,8 +146,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes")
     for row in run(quick=parser.parse_args().quick):
-        print(f"{row['benchmark']}: ours {row['ours_s']:.3f} s, {row['peer']} {row['peer_s']:.3f} s, "
-              f"ratio {row['ratio']:.1f}× ({row['note']})")
+        print(
+            f"{row['benchmark']}: ours {row['ours_s']:.3f} s, {row['peer']} {row['peer_s']:.3f} s, "
+            f"ratio {row['ratio']:.1f}× ({row['note']})"
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ loopback is started if none is running; the first Ray run (actor start-up) is re
 
     python benchmarks/bench_ray.py [--quick]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,9 @@ def _per_iteration(make_solver, problem, backend, lengths: tuple[int, int], repe
     times = []
     for T in lengths:
         solver = make_solver(T)
-        seconds, _ = best_of(lambda: solver.run(problem, seed=0, accountants=(), record_history=False,
-                                                backend=backend), repeats)
+        seconds, _ = best_of(
+            lambda: solver.run(problem, seed=0, accountants=(), record_history=False, backend=backend), repeats
+        )
         times.append(seconds)
     per_iteration = (times[1] - times[0]) / (lengths[1] - lengths[0])
     return per_iteration if per_iteration > 0 else float("nan")  # lost in timing noise
@@ -50,14 +52,14 @@ def run(quick: bool = False) -> list[dict]:
         return []
     started = not ray.is_initialized()
     if started:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 _node_ip_address="127.0.0.1")
+        ray.init(
+            address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1"
+        )
     N, m, d = (4, 50, 5) if quick else (8, 500, 14)
     lengths, repeats = ((4, 24), 2) if quick else ((10, 50), 3)
     X, y = _data(N * m, d)
     star = HorizontalProblem(partition_horizontal(X, y, N, seed=0), lam=0.5)
-    graph = DecentralizedProblem.create(partition_horizontal(X, y, N, seed=0), GraphTopology.ring(N), C=20.0,
-                                        rho=1.0)
+    graph = DecentralizedProblem.create(partition_horizontal(X, y, N, seed=0), GraphTopology.ring(N), C=20.0, rho=1.0)
     backend = RayBackend()
     cases = [
         (f"DP-ADMM, N={N}, m={m}, d={d}", lambda T: DPADMM(epsilon=0.5, n_iterations=T, dw=1.0), star),
@@ -71,10 +73,17 @@ def run(quick: bool = False) -> list[dict]:
         for name, make_solver, problem in cases:
             local = _per_iteration(make_solver, problem, "inprocess", lengths, repeats)
             remote = _per_iteration(make_solver, problem, backend, lengths, repeats)
-            rows.append({"benchmark": f"{name}: one iteration", "ours_s": local, "peer": "Ray backend (N actors)",
-                         "peer_s": remote, "ratio": remote / local,
-                         "note": f"ratio = Ray / in process (overhead factor); first Ray run {startup:.1f} s "
-                                 "(actor start-up)"})
+            rows.append(
+                {
+                    "benchmark": f"{name}: one iteration",
+                    "ours_s": local,
+                    "peer": "Ray backend (N actors)",
+                    "peer_s": remote,
+                    "ratio": remote / local,
+                    "note": f"ratio = Ray / in process (overhead factor); first Ray run {startup:.1f} s "
+                    "(actor start-up)",
+                }
+            )
     finally:
         if started:
             ray.shutdown()

@@ -12,6 +12,7 @@ compare the vectorised solver with.
 
     python benchmarks/bench_sharing.py [--quick]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,10 @@ def sharing_loop(problem: VerticalProblem, solver: ADMMSharing, seed: int) -> di
         s = shared.sum(axis=0)
         z = np.empty(N)
         for i in range(N):  # (7), one scalar problem per sample
+
             def derivative(v, i=i):
                 return -labels[i] / (N * (1 + np.exp(labels[i] * v))) - y[i] + rho * (v - s[i])
+
             width = 1.5 / (N * rho)  # the root lies within s + (y ± 1/N)/ρ; widened against rounding
             low, high = s[i] + y[i] / rho - width, s[i] + y[i] / rho + width
             z[i] = optimize.brentq(derivative, low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps)
@@ -75,20 +78,42 @@ def run(quick: bool = False) -> list[dict]:
     problem = data.problem()
     problem.block_svd  # the factorisation is cached on the problem; both sides get it for free
     solver = ADMMSharing(n_iterations=T)
-    ours, _ = best_of(lambda: solver.run(problem, seed=0, accountants=(), record_history=False,
-                                         record_transcript=False), repeats=3)
+    ours, _ = best_of(
+        lambda: solver.run(problem, seed=0, accountants=(), record_history=False, record_transcript=False), repeats=3
+    )
     loop_T = max(2, T // 10)
     loop, _ = best_of(lambda: sharing_loop(problem, ADMMSharing(n_iterations=loop_T), 0), repeats=1)
-    rows = [row(f"one run, Adult N = {n_train}, M = 2, T = {T}", ours, "per-party/per-sample loop",
-                loop * T / loop_T, f"loop timed on T = {loop_T} and scaled")]
+    rows = [
+        row(
+            f"one run, Adult N = {n_train}, M = 2, T = {T}",
+            ours,
+            "per-party/per-sample loop",
+            loop * T / loop_T,
+            f"loop timed on T = {loop_T} and scaled",
+        )
+    ]
     private = ADMMSharing(n_iterations=T, noise="output", noise_multiplier=1.0, b1=25.0)
-    batched, _ = best_of(lambda: private.run(problem, seed=0, trials=R, accountants=(), record_history=False,
-                                             record_transcript=False), repeats=1)
+    batched, _ = best_of(
+        lambda: private.run(problem, seed=0, trials=R, accountants=(), record_history=False, record_transcript=False),
+        repeats=1,
+    )
     sample = max(2, R // 10)
-    separate, _ = best_of(lambda: [private.run(problem, seed=s, accountants=(), record_history=False,
-                                               record_transcript=False) for s in range(sample)], repeats=1)
-    rows.append(row(f"{R} trials noise='output'", batched, f"{R} separate runs", separate * R / sample,
-                    f"separate runs timed on {sample} and scaled"))
+    separate, _ = best_of(
+        lambda: [
+            private.run(problem, seed=s, accountants=(), record_history=False, record_transcript=False)
+            for s in range(sample)
+        ],
+        repeats=1,
+    )
+    rows.append(
+        row(
+            f"{R} trials noise='output'",
+            batched,
+            f"{R} separate runs",
+            separate * R / sample,
+            f"separate runs timed on {sample} and scaled",
+        )
+    )
     return rows
 
 
@@ -96,8 +121,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes")
     for result in run(parser.parse_args().quick):
-        print(f"{result['benchmark']}: ours {result['ours_s']:.3f} s, {result['peer']} {result['peer_s']:.3f} s, "
-              f"ratio {result['ratio']:.1f}x ({result['note']})")
+        print(
+            f"{result['benchmark']}: ours {result['ours_s']:.3f} s, {result['peer']} {result['peer_s']:.3f} s, "
+            f"ratio {result['ratio']:.1f}x ({result['note']})"
+        )
 
 
 if __name__ == "__main__":

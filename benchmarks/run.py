@@ -8,6 +8,7 @@ Each ``benchmarks/bench_<name>.py`` defines ``run(quick: bool = False) -> list[d
 have the keys benchmark, ours_s, peer, peer_s, ratio (peer_s / ours_s) and note; ours and the
 peer are timed in the same call, on the same machine, one after the other.
 """
+
 from __future__ import annotations
 
 import argparse

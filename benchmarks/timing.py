@@ -1,8 +1,10 @@
 """Wall-clock timing helper shared by the benchmarks."""
+
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def best_of(function: Callable[[], Any], repeats: int = 3) -> tuple[float, Any]:
@@ -16,5 +18,11 @@ def best_of(function: Callable[[], Any], repeats: int = 3) -> tuple[float, Any]:
 
 
 def row(benchmark: str, ours_s: float, peer: str, peer_s: float, note: str = "") -> dict:
-    return {"benchmark": benchmark, "ours_s": ours_s, "peer": peer, "peer_s": peer_s,
-            "ratio": peer_s / ours_s if ours_s > 0 else float("inf"), "note": note}
+    return {
+        "benchmark": benchmark,
+        "ours_s": ours_s,
+        "peer": peer,
+        "peer_s": peer_s,
+        "ratio": peer_s / ours_s if ours_s > 0 else float("inf"),
+        "note": note,
+    }

@@ -34,10 +34,7 @@ def positive_array(value: ArrayLike, name: str) -> np.ndarray:
     bad = ~(np.isfinite(array) & (array > 0))
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} must be finite and > 0 everywhere, "
-            f"got {array[index].item()!r} at index {index}"
-        )
+        raise ValueError(f"{name} must be finite and > 0 everywhere, got {array[index].item()!r} at index {index}")
     return array
 
 
@@ -68,9 +65,7 @@ def check_broadcast(parameter_shape: Shape, shape: Shape) -> Shape:
     except ValueError:
         fits = False
     if not fits:
-        raise ValueError(
-            f"parameters of shape {parameter_shape} do not broadcast to the sample shape {shape}"
-        )
+        raise ValueError(f"parameters of shape {parameter_shape} do not broadcast to the sample shape {shape}")
     return shape
 
 

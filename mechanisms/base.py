@@ -27,9 +27,7 @@ class Mechanism(abc.ABC):
     def parameter_shape(self) -> Shape:
         """The broadcast shape of the mechanism's parameters (``()`` when all are scalars)."""
 
-    def sample(
-        self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None
-    ) -> np.ndarray:
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
         """One release of noise: a float64 array, independent across entries.
 
         Args:

@@ -58,9 +58,7 @@ class GammaNormMechanism(Mechanism):
         """E‖ε‖ = d/α."""
         return scalar_or_array(readonly(self._dim / self._alpha))
 
-    def sample(
-        self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None
-    ) -> np.ndarray:
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
         """One release of noise vectors: an array of shape ``(*shape, dim)``; ``alpha`` broadcasts
         against ``shape`` (``None`` means ``alpha``'s shape)."""
         return super().sample(rng, shape)
@@ -79,11 +77,7 @@ class GammaNormMechanism(Mechanism):
             raise ValueError(f"x must have shape (..., {self._dim}), got shape {x.shape}")
         d = self._dim
         log_normaliser = (
-            d * np.log(self._alpha)
-            + math.lgamma(d / 2)
-            - math.log(2.0)
-            - (d / 2) * math.log(math.pi)
-            - math.lgamma(d)
+            d * np.log(self._alpha) + math.lgamma(d / 2) - math.log(2.0) - (d / 2) * math.log(math.pi) - math.lgamma(d)
         )
         log_density = log_normaliser - self._alpha * np.linalg.norm(x, axis=-1)
         return scalar_or_array(readonly(log_density))

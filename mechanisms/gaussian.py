@@ -29,9 +29,7 @@ __all__ = ["GaussianMechanism", "analytic_gaussian_sigma", "classic_gaussian_sig
 Calibration = Literal["classic", "analytic"]
 
 
-def classic_gaussian_sigma(
-    sensitivity: ArrayLike, epsilon: float, delta: float
-) -> float | np.ndarray:
+def classic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | np.ndarray:
     """σ = Δ·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), for ε in (0, 1].
 
     Args:
@@ -45,9 +43,7 @@ def classic_gaussian_sigma(
     return _sigma(sensitivity, _classic_multiplier(epsilon, delta))
 
 
-def analytic_gaussian_sigma(
-    sensitivity: ArrayLike, epsilon: float, delta: float
-) -> float | np.ndarray:
+def analytic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | np.ndarray:
     """The smallest σ for which N(0, σ²) noise on a Δ-sensitive query is (ε, δ)-DP (Balle & Wang
     2018, Thm 8): the root in σ of Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) = δ (eq. (6)).
 
@@ -84,9 +80,7 @@ class GaussianMechanism(AccountedMechanism):
         self._set(sensitivity, sigma, sigma / sensitivity)
 
     @classmethod
-    def from_noise_multiplier(
-        cls, sensitivity: ArrayLike, noise_multiplier: ArrayLike
-    ) -> "GaussianMechanism":
+    def from_noise_multiplier(cls, sensitivity: ArrayLike, noise_multiplier: ArrayLike) -> GaussianMechanism:
         """σ = noise_multiplier·Δ; the events carry ``noise_multiplier`` exactly as given (so a
         per-agent Δ with one multiplier gives a single :meth:`event`)."""
         sensitivity = positive_array(sensitivity, "sensitivity")
@@ -102,7 +96,7 @@ class GaussianMechanism(AccountedMechanism):
         epsilon: float,
         delta: float,
         calibration: Calibration = "classic",
-    ) -> "GaussianMechanism":
+    ) -> GaussianMechanism:
         """A mechanism that is (ε, δ)-DP per release.
 
         Args:
@@ -123,9 +117,7 @@ class GaussianMechanism(AccountedMechanism):
             raise ValueError(f"calibration must be 'classic' or 'analytic', got {calibration!r}")
         return cls.from_noise_multiplier(sensitivity, multiplier)
 
-    def _set(
-        self, sensitivity: np.ndarray, sigma: np.ndarray, noise_multiplier: np.ndarray
-    ) -> None:
+    def _set(self, sensitivity: np.ndarray, sigma: np.ndarray, noise_multiplier: np.ndarray) -> None:
         self._shape: Shape = np.broadcast_shapes(sensitivity.shape, sigma.shape)
         self._sensitivity = sensitivity
         self._sigma = readonly(sigma)

@@ -61,14 +61,10 @@ class RandomizedResponse(AccountedMechanism):
             raise TypeError(f"labels must be ±1 integers or floats, got dtype {labels.dtype}")
         not_sign = np.abs(labels) != 1
         if not_sign.any():
-            raise ValueError(
-                f"labels must all be -1 or +1, got {labels[not_sign].flat[0].item()!r}"
-            )
+            raise ValueError(f"labels must all be -1 or +1, got {labels[not_sign].flat[0].item()!r}")
         return np.where(self.sample(rng, labels.shape) < 0, -labels, labels)
 
-    def sample(
-        self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None
-    ) -> np.ndarray:
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
         """Multiplicative sign noise: −1.0 with probability ``flip_probability``, else +1.0, so
         ``labels * sample(rng, labels.shape)`` is randomized response."""
         return super().sample(rng, shape)
@@ -78,9 +74,7 @@ class RandomizedResponse(AccountedMechanism):
         return self._epsilon
 
     def _event_of(self, value: float) -> dp_event.RandomizedResponseDpEvent:
-        return dp_event.RandomizedResponseDpEvent(
-            noise_parameter=2.0 * float(expit(-value)), num_buckets=2
-        )
+        return dp_event.RandomizedResponseDpEvent(noise_parameter=2.0 * float(expit(-value)), num_buckets=2)
 
     def _draw(self, rng: np.random.Generator, shape: Shape) -> np.ndarray:
         return np.where(rng.random(shape) < self._flip_probability, -1.0, 1.0)

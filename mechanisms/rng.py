@@ -67,10 +67,7 @@ def spawn_rngs(seed_or_rng: SeedLike, n: int) -> list[np.random.Generator]:
     n = check_count(n, "n")
     if isinstance(seed_or_rng, np.random.Generator):
         return seed_or_rng.spawn(n)
-    return [
-        np.random.Generator(np.random.PCG64(child))
-        for child in _seed_sequence(seed_or_rng).spawn(n)
-    ]
+    return [np.random.Generator(np.random.PCG64(child)) for child in _seed_sequence(seed_or_rng).spawn(n)]
 
 
 class SecureReseedingGenerator(np.random.Generator):
@@ -95,10 +92,7 @@ def begin_release(rng: object) -> np.random.Generator:
     """Check that ``rng`` is a ``numpy.random.Generator`` and return it, reseeded first if it is a
     :class:`SecureReseedingGenerator`. Every mechanism calls this once per release (per sample)."""
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            f"rng must be a numpy.random.Generator (make one with mechanisms.make_rng(seed)), "
-            f"got {rng!r}"
-        )
+        raise TypeError(f"rng must be a numpy.random.Generator (make one with mechanisms.make_rng(seed)), got {rng!r}")
     if isinstance(rng, SecureReseedingGenerator):
         rng.reseed()
     return rng

@@ -19,6 +19,7 @@ Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoi
 ``plot_history`` (matplotlib) load those libraries only when first used. ``run(..., backend="ray")``
 runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.backends``; optional extra ``ray``).
 """
+
 from solvers.lazy import lazy_exports
 
 # Public name → defining module. Everything is imported on first use, so ``import solvers`` (and

@@ -6,13 +6,15 @@ id (write-ahead: a crash mid-run never leaves a release unrecorded). Privacy par
 seed-000 solvers do not depend on the data or the noise, so a batched run registers its releases
 once, not once per trial.
 """
+
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-from accountants import ACCOUNTANTS, Accountant, Ledger, LedgerEntry
 from dp_accounting import dp_event
+
+from accountants import ACCOUNTANTS, Accountant, Ledger, LedgerEntry
 
 __all__ = ["DEFAULT_ACCOUNTANTS", "AccountantsLike", "record_releases", "resolve_accountants"]
 

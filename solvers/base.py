@@ -15,6 +15,7 @@ Subclasses implement ``_plan`` (what is released, with which mechanism) and ``_i
 updates, calling ``recorder.record`` once per iteration). Later solvers (graph topologies,
 vertical partitions) plug in the same way with their own problem type and channels.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from accountants import Ledger, LedgerFile
 from dp_accounting import dp_event
-from mechanisms import AccountedMechanism, make_rng
 
+from accountants import Ledger, LedgerFile
+from mechanisms import AccountedMechanism, make_rng
 from solvers.accounting import AccountantsLike, record_releases, resolve_accountants
 from solvers.backends import BackendLike, resolve_backend
 from solvers.backends.streams import AgentStreams, agent_seeds
@@ -90,7 +91,11 @@ class Solver(ABC):
 
     @abstractmethod
     def _iterate(
-        self, problem: HorizontalProblem, plan: RunPlan, n_trials: int, noise: np.ndarray | None,
+        self,
+        problem: HorizontalProblem,
+        plan: RunPlan,
+        n_trials: int,
+        noise: np.ndarray | None,
         recorder: Recorder,
     ) -> Mapping[str, float]:
         """Run all iterations for a chunk of ``n_trials`` trials (noise (n_trials, *noise_shape) or
@@ -145,9 +150,14 @@ class Solver(ABC):
         ledger_file = None if ledger_path is None else LedgerFile(ledger_path)
         R = len(trial_seeds)
         recorder = Recorder(
-            problem, self.channels, plan.n_iterations, R,
-            history=record_history, transcript=record_transcript,
-            transcript_agents=transcript_agents, white_box=record_white_box,
+            problem,
+            self.channels,
+            plan.n_iterations,
+            R,
+            history=record_history,
+            transcript=record_transcript,
+            transcript_agents=transcript_agents,
+            white_box=record_white_box,
         )
         chunks = _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes)
         if engine is not None:
@@ -169,8 +179,14 @@ class Solver(ABC):
         )
 
     def _run_in_process(
-        self, problem: HorizontalProblem, plan: RunPlan, trial_seeds: Sequence[SeedLike], chunks: Sequence[slice],
-        recorder: Recorder, ledger: Ledger, ledger_file: LedgerFile | None,
+        self,
+        problem: HorizontalProblem,
+        plan: RunPlan,
+        trial_seeds: Sequence[SeedLike],
+        chunks: Sequence[slice],
+        recorder: Recorder,
+        ledger: Ledger,
+        ledger_file: LedgerFile | None,
     ) -> dict[str, float]:
         """The default backend: every chunk of trials vectorised over (trials, agents)."""
         if ledger_file is not None:

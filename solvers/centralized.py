@@ -8,6 +8,7 @@ m_i = m this is scikit-learn's ``LogisticRegression(C=1/(m·λ), fit_intercept=F
 Smooth (l2) problems use damped Newton to ‖∇F‖ ≤ 1e-10; others (l1) FISTA with restarts to a
 prox-gradient mapping ≤ 1e-10.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,9 +32,13 @@ def centralized_optimum(problem: HorizontalProblem, *, tol: float = 1e-10) -> Op
     mask = problem.partition.mask
     weights = (mask / problem.sizes[:, None])[mask]
     optimum = regularized_erm(
-        problem.partition.X[mask], problem.partition.y[mask],
-        loss=problem.loss, regularizer=problem.regularizer, reg=problem.lam,
-        weights=weights, tol=tol,
+        problem.partition.X[mask],
+        problem.partition.y[mask],
+        loss=problem.loss,
+        regularizer=problem.regularizer,
+        reg=problem.lam,
+        weights=weights,
+        tol=tol,
     )
     objective = float(problem.objective(optimum.w))
     return Optimum(optimum.w, objective, optimum.residual, optimum.iterations, optimum.method)
@@ -73,21 +78,23 @@ def regularized_erm(
 
     w0 = np.zeros(features.shape[1])
     if isinstance(regularizer, L2Regularizer):
+
         def derivatives(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             curvature = loss.d2phi(Xy @ w) * a
             hessian = (Xy.T * curvature) @ Xy + reg * np.eye(w.shape[-1])
             return loss_gradient(w) + reg * w, hessian
 
-        solution = damped_newton(
-            lambda w: loss_value(w) + reg * regularizer.value(w), derivatives, w0, tol=tol
-        )
+        solution = damped_newton(lambda w: loss_value(w) + reg * regularizer.value(w), derivatives, w0, tol=tol)
         method = "newton"
     else:
         gram = (features.T * a) @ features
         lipschitz = loss.curvature_bound * float(np.linalg.eigvalsh(gram)[-1])
         solution = accelerated_proximal_gradient(
-            loss_gradient, lambda v, step: regularizer.prox(v, step * reg), w0,
-            lipschitz=max(lipschitz, np.finfo(float).tiny), tol=tol,
+            loss_gradient,
+            lambda v, step: regularizer.prox(v, step * reg),
+            w0,
+            lipschitz=max(lipschitz, np.finfo(float).tiny),
+            tol=tol,
         )
         method = "fista"
     objective = float(loss_value(solution.x) + reg * regularizer.value(solution.x))

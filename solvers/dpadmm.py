@@ -17,6 +17,7 @@ The released messages are ŵ_i^{k+1} (agents → trainer) and w^{k+1} (trainer �
 the transcript does not repeat them. Every release is one privacy event per agent and iteration,
 stated by a ``mechanisms.GaussianMechanism`` (``NonPrivateDpEvent`` for a noiseless release).
 """
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from dp_accounting import dp_event
-from mechanisms import GaussianMechanism
 
+from mechanisms import GaussianMechanism
 from solvers.base import RunPlan, Solver
 from solvers.inner import accelerated_proximal_gradient, damped_newton
 from solvers.problem import HorizontalProblem
@@ -68,23 +69,19 @@ class _StarADMM(Solver):
         if private:
             problem.check_feature_bound(1.0)
 
-    def _consensus_step(
-        self, w_sent: np.ndarray, gamma: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def _consensus_step(self, w_sent: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(3c) and (3d): the trainer's average and the agents' dual ascent, for (R, N, d) arrays."""
         w = w_sent.mean(axis=1) - gamma.mean(axis=1) / self.rho
         return w, gamma - self.rho * (w_sent - w[:, None, :])
 
-    def _events(
-        self, problem: HorizontalProblem, mechanism: GaussianMechanism | None
-    ) -> list[list[dp_event.DpEvent]]:
+    def _events(self, problem: HorizontalProblem, mechanism: GaussianMechanism | None) -> list[list[dp_event.DpEvent]]:
         """events[k][i] of agent i's release in iteration k (``NonPrivateDpEvent`` without noise)."""
         T, N = self.n_iterations, problem.n_agents
         if mechanism is None:
             release = dp_event.NonPrivateDpEvent()
             return [[release] * N for _ in range(T)]
         events = mechanism.events()
-        return [events[k * N:(k + 1) * N] for k in range(T)]
+        return [events[k * N : (k + 1) * N] for k in range(T)]
 
 
 @dataclass(frozen=True)
@@ -113,8 +110,14 @@ class _ExactLocalADMM(_StarADMM):
         return worst
 
     def _agent_update(
-        self, problem: HorizontalProblem, plan: RunPlan, k: int, w: np.ndarray, gamma: np.ndarray,
-        sent: np.ndarray | None, agents: slice,
+        self,
+        problem: HorizontalProblem,
+        plan: RunPlan,
+        k: int,
+        w: np.ndarray,
+        gamma: np.ndarray,
+        sent: np.ndarray | None,
+        agents: slice,
     ) -> tuple[np.ndarray, dict[str, float]]:
         """The local step of ``agents`` in iteration k (the exact argmin; ``sent`` is unused), on
         (R, n, d) arrays of those agents; the in-process run and a Ray actor both call it."""
@@ -134,8 +137,11 @@ class _ExactLocalADMM(_StarADMM):
 
             def value(v: np.ndarray) -> np.ndarray:
                 shift = v - anchor
-                return (problem.local_objective(v) - np.einsum("...i,...i->...", gamma, shift)
-                        + 0.5 * rho * np.einsum("...i,...i->...", shift, shift))
+                return (
+                    problem.local_objective(v)
+                    - np.einsum("...i,...i->...", gamma, shift)
+                    + 0.5 * rho * np.einsum("...i,...i->...", shift, shift)
+                )
 
             def derivatives(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 gradient = problem.local_gradient(v) - gamma + rho * (v - anchor)
@@ -202,13 +208,9 @@ class NaiveNoisyADMM(_ExactLocalADMM):
 
     name = "naive"
     channels = {
-        "w_tilde": ChannelSpec(
-            "agents", "w̃_i^{k+1} = w_i^{k+1} + N(0, σ_i² I): agent i's noisy exact minimiser"
-        ),
+        "w_tilde": ChannelSpec("agents", "w̃_i^{k+1} = w_i^{k+1} + N(0, σ_i² I): agent i's noisy exact minimiser"),
         "w": _BROADCAST,
-        "w_local": ChannelSpec(
-            "agents", "w_i^{k+1}: the noise-free local minimiser (never released)", white_box=True
-        ),
+        "w_local": ChannelSpec("agents", "w_i^{k+1}: the noise-free local minimiser (never released)", white_box=True),
     }
     _sent = "w_tilde"
 
@@ -227,8 +229,13 @@ class NaiveNoisyADMM(_ExactLocalADMM):
         self._check_problem(problem, private=True)
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
         sensitivity = naive_sensitivity(
-            s1=problem.loss.gradient_bound, m=problem.sizes, lam=problem.lam, n_agents=N,
-            rho=self.rho, strong_convexity=problem.regularizer.strong_convexity, mode=self.sensitivity,
+            s1=problem.loss.gradient_bound,
+            m=problem.sizes,
+            lam=problem.lam,
+            n_agents=N,
+            rho=self.rho,
+            strong_convexity=problem.regularizer.strong_convexity,
+            mode=self.sensitivity,
         )
         z = _noise_multiplier(self.epsilon, self.delta, self.calibration)
         mechanism = None
@@ -270,9 +277,7 @@ class DPADMM(_StarADMM):
     name = "dpadmm"
     _sent = "w_tilde"
     channels = {
-        "w_tilde": ChannelSpec(
-            "agents", "w̃_i^{k+1} = w_i^{k+1} + ξ_i^{k+1}, (3b): agent i's noisy local model"
-        ),
+        "w_tilde": ChannelSpec("agents", "w̃_i^{k+1} = w_i^{k+1} + ξ_i^{k+1}, (3b): agent i's noisy local model"),
         "w": _BROADCAST,
         "w_local": ChannelSpec(
             "agents", "w_i^{k+1}, (3a): the noise-free local model (never released)", white_box=True
@@ -285,8 +290,7 @@ class DPADMM(_StarADMM):
         if isinstance(self.step_size, str):
             if self.step_size not in ("auto", "theorem3", "theorem4"):
                 raise ValueError(
-                    "step_size must be 'auto', 'theorem3', 'theorem4' or a positive number, "
-                    f"got {self.step_size!r}"
+                    f"step_size must be 'auto', 'theorem3', 'theorem4' or a positive number, got {self.step_size!r}"
                 )
         else:
             _check_real(self.step_size, "step_size", low=0.0, low_open=True)
@@ -303,14 +307,16 @@ class DPADMM(_StarADMM):
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
         z = _noise_multiplier(self.epsilon, self.delta, self.calibration)
         eta, dw = self._step_sizes(problem, z)
-        sensitivity = dpadmm_sensitivity(
-            s1=problem.loss.gradient_bound, m=problem.sizes, rho=self.rho, eta=eta
-        )
+        sensitivity = dpadmm_sensitivity(s1=problem.loss.gradient_bound, m=problem.sizes, rho=self.rho, eta=eta)
         mechanism = None
         if z > 0:
             mechanism = GaussianMechanism.from_noise_multiplier(sensitivity[:, :, None], z)
         info = {
-            "eta": eta, "sensitivity": sensitivity, "sigma": z * sensitivity, "noise_multiplier": z, "dw": dw,
+            "eta": eta,
+            "sensitivity": sensitivity,
+            "sigma": z * sensitivity,
+            "noise_multiplier": z,
+            "dw": dw,
         }
         return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), info)
 
@@ -326,11 +332,21 @@ class DPADMM(_StarADMM):
         k = np.arange(T)
         loss, reg, lam = problem.loss, problem.regularizer, problem.lam
         if rule == "theorem3":
-            eta = eta_theorem3(k, dw=dw, s1=loss.gradient_bound, s2=reg.gradient_bound(problem.n_features),
-                               lam=lam, n_agents=N)
+            eta = eta_theorem3(
+                k, dw=dw, s1=loss.gradient_bound, s2=reg.gradient_bound(problem.n_features), lam=lam, n_agents=N
+            )
             return np.repeat(eta[:, None], N, axis=1), dw
-        eta = eta_theorem4(k, dw=dw, s1=loss.gradient_bound, s3=loss.curvature_bound, s4=reg.hessian_bound,
-                           lam=lam, n_agents=N, m=problem.sizes, noise_multiplier=z)
+        eta = eta_theorem4(
+            k,
+            dw=dw,
+            s1=loss.gradient_bound,
+            s3=loss.curvature_bound,
+            s4=reg.hessian_bound,
+            lam=lam,
+            n_agents=N,
+            m=problem.sizes,
+            noise_multiplier=z,
+        )
         return eta, dw
 
     def _iterate(
@@ -346,8 +362,14 @@ class DPADMM(_StarADMM):
         return {}
 
     def _agent_update(
-        self, problem: HorizontalProblem, plan: RunPlan, k: int, w: np.ndarray, gamma: np.ndarray,
-        sent: np.ndarray, agents: slice,
+        self,
+        problem: HorizontalProblem,
+        plan: RunPlan,
+        k: int,
+        w: np.ndarray,
+        gamma: np.ndarray,
+        sent: np.ndarray,
+        agents: slice,
     ) -> tuple[np.ndarray, dict[str, float]]:
         """(3a) for ``agents`` in iteration k at their previous noisy iterates ``sent`` (R, n, d);
         the in-process run and a Ray actor both call it."""
@@ -356,8 +378,12 @@ class DPADMM(_StarADMM):
 
 
 def linearized_update(
-    w: np.ndarray, gamma: np.ndarray, w_tilde: np.ndarray, gradient: np.ndarray,
-    inverse_eta: np.ndarray, rho: float,
+    w: np.ndarray,
+    gamma: np.ndarray,
+    w_tilde: np.ndarray,
+    gradient: np.ndarray,
+    inverse_eta: np.ndarray,
+    rho: float,
 ) -> np.ndarray:
     """(3a): the minimiser of the approximate augmented Lagrangian (2) in closed form,
     w_i^{k+1} = (ρ w^k + γ_i^k + w̃_i^k/η_i − g_i^k) / (ρ + 1/η_i).
@@ -375,9 +401,7 @@ def _noise_multiplier(epsilon: float, delta: float, calibration: str) -> float:
     try:
         mechanism = GaussianMechanism.from_epsilon_delta(1.0, epsilon, delta, calibration=calibration)
     except ValueError as error:
-        raise ValueError(
-            f"epsilon={epsilon!r}, delta={delta!r}, calibration={calibration!r}: {error}"
-        ) from error
+        raise ValueError(f"epsilon={epsilon!r}, delta={delta!r}, calibration={calibration!r}: {error}") from error
     return float(mechanism.noise_multiplier)
 
 

@@ -4,6 +4,7 @@
 2 or 3 on a star, and keeps the final global model as a linear classifier without intercept
 (spec 000 §6: predict the positive class iff wᵀx ≥ 0).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -140,10 +141,15 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
             check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         ).spawn(2)
         problem = HorizontalProblem.from_data(
-            X, np.where(y == self.classes_[1], 1.0, -1.0), int(self.n_agents),
+            X,
+            np.where(y == self.classes_[1], 1.0, -1.0),
+            int(self.n_agents),
             seed=np.random.default_rng(partition_seed),
             sizes=None if X.shape[0] % self.n_agents == 0 else near_equal_sizes(X.shape[0], int(self.n_agents)),
-            clip=self.clip, loss=LogisticLoss(), regularizer=_REGULARIZERS[self.regularizer](), lam=self.lam,
+            clip=self.clip,
+            loss=LogisticLoss(),
+            regularizer=_REGULARIZERS[self.regularizer](),
+            lam=self.lam,
             **public,
         )
         self.result_ = self._solver(problem).run(

@@ -7,6 +7,7 @@ matrix A (or built by :meth:`GraphTopology.from_edges`, :meth:`ring`, :meth:`com
 ``ValueError`` that says what is wrong. The vectorised updates use A, the degree vector V, the
 Laplacian D − A and the signless Laplacian D + A as (N, N) matrices acting on (..., N, d) arrays.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -48,9 +49,7 @@ class GraphTopology(Topology):
             raise ValueError(f"adjacency must be symmetric (undirected), but a[{i},{j}] != a[{j},{i}]")
         unreached = _unreached(A)
         if unreached:
-            raise ValueError(
-                f"the graph is not connected: node(s) {unreached} cannot be reached from node 0"
-            )
+            raise ValueError(f"the graph is not connected: node(s) {unreached} cannot be reached from node 0")
         A = A.copy()
         A.setflags(write=False)
         self._A = A
@@ -92,8 +91,15 @@ class GraphTopology(Topology):
         return cls(~np.eye(N, dtype=bool))
 
     @classmethod
-    def random(cls, n_agents: int, p: float = 0.5, *, seed: int | np.random.Generator | None = None,
-               min_degree: int = 1, max_tries: int = 10_000) -> GraphTopology:
+    def random(
+        cls,
+        n_agents: int,
+        p: float = 0.5,
+        *,
+        seed: int | np.random.Generator | None = None,
+        min_degree: int = 1,
+        max_tries: int = 10_000,
+    ) -> GraphTopology:
         """An Erdős–Rényi G(N, p) graph, resampled until connected with every degree ≥ ``min_degree``
         (spec 001 §6 [rec]: G(5, 0.5); seeded, so fixed across runs).
 

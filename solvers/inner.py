@@ -11,6 +11,7 @@ batched run equals the single run).
     constant momentum of the strongly convex case when a modulus μ > 0 is known, else with
     adaptive (gradient) restarts; stops when the prox-gradient mapping has norm ≤ tol.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,5 +1,6 @@
 """Lazy package exports: a name is imported from its module on first use (PEP 562), so that
 importing a package stays light (no dp_accounting, scikit-learn or matplotlib until needed)."""
+
 from __future__ import annotations
 
 import importlib
@@ -9,8 +10,9 @@ from typing import Any
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, exports: Mapping[str, str],
-                 namespace: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, exports: Mapping[str, str], namespace: dict[str, Any]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """(``__getattr__``, ``__dir__``) for ``package`` whose public ``name`` lives in module
     ``exports[name]``; ``namespace`` is the package's ``globals()`` (each name is cached there)."""
 

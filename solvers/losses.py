@@ -9,6 +9,7 @@ Constants for the privacy analyses, valid when every ‖x‖₂ ≤ 1 (scale by 
   - ``gradient_bound`` S1 ≥ ‖∇_w ℓ‖ = |φ'|·‖x‖ (seed 000 A2; seeds 001/003 |L'| ≤ 1);
   - ``curvature_bound`` c1 ≥ φ'' (seeds 001/003 A4), which also bounds ‖∇²_w ℓ‖ (S3 of seed 000).
 """
+
 from __future__ import annotations
 
 import math
@@ -49,24 +50,18 @@ class MarginLoss(ABC):
         """z = y · Xw, shape (..., m)."""
         return _margins(*_check_shapes(w, X, y))
 
-    def value(
-        self, w: np.ndarray, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None
-    ) -> np.ndarray:
+    def value(self, w: np.ndarray, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Mean loss (1/m) Σ_j φ(y_j wᵀx_j) over the (masked) records, shape (...)."""
         w, X, y = _check_shapes(w, X, y)
         return _weights(self.phi(_margins(w, X, y)), mask).sum(axis=-1)
 
-    def gradient(
-        self, w: np.ndarray, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None
-    ) -> np.ndarray:
+    def gradient(self, w: np.ndarray, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Mean gradient (1/m) Σ_j φ'(z_j) y_j x_j, shape (..., d)."""
         w, X, y = _check_shapes(w, X, y)
         coefficients = _weights(self.dphi(_margins(w, X, y)) * y, mask)
         return np.matmul(coefficients[..., None, :], X)[..., 0, :]
 
-    def hessian(
-        self, w: np.ndarray, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None
-    ) -> np.ndarray:
+    def hessian(self, w: np.ndarray, X: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """Mean Hessian (1/m) Σ_j φ''(z_j) y_j² x_j x_jᵀ, shape (..., d, d)."""
         w, X, y = _check_shapes(w, X, y)
         coefficients = _weights(self.d2phi(_margins(w, X, y)) * y * y, mask)
@@ -110,8 +105,10 @@ class HuberHingeLoss(MarginLoss):
     h: float = 0.5
 
     def __post_init__(self) -> None:
-        if isinstance(self.h, bool) or not isinstance(self.h, numbers.Real) or not (
-            math.isfinite(self.h) and self.h > 0
+        if (
+            isinstance(self.h, bool)
+            or not isinstance(self.h, numbers.Real)
+            or not (math.isfinite(self.h) and self.h > 0)
         ):
             raise ValueError(f"h must be a positive finite number, got {self.h!r}")
 
@@ -140,14 +137,10 @@ class HuberHingeLoss(MarginLoss):
         return np.clip((1.0 + self.h - z) / (2.0 * self.h), 0.0, 1.0)
 
 
-def _check_shapes(
-    w: np.ndarray, X: np.ndarray, y: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _check_shapes(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     w, X, y = (np.asarray(a, dtype=np.float64) for a in (w, X, y))
     if X.ndim < 2 or w.ndim < 1 or y.ndim < 1:
-        raise ValueError(
-            f"expected w (..., d), X (..., m, d), y (..., m); got shapes {w.shape}, {X.shape}, {y.shape}"
-        )
+        raise ValueError(f"expected w (..., d), X (..., m, d), y (..., m); got shapes {w.shape}, {X.shape}, {y.shape}")
     if w.shape[-1] != X.shape[-1] or y.shape[-1] != X.shape[-2]:
         raise ValueError(
             f"expected w (..., d), X (..., m, d), y (..., m) with matching d and m; "

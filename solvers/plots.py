@@ -3,6 +3,7 @@
 matplotlib is imported inside the function, with the Agg canvas and no pyplot, so importing this
 module (or ``solvers``) never loads matplotlib or touches a global backend.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -15,6 +15,7 @@ Extension point: vertically partitioned features (seed 004) need a ``VerticalPro
 holds a block of columns of the same rows, the server the labels) with its own evaluation methods;
 solvers check the problem type they support, so the two never mix.
 """
+
 from __future__ import annotations
 
 import functools
@@ -102,8 +103,7 @@ class HorizontalProblem:
                 checked = check_dataset(X, y, max_norm=None)
                 if checked.X.shape[1] != self.n_features:
                     raise ValueError(
-                        f"X_{prefix} must have {self.n_features} features like the partition, "
-                        f"got {checked.X.shape[1]}"
+                        f"X_{prefix} must have {self.n_features} features like the partition, got {checked.X.shape[1]}"
                     )
                 object.__setattr__(self, f"X_{prefix}", _read_only(checked.X))
                 object.__setattr__(self, f"y_{prefix}", _read_only(checked.y))
@@ -230,8 +230,8 @@ class HorizontalProblem:
         hessian = np.empty((N, batch, d, d))
         step = max(1, _HESSIAN_TEMP_BYTES // (8 * N * d * m))
         for start in range(0, batch, step):  # bounded memory; one chunk when batch is small
-            part = curvature[:, :, start:start + step].transpose(0, 2, 1)  # (N, b, m)
-            hessian[:, start:start + step] = np.matmul(
+            part = curvature[:, :, start : start + step].transpose(0, 2, 1)  # (N, b, m)
+            hessian[:, start : start + step] = np.matmul(
                 self._XwT[:, None, :, :] * part[:, :, None, :], self._Xy[:, None, :, :]
             )
         return hessian.transpose(1, 0, 2, 3).reshape(*lead, N, d, d)
@@ -282,7 +282,7 @@ class HorizontalProblem:
     def _check_w(self, w: np.ndarray, local: bool) -> np.ndarray:
         w = np.asarray(w, dtype=np.float64)
         expected = (self.n_agents, self.n_features) if local else (self.n_features,)
-        if w.shape[w.ndim - len(expected):] != expected:
+        if w.shape[w.ndim - len(expected) :] != expected:
             axes = "(..., N, d)" if local else "(..., d)"
             raise ValueError(f"w must have shape {axes} = (..., {', '.join(map(str, expected))}), got {w.shape}")
         return w

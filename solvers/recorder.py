@@ -13,6 +13,7 @@ History keys, each (T, R) (spec 000 §6 and §8 item 17; all at the global itera
   test_accuracy_average  accuracy of the ergodic mean (1/t) Σ_{s=1}^{t} w^s (Theorem 4 window)
   consensus            max_i ‖ŵ_i − w‖, ŵ_i the released local model
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -63,10 +64,7 @@ class Recorder:
         self.problem = problem
         self.T, self.R = n_iterations, n_trials
         self.history_enabled = history
-        self.specs = {
-            name: spec for name, spec in channels.items()
-            if transcript and (white_box or not spec.white_box)
-        }
+        self.specs = {name: spec for name, spec in channels.items() if transcript and (white_box or not spec.white_box)}
         agents = range(problem.n_agents) if transcript_agents is None else transcript_agents
         self.agents = np.array(sorted({_agent(a, problem.n_agents) for a in agents}), dtype=np.int64)
         self.all_agents = self.agents.size == problem.n_agents

@@ -5,6 +5,7 @@ Constants used by the privacy and convergence analyses (seed 000 notation, spec 
   - ``gradient_bound(d)``: S2 ≥ sup‖R'(w)‖₂ on R^d (seed 000 A3, used only by Theorem 3);
   - ``hessian_bound``: S4 ≥ sup‖∇²R‖ (seed 000 A4, used only by Theorem 4).
 """
+
 from __future__ import annotations
 
 import math

@@ -1,12 +1,13 @@
 """The result of a solver run: models, history, transcript, ledger and privacy, for R trials."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from accountants import Ledger
 
+from accountants import Ledger
 from solvers.transcript import Transcript
 
 __all__ = ["Result"]

@@ -8,6 +8,7 @@ z = sqrt(2 ln(1.25/δ))/ε, the term 2 S1 sqrt(4(k+1) ln(1.25/δ))/(m ε D_w) eq
 2 S1 sqrt(2(k+1)) z/(m D_w), the form used here so that any calibration (or z = 0, no noise) works.
 σ itself is never computed here: the solver builds a ``mechanisms.GaussianMechanism`` from Δ and z.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,9 +27,7 @@ __all__ = [
 ]
 
 
-def eta_theorem3(
-    k: np.ndarray | int, *, dw: float, s1: float, s2: float, lam: float, n_agents: int
-) -> np.ndarray:
+def eta_theorem3(k: np.ndarray | int, *, dw: float, s1: float, s2: float, lam: float, n_agents: int) -> np.ndarray:
     """η^{k+1} = D_w / ((S1 + λ S2/N) sqrt(2(k+1))) (Theorem 3; convex, non-smooth, e.g. l1)."""
     k = _iterations(k)
     _check_positive(dw=dw, s1=s1, lam=lam)
@@ -127,7 +126,10 @@ def estimate_dw(problem: HorizontalProblem) -> float:
             "(seed 000 uses 162 pre-training rows), or pass dw= to the solver"
         )
     fit = regularized_erm(
-        problem.X_public, problem.y_public, loss=problem.loss, regularizer=problem.regularizer,
+        problem.X_public,
+        problem.y_public,
+        loss=problem.loss,
+        regularizer=problem.regularizer,
         reg=problem.lam / problem.n_agents,
     )
     dw = float(np.linalg.norm(fit.w))

@@ -15,6 +15,7 @@ Extension points (not implemented here):
   - Vertically partitioned features (seed 004) keep a star (the server holds the labels); what
     changes is the problem (each agent holds columns, not rows), not the topology.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -54,9 +55,7 @@ class Topology(ABC):
         return self.adjacency.sum(axis=1)
 
     def _check_agent(self, agent: object) -> int:
-        if isinstance(agent, bool) or not isinstance(agent, numbers.Integral) or not (
-            0 <= agent < self.n_agents
-        ):
+        if isinstance(agent, bool) or not isinstance(agent, numbers.Integral) or not (0 <= agent < self.n_agents):
             raise ValueError(f"agent must be an integer in [0, {self.n_agents}), got {agent!r}")
         return int(agent)
 

@@ -9,6 +9,7 @@ Array layout of a channel: (T, R, N, ...) for messages sent by the agents, (T, R
 sent by the server; R is absent for a single (unbatched) run. Entry t holds the message released in
 iteration t (the paper's k + 1 for iteration k).
 """
+
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Mapping
@@ -102,7 +103,8 @@ class Transcript(Mapping[str, np.ndarray]):
         """Only what the protocol releases (white-box channels dropped)."""
         return Transcript(
             [channel for channel in self._channels.values() if not channel.white_box],
-            self.topology, self.batched,
+            self.topology,
+            self.batched,
         )
 
     def recipients(self, name: str, agent: int) -> tuple[Hashable, ...]:
@@ -121,7 +123,8 @@ class Transcript(Mapping[str, np.ndarray]):
                 Channel(c.name, c.values[:, r], c.sender, c.description, c.white_box, c.agents)
                 for c in self._channels.values()
             ],
-            self.topology, batched=False,
+            self.topology,
+            batched=False,
         )
 
     def __repr__(self) -> str:

@@ -3,6 +3,7 @@
 `ci` (selected when the environment variable CI is set) keeps the suite deterministic and bounded;
 `dev` explores more examples. Select explicitly with HYPOTHESIS_PROFILE=name.
 """
+
 import os
 
 from hypothesis import HealthCheck, settings

@@ -20,6 +20,7 @@ min over both of the f-DP form of Balle et al. 2022's bound (``attacks.reconstru
     python -m attacks.experiments.kkt_table --out results/kkt
     python -m attacks.experiments.kkt_table --out /tmp/kkt --quick
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,8 +68,9 @@ def build_targets(*, records_per_node: int, n_candidates: int, n_targets: int, s
         raise ValueError(f"n_candidates = {n_candidates} exceeds the distinct records available")
     pool_rows = rng.permutation(np.array(chosen))
     partition = partition_horizontal(X[base], y[base], 5, seed=seed)
-    problem = DecentralizedProblem.create(partition, GraphTopology.from_edges(5, CHORD), C=float(records_per_node),
-                                          rho=RHO)
+    problem = DecentralizedProblem.create(
+        partition, GraphTopology.from_edges(5, CHORD), C=float(records_per_node), rho=RHO
+    )
     targets = rng.choice(pool_rows.size, size=n_targets, replace=False)
     return problem, X[pool_rows], y[pool_rows], targets
 
@@ -91,11 +93,13 @@ def _solvers(levels, T: int):
     return out
 
 
-def run_experiment(*, levels, T: int, records_per_node: int, n_targets: int, trials: int, n_candidates: int,
-                   seed: int = 0, log=print) -> dict:
+def run_experiment(
+    *, levels, T: int, records_per_node: int, n_targets: int, trials: int, n_candidates: int, seed: int = 0, log=print
+) -> dict:
     """Every (solver, noise level, attacker) row of the table, JSON-ready."""
-    problem, pool, pool_y, targets = build_targets(records_per_node=records_per_node, n_candidates=n_candidates,
-                                                   n_targets=n_targets, seed=seed)
+    problem, pool, pool_y, targets = build_targets(
+        records_per_node=records_per_node, n_candidates=n_candidates, n_targets=n_targets, seed=seed
+    )
     M, d = pool.shape
     rows = []
     for c, (method, alpha, solver) in enumerate(_solvers(levels, T)):
@@ -113,41 +117,83 @@ def run_experiment(*, levels, T: int, records_per_node: int, n_targets: int, tri
                 metrics = attack.evaluate(result.transcript, pool[target], pool_y[target], pool, int(target))
                 per_attacker.setdefault(label, []).append(metrics)
         pure, optimal = privacy[0][0], privacy[-1][0]
-        bounds = {name: best_rero_bound(privacy, kappa)
-                  for name, kappa in (("top1", 1 / M), ("top10", min(1.0, 10 / M)), ("label", 0.5))}
+        bounds = {
+            name: best_rero_bound(privacy, kappa)
+            for name, kappa in (("top1", 1 / M), ("top10", min(1.0, 10 / M)), ("label", 0.5))
+        }
         for label, parts in per_attacker.items():
             merged = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
-            rows.append({"method": method, "alpha1": alpha, "beta_pure": pure, "epsilon_optimal": optimal,
-                         "attacker": label, **summarize(merged, M), "rero_bound": bounds})
+            rows.append(
+                {
+                    "method": method,
+                    "alpha1": alpha,
+                    "beta_pure": pure,
+                    "epsilon_optimal": optimal,
+                    "attacker": label,
+                    **summarize(merged, M),
+                    "rero_bound": bounds,
+                }
+            )
         log(f"{method} α(1)={alpha:g}: β={pure:.4g}, {time.perf_counter() - started:.1f} s", flush=True)
-    noise = [noise_reference(pool[t], pool_y[t], pool, int(t), d=d, draws=200, seed=seed + k)
-             for k, t in enumerate(targets)]
+    noise = [
+        noise_reference(pool[t], pool_y[t], pool, int(t), d=d, draws=200, seed=seed + k) for k, t in enumerate(targets)
+    ]
     merged = {key: np.concatenate([p[key] for p in noise]) for key in noise[0]}
-    rows.append({"method": "pure-noise reference", "alpha1": None, "beta_pure": 0.0, "epsilon_optimal": 0.0,
-                 "attacker": "v̂ ∼ N(0, I)", **summarize(merged, M),
-                 "rero_bound": {"top1": 1 / M, "top10": min(1.0, 10 / M), "label": 0.5}})
-    return {"setting": {"T": T, "records_per_node": records_per_node, "C": float(records_per_node), "rho": RHO,
-                        "theta": THETA, "q1": Q1, "q2": Q2, "delta": DELTA, "n_targets": int(n_targets),
-                        "trials_per_target": trials, "n_candidates": int(M), "d": int(d), "levels": list(levels),
-                        "seed": seed, "graph": CHORD, "target_node": 0},
-            "rows": rows}
+    rows.append(
+        {
+            "method": "pure-noise reference",
+            "alpha1": None,
+            "beta_pure": 0.0,
+            "epsilon_optimal": 0.0,
+            "attacker": "v̂ ∼ N(0, I)",
+            **summarize(merged, M),
+            "rero_bound": {"top1": 1 / M, "top10": min(1.0, 10 / M), "label": 0.5},
+        }
+    )
+    return {
+        "setting": {
+            "T": T,
+            "records_per_node": records_per_node,
+            "C": float(records_per_node),
+            "rho": RHO,
+            "theta": THETA,
+            "q1": Q1,
+            "q2": Q2,
+            "delta": DELTA,
+            "n_targets": int(n_targets),
+            "trials_per_target": trials,
+            "n_candidates": int(M),
+            "d": int(d),
+            "levels": list(levels),
+            "seed": seed,
+            "graph": CHORD,
+            "target_node": 0,
+        },
+        "rows": rows,
+    }
 
 
 def _markdown(report: dict) -> str:
     s = report["setting"]
-    head = (f"KKT inference on Adult (d = {s['d']}), N = 5, B_i = C = {s['records_per_node']}, T = {s['T']}, "
-            f"θ = {s['theta']}, η(t) = θ·{s['q1']}^(t−1) (M-ADMM, PP), α(t) = α(1)·{s['q2']}^(t−1); "
-            f"{s['n_targets']} targets × {s['trials_per_target']} trials; rank among {s['n_candidates']} candidates. "
-            "ReRo bound: f-DP form of Balle et al. 2022 from min(pure β, optimal-composition ε at "
-            f"δ = {s['delta']:g}).\n\n")
-    table = ("| method | α(1) | β (pure) | ε (δ=1e-5) | attacker | abs cos(v̂,x₁) | cos(x̂,x₁) | median rank | top-1 | "
-             "top-10 | label acc. | ReRo bound top-1 | ReRo bound label |\n|" + "---|" * 13 + "\n")
+    head = (
+        f"KKT inference on Adult (d = {s['d']}), N = 5, B_i = C = {s['records_per_node']}, T = {s['T']}, "
+        f"θ = {s['theta']}, η(t) = θ·{s['q1']}^(t−1) (M-ADMM, PP), α(t) = α(1)·{s['q2']}^(t−1); "
+        f"{s['n_targets']} targets × {s['trials_per_target']} trials; rank among {s['n_candidates']} candidates. "
+        "ReRo bound: f-DP form of Balle et al. 2022 from min(pure β, optimal-composition ε at "
+        f"δ = {s['delta']:g}).\n\n"
+    )
+    table = (
+        "| method | α(1) | β (pure) | ε (δ=1e-5) | attacker | abs cos(v̂,x₁) | cos(x̂,x₁) | median rank | top-1 | "
+        "top-10 | label acc. | ReRo bound top-1 | ReRo bound label |\n|" + "---|" * 13 + "\n"
+    )
     for r in report["rows"]:
         alpha = "—" if r["alpha1"] is None else ("∞" if math.isinf(r["alpha1"]) else f"{r['alpha1']:g}")
-        table += (f"| {r['method']} | {alpha} | {r['beta_pure']:.4g} | {r['epsilon_optimal']:.4g} | {r['attacker']} | "
-                  f"{r['abs_cosine']:.3f} ± {r['abs_cosine_se']:.3f} | {r['cosine']:.3f} | {r['median_rank']:g} | "
-                  f"{r['top1']:.2f} | {r['top10']:.2f} | {r['label_accuracy']:.2f} | {r['rero_bound']['top1']:.3g} | "
-                  f"{r['rero_bound']['label']:.3g} |\n")
+        table += (
+            f"| {r['method']} | {alpha} | {r['beta_pure']:.4g} | {r['epsilon_optimal']:.4g} | {r['attacker']} | "
+            f"{r['abs_cosine']:.3f} ± {r['abs_cosine_se']:.3f} | {r['cosine']:.3f} | {r['median_rank']:g} | "
+            f"{r['top1']:.2f} | {r['top10']:.2f} | {r['label_accuracy']:.2f} | {r['rero_bound']['top1']:.3g} | "
+            f"{r['rero_bound']['label']:.3g} |\n"
+        )
     return head + table
 
 
@@ -160,12 +206,22 @@ def _figure(report: dict, path: Path) -> None:
     fig = Figure(figsize=(11, 4))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, 2)
-    series = [("PP", "η known"), ("PP", "η private, guess θ"), ("PP", "η-free, late mean"), ("PP", "η-free, subspace"),
-              ("DVP", "η known")]
+    series = [
+        ("PP", "η known"),
+        ("PP", "η private, guess θ"),
+        ("PP", "η-free, late mean"),
+        ("PP", "η-free, subspace"),
+        ("DVP", "η known"),
+    ]
     for method, attacker in series:
-        points = sorted((r["alpha1"], r["abs_cosine"], r["top1"], r["rero_bound"]["top1"]) for r in rows
-                        if r["method"] == method and r["attacker"] == attacker and r["alpha1"] is not None
-                        and math.isfinite(r["alpha1"]))
+        points = sorted(
+            (r["alpha1"], r["abs_cosine"], r["top1"], r["rero_bound"]["top1"])
+            for r in rows
+            if r["method"] == method
+            and r["attacker"] == attacker
+            and r["alpha1"] is not None
+            and math.isfinite(r["alpha1"])
+        )
         if not points:
             continue
         a, cos, top1, bound = map(np.array, zip(*points))
@@ -187,8 +243,9 @@ def _figure(report: dict, path: Path) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", required=True, type=Path, help="output directory")
     parser.add_argument("--quick", action="store_true", help="a small smoke run (seconds)")
     parser.add_argument("--seed", type=int, default=0)
@@ -199,12 +256,18 @@ def main(argv=None) -> int:
     if args.quick:
         config = dict(levels=(10.0, 1000.0), T=8, records_per_node=60, n_targets=2, trials=1, n_candidates=200)
     else:
-        config = dict(levels=(0.1, 1.0, 10.0, 100.0, 1000.0, 10_000.0), T=30, records_per_node=300, n_targets=10,
-                      trials=2, n_candidates=1000)
+        config = dict(
+            levels=(0.1, 1.0, 10.0, 100.0, 1000.0, 10_000.0),
+            T=30,
+            records_per_node=300,
+            n_targets=10,
+            trials=2,
+            n_candidates=1000,
+        )
     for key, value in (("n_targets", args.targets), ("trials", args.trials), ("T", args.iterations)):
         if value is not None:
             if value < 1:
-                parser.error(f"--{ {'n_targets': 'targets', 'trials': 'trials', 'T': 'iterations'}[key]} must be >= 1")
+                parser.error(f"--{ {'n_targets': 'targets', 'trials': 'trials', 'T': 'iterations'}[key] } must be >= 1")
             config[key] = value
     args.out.mkdir(parents=True, exist_ok=True)
     report = run_experiment(seed=args.seed, **config)

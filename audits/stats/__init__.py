@@ -24,6 +24,7 @@ Methods:
 Threshold choice: :class:`Split` (default: 20 % select / 80 % evaluate, seed 0),
 :class:`Bonferroni` (K thresholds at α/K) or :class:`Fixed` (pre-registered).
 """
+
 from audits.stats._validation import by_label
 from audits.stats.bounds import CONDITIONAL_ON_GDP, WORST_CASE, LowerBound
 from audits.stats.clopper_pearson import (

@@ -1,10 +1,11 @@
 """Argument checks for the audit statistics: every message names the argument, its value and what
 was expected. Scalars reuse :mod:`accountants.validation`; arrays of attack scores are checked here.
 """
+
 from __future__ import annotations
 
 import numbers
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike

@@ -3,14 +3,16 @@
 Every bound states its method, confidence level, δ, the multiplicity correction used to pick the
 threshold (or number of guesses), and the assumption under which it is a lower bound.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -19,9 +21,7 @@ __all__ = ["CONDITIONAL_ON_GDP", "LowerBound", "WORST_CASE"]
 #: Assumption label of bounds that hold for any mechanism claiming (ε, δ)-DP.
 WORST_CASE = "worst-case (ε, δ)-DP lower bound: holds whatever the mechanism's trade-off curve"
 #: Assumption label of bounds read off a Gaussian trade-off curve (Nasr et al. 2023).
-CONDITIONAL_ON_GDP = (
-    "conditional on a Gaussian trade-off curve (μ-GDP); not a worst-case DP lower bound"
-)
+CONDITIONAL_ON_GDP = "conditional on a Gaussian trade-off curve (μ-GDP); not a worst-case DP lower bound"
 
 
 def _plain(value: Any) -> Any:
@@ -98,11 +98,11 @@ class LowerBound:
         return json.dumps(self.to_dict(), allow_nan=False, ensure_ascii=False, **kwargs)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "LowerBound":
+    def from_dict(cls, data: Mapping[str, Any]) -> LowerBound:
         return cls(**dict(data))
 
     @classmethod
-    def from_json(cls, text: str) -> "LowerBound":
+    def from_json(cls, text: str) -> LowerBound:
         return cls.from_dict(json.loads(text))
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ Clopper–Pearson upper bounds, each at level α/2 so that both hold together wi
 2020; Nasr, Song, Thakurta, Papernot & Carlini 2021). The threshold is chosen honestly, see
 :mod:`audits.stats.thresholds`.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,8 @@ from scipy import stats
 from audits.stats._validation import (
     check_confidence,
     check_count,
-    check_error_counts,
     check_delta,
+    check_error_counts,
     check_scores,
 )
 from audits.stats.bounds import WORST_CASE, LowerBound
@@ -151,9 +152,13 @@ def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: floa
 
 
 def _result(epsilon, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
-    details = error_rate_details(fp, n_out, fn, n_in, alpha_test) | {
-        "empirical_epsilon": float(epsilon_from_rates(fp / n_out, fn / n_in, delta)),
-    } | extra
+    details = (
+        error_rate_details(fp, n_out, fn, n_in, alpha_test)
+        | {
+            "empirical_epsilon": float(epsilon_from_rates(fp / n_out, fn / n_in, delta)),
+        }
+        | extra
+    )
     if not np.isfinite(details["empirical_epsilon"]):
         details["empirical_epsilon"] = None  # a zero error count: no finite point estimate
     return LowerBound(
@@ -229,5 +234,16 @@ def clopper_pearson_audit(
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)
     sel = select_threshold(scores_in, scores_out, strategy, 1.0 - confidence, _bound(delta))
-    return _result(sel.value, delta, confidence, sel.correction, sel.threshold, sel.fp, sel.n_out,
-                   sel.fn, sel.n_in, sel.alpha, sel.details)
+    return _result(
+        sel.value,
+        delta,
+        confidence,
+        sel.correction,
+        sel.threshold,
+        sel.fp,
+        sel.n_out,
+        sel.fn,
+        sel.n_in,
+        sel.alpha,
+        sel.details,
+    )

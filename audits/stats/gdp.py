@@ -13,6 +13,7 @@ differentially private machine learning", USENIX Security). The implied ε at δ
 bound: a mechanism whose curve is not Gaussian can have a smaller ε than the one reported; every
 result is labelled so.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -74,10 +75,14 @@ def _check_gdp_delta(delta: float) -> float:
 
 def _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
     point = float(mu_from_rates(fp / n_out, fn / n_in))
-    details = error_rate_details(fp, n_out, fn, n_in, alpha_test) | {
-        "mu_lower": float(mu),
-        "empirical_mu": point if np.isfinite(point) else None,
-    } | extra
+    details = (
+        error_rate_details(fp, n_out, fn, n_in, alpha_test)
+        | {
+            "mu_lower": float(mu),
+            "empirical_mu": point if np.isfinite(point) else None,
+        }
+        | extra
+    )
     return LowerBound(
         epsilon=gaussian_epsilon(float(mu), delta),
         delta=delta,
@@ -147,5 +152,16 @@ def gdp_audit(
     strategy = as_strategy(threshold)
     alpha = 1.0 - confidence
     sel = select_threshold(scores_in, scores_out, strategy, alpha, _bound, SELECTION_ALPHA_FACTOR * alpha)
-    return _result(sel.value, delta, confidence, sel.correction, sel.threshold, sel.fp, sel.n_out,
-                   sel.fn, sel.n_in, sel.alpha, sel.details)
+    return _result(
+        sel.value,
+        delta,
+        confidence,
+        sel.correction,
+        sel.threshold,
+        sel.fp,
+        sel.n_out,
+        sel.fn,
+        sel.n_in,
+        sel.alpha,
+        sel.details,
+    )

@@ -19,9 +19,10 @@ Guessing (k₊, k₋) must be fixed before seeing which canaries were included; 
 allowed with a Bonferroni correction over them, named in the result. Ties in the score at the
 cut-off are broken by a seeded random order, never by position (positions may encode labels).
 """
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -138,8 +139,7 @@ def one_run_guesses(
     """
     scores_in = check_scores(scores_in, "scores_in")
     scores_out = check_scores(scores_out, "scores_out")
-    return _guesses(scores_in, scores_out, check_count(k_pos, "k_pos"), check_count(k_neg, "k_neg"),
-                    check_seed(seed))
+    return _guesses(scores_in, scores_out, check_count(k_pos, "k_pos"), check_count(k_neg, "k_neg"), check_seed(seed))
 
 
 def _guesses(scores_in, scores_out, k_pos, k_neg, seed):
@@ -149,7 +149,7 @@ def _guesses(scores_in, scores_out, k_pos, k_neg, seed):
     pooled = np.concatenate([scores_in, scores_out])
     included = np.concatenate([np.ones(scores_in.size, bool), np.zeros(scores_out.size, bool)])
     order = _ranking(pooled, seed)
-    correct = int(included[order[:k_pos]].sum()) + int((~included[order[m - k_neg:]]).sum())
+    correct = int(included[order[:k_pos]].sum()) + int((~included[order[m - k_neg :]]).sum())
     return m, k_pos + k_neg, correct
 
 
@@ -244,7 +244,12 @@ def one_run_audit(
     """
     delta = check_delta(delta)
     search = best_guess_count(
-        scores_in, scores_out, confidence, k_pos, k_neg, seed,
+        scores_in,
+        scores_out,
+        confidence,
+        k_pos,
+        k_neg,
+        seed,
         lambda m_, r_, v_, alpha: _epsilon(m_, r_, v_, delta, alpha),
     )
     eps, k, r, v, m, grid, k_neg, alpha_test = search

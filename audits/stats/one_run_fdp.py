@@ -20,9 +20,10 @@ larger μ never rejects more, and rejecting μ₀ rejects every μ ≤ μ₀, so
 implied ε at δ is ``gaussian_epsilon(μ_lower, δ)``; as for :func:`gdp_audit` it is conditional on a
 Gaussian trade-off curve and labelled so.
 """
+
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from numpy.typing import ArrayLike
 from scipy import special
@@ -34,6 +35,7 @@ from audits.stats.gdp import _check_gdp_delta
 from audits.stats.one_run import ONE_RUN_DESIGN, _check_mrv, _correction, best_guess_count
 
 __all__ = ["fdp_one_run_rejects", "gdp_blow_up_inverse", "one_run_fdp_audit", "one_run_fdp_mu"]
+
 
 def gdp_blow_up_inverse(mu: float) -> Callable[[float], float]:
     """f̄⁻¹ for μ-GDP: y ↦ Φ(Φ⁻¹(y) − μ), the level at which the Gaussian test reaches power y."""

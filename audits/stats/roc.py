@@ -4,6 +4,7 @@ Decision rule: "in" iff score ≥ threshold. The curve runs over every distinct 
 +∞, where nothing is called "in"), so it has at most N + 1 points and the area under it is exactly
 the Mann–Whitney statistic U / (n_in · n_out) with ties counted one half.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

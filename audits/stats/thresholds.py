@@ -13,11 +13,13 @@ biased upwards, and its stated confidence is false. Three honest choices, each n
 Decision rule everywhere: guess "in" (hypothesis D) iff score ≥ threshold, so
 FP = #{out-scores ≥ t} and FN = #{in-scores < t}.
 """
+
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -91,7 +93,7 @@ class Bonferroni:
     (e.g. jax_privacy's Bonferroni strategy uses every pooled score) and the result names it.
     """
 
-    thresholds: Union[int, tuple[float, ...]] = 100
+    thresholds: int | tuple[float, ...] = 100
 
     def __post_init__(self) -> None:
         if isinstance(self.thresholds, numbers.Integral) and not isinstance(self.thresholds, bool):
@@ -153,9 +155,7 @@ def as_strategy(value: Any) -> ThresholdStrategy:
         raise ValueError(f"threshold must be 'split', 'bonferroni', a number or a strategy, got {value!r}")
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return Fixed(float(value))
-    raise TypeError(
-        f"threshold must be 'split', 'bonferroni', a number or a Split/Bonferroni/Fixed, got {value!r}"
-    )
+    raise TypeError(f"threshold must be 'split', 'bonferroni', a number or a Split/Bonferroni/Fixed, got {value!r}")
 
 
 def error_counts(
@@ -208,17 +208,33 @@ def select_threshold(
         t = np.array([strategy.threshold])
         fp, fn = error_counts(scores_in, scores_out, t)
         value = bound(fp, scores_out.size, fn, scores_in.size, alpha)[0]
-        return Selection(strategy.threshold, float(value), int(fp[0]), scores_out.size, int(fn[0]),
-                         scores_in.size, alpha, strategy.describe())
+        return Selection(
+            strategy.threshold,
+            float(value),
+            int(fp[0]),
+            scores_out.size,
+            int(fn[0]),
+            scores_in.size,
+            alpha,
+            strategy.describe(),
+        )
     if isinstance(strategy, Bonferroni):
         grid = strategy.grid(np.concatenate([scores_in, scores_out]))
         k = grid.size
         fp, fn = error_counts(scores_in, scores_out, grid)
         values = bound(fp, scores_out.size, fn, scores_in.size, alpha / k)
         best = int(np.argmax(values))
-        return Selection(float(grid[best]), float(values[best]), int(fp[best]), scores_out.size,
-                         int(fn[best]), scores_in.size, alpha / k, strategy.describe(k),
-                         {"n_thresholds": k})
+        return Selection(
+            float(grid[best]),
+            float(values[best]),
+            int(fp[best]),
+            scores_out.size,
+            int(fn[best]),
+            scores_in.size,
+            alpha / k,
+            strategy.describe(k),
+            {"n_thresholds": k},
+        )
     if isinstance(strategy, Split):
         (sel_in, ev_in), (sel_out, ev_out) = strategy.partition(scores_in.size, scores_out.size)
         s_in, s_out = scores_in[sel_in], scores_out[sel_out]
@@ -231,8 +247,20 @@ def select_threshold(
         e_in, e_out = scores_in[ev_in], scores_out[ev_out]
         fp_e, fn_e = error_counts(e_in, e_out, t)
         value = bound(fp_e, e_out.size, fn_e, e_in.size, alpha)[0]
-        return Selection(float(t[0]), float(value), int(fp_e[0]), e_out.size, int(fn_e[0]), e_in.size,
-                         alpha, strategy.describe(),
-                         {"n_select_in": int(s_in.size), "n_select_out": int(s_out.size),
-                          "selection_alpha": level, "selection_value": float(values[best])})
+        return Selection(
+            float(t[0]),
+            float(value),
+            int(fp_e[0]),
+            e_out.size,
+            int(fn_e[0]),
+            e_in.size,
+            alpha,
+            strategy.describe(),
+            {
+                "n_select_in": int(s_in.size),
+                "n_select_out": int(s_out.size),
+                "selection_alpha": level,
+                "selection_value": float(values[best]),
+            },
+        )
     raise TypeError(f"unknown threshold strategy {strategy!r}")

@@ -22,19 +22,21 @@ This is half of the theorems' sensitivity 2C/B: for the logistic loss two record
 terms can only differ by ~2 if ‖f‖ → ∞ (both margins very negative with x, x̂ nearly opposite),
 so the label flip is the worst case at bounded iterates, not the theorems' worst case.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import functools
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 __all__ = [
     "DEFAULT_BETA",
-        "alpha_for_beta",
+    "alpha_for_beta",
     "audit_decentralized",
     "build_solver",
     "label_flip_neighbours",
@@ -51,10 +53,18 @@ AGENTS, RECORDS, FEATURES, RHO = 3, 20, 1, 1.0
 DEFAULT_BETA = {"radmm": 6.0, "mradmm": 6.0, "ppadmm": 6.0, "dvp": 6.0}
 #: Trials per ``solver.run`` call.
 CHUNK = 5_000
-_PAPER = {"radmm": "paper (Thm V.1 β)", "mradmm": "paper (Thm V.1 β)", "ppadmm": "paper (Thm 4.1 β)",
-          "dvp": "paper (Thm 4.1 β)"}
-_TIGHT = {"radmm": "Thm V.1 tight (eq. 56)", "mradmm": "Thm V.1 tight (eq. 56)",
-          "ppadmm": "Thm 4.1 tight (eq. 64–65)", "dvp": "Thm 4.1 tight (eq. 64–65)"}
+_PAPER = {
+    "radmm": "paper (Thm V.1 β)",
+    "mradmm": "paper (Thm V.1 β)",
+    "ppadmm": "paper (Thm 4.1 β)",
+    "dvp": "paper (Thm 4.1 β)",
+}
+_TIGHT = {
+    "radmm": "Thm V.1 tight (eq. 56)",
+    "mradmm": "Thm V.1 tight (eq. 56)",
+    "ppadmm": "Thm 4.1 tight (eq. 64–65)",
+    "dvp": "Thm 4.1 tight (eq. 64–65)",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,9 +78,16 @@ class LabelFlip:
     description: str
 
 
-def label_flip_neighbours(*, n_agents: int = AGENTS, records: int = RECORDS, features: int = FEATURES,
-                          C: float | None = None, rho: float = RHO, nonnegative: bool = False,
-                          seed: int = 0) -> LabelFlip:
+def label_flip_neighbours(
+    *,
+    n_agents: int = AGENTS,
+    records: int = RECORDS,
+    features: int = FEATURES,
+    C: float | None = None,
+    rho: float = RHO,
+    nonnegative: bool = False,
+    seed: int = 0,
+) -> LabelFlip:
     """Neighbouring ``DecentralizedProblem``s on the complete graph (module docstring).
 
     The other records are x ~ uniform in [−1, 1]^d (``nonnegative``: [0, 1]^d) scaled into the
@@ -98,8 +115,13 @@ def label_flip_neighbours(*, n_agents: int = AGENTS, records: int = RECORDS, fea
         labels = y.copy()
         labels[0, -1] = label
         indices = np.arange(n_agents * records, dtype=np.int64).reshape(n_agents, records)
-        partition = HorizontalPartition(X=X, y=labels, mask=np.ones((n_agents, records), bool),
-                                        sizes=np.full(n_agents, records, np.int64), indices=indices)
+        partition = HorizontalPartition(
+            X=X,
+            y=labels,
+            mask=np.ones((n_agents, records), bool),
+            sizes=np.full(n_agents, records, np.int64),
+            indices=indices,
+        )
         return DecentralizedProblem.create(partition, GraphTopology.complete(n_agents), C=C, rho=rho)
 
     description = (
@@ -111,7 +133,7 @@ def label_flip_neighbours(*, n_agents: int = AGENTS, records: int = RECORDS, fea
     return LabelFlip(problem(1.0), problem(-1.0), 0, canary, description)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _under_noised():
     from solvers.decentralized import RADMM
 
@@ -144,8 +166,9 @@ def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float |
     if noise_factor is not None:
         if name != "radmm":
             raise ValueError(f"the broken (under-noised) variant exists for radmm only, got {name!r}")
-        return under_noised_radmm(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta,
-                                noise_factor=noise_factor)
+        return under_noised_radmm(
+            eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta, noise_factor=noise_factor
+        )
     builders: dict[str, Callable[[], Any]] = {
         "radmm": lambda: RADMM(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta),
         "mradmm": lambda: MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta),
@@ -162,11 +185,13 @@ def _beta_per_node(solver, problem, *, bound: str = "paper") -> np.ndarray:
     from solvers.decentralized import MRADMM, pp_epsilons, radmm_epsilons
 
     N, V = problem.n_agents, problem.graph.degrees
-    common = dict(C=problem.C, B=problem.sizes, V=V, rho=problem.rho, n_agents=N,
-                  c1=problem.loss.curvature_bound, bound=bound)
+    common = dict(
+        C=problem.C, B=problem.sizes, V=V, rho=problem.rho, n_agents=N, c1=problem.loss.curvature_bound, bound=bound
+    )
     if isinstance(solver, MRADMM):  # a constant α, as build_solver makes it
-        eps = radmm_epsilons(eta=solver.eta_odd(N), alpha=np.full((solver.n_iterations // 2, N), float(solver.alpha)),
-                             **common)
+        eps = radmm_epsilons(
+            eta=solver.eta_odd(N), alpha=np.full((solver.n_iterations // 2, N), float(solver.alpha)), **common
+        )
     else:
         eta, alpha = solver.schedules(N)
         eps = pp_epsilons(eta=eta, alpha=alpha, theta=solver.theta, **common)
@@ -184,14 +209,25 @@ def alpha_for_beta(name: str, beta: float, problem, delta: float = 1e-5) -> floa
     slope, floor = at2 - at1, 2 * at1 - at2
     alpha = float(np.min((beta - floor) / slope))
     if not alpha > 0:
-        raise ValueError(f"epsilon (the paper's total β) must exceed the bound's noise-free part "
-                         f"{float(floor.max()):.4g} for {name}, got {beta!r}")
+        raise ValueError(
+            f"epsilon (the paper's total β) must exceed the bound's noise-free part "
+            f"{float(floor.max()):.4g} for {name}, got {beta!r}"
+        )
     return alpha
 
 
-def audit_decentralized(name: str, *, epsilon: float | None = None, delta: float = 1e-5, confidence: float = 0.95,
-                        trials: int = 20_000, seed: int = 0, quick: bool = False, progress: bool | None = None,
-                        noise_factor: float | None = None) -> tuple[dict, list]:
+def audit_decentralized(
+    name: str,
+    *,
+    epsilon: float | None = None,
+    delta: float = 1e-5,
+    confidence: float = 0.95,
+    trials: int = 20_000,
+    seed: int = 0,
+    quick: bool = False,
+    progress: bool | None = None,
+    noise_factor: float | None = None,
+) -> tuple[dict, list]:
     """The audit of ``name`` (module docstring); returns (report, [AttackScores]).
 
     Args:
@@ -221,8 +257,14 @@ def audit_decentralized(name: str, *, epsilon: float | None = None, delta: float
     problems = {"in": nb.problem_in, "out": nb.problem_out}
     losses: dict[str, list] = {"in": [], "out": []}
     jacobian, shift, objective, info = 0.0, [], [], None
-    bar = tqdm(total=2 * trials, desc=f"audit {name}", unit="trial", file=sys.stderr, leave=False,
-               disable=(None if progress is None else not progress))
+    bar = tqdm(
+        total=2 * trials,
+        desc=f"audit {name}",
+        unit="trial",
+        file=sys.stderr,
+        leave=False,
+        disable=(None if progress is None else not progress),
+    )
     for lo in range(0, trials, CHUNK):
         hi = min(lo + CHUNK, trials)
         for side in ("in", "out"):
@@ -237,12 +279,16 @@ def audit_decentralized(name: str, *, epsilon: float | None = None, delta: float
             bar.update(hi - lo)
     bar.close()
     ell = {side: np.concatenate(v, axis=1) for side, v in losses.items()}  # (n_costly, trials)
-    scores = AttackScores(attack.name, ell["in"].sum(axis=0), ell["out"].sum(axis=0), white_box=False,
-                          metadata=attack.metadata())
+    scores = AttackScores(
+        attack.name, ell["in"].sum(axis=0), ell["out"].sum(axis=0), white_box=False, metadata=attack.metadata()
+    )
     t = costly_iterations(info)
     ceiling = _canary_ceiling(info, nb.problem_in, agent)
-    lower = {"clopper_pearson": clopper_pearson_audit(scores.scores_in, scores.scores_out, delta=delta,
-                                                      confidence=confidence)}
+    lower = {
+        "clopper_pearson": clopper_pearson_audit(
+            scores.scores_in, scores.scores_out, delta=delta, confidence=confidence
+        )
+    }
     # Informational only: the GDP bound assumes a Gaussian trade-off curve, which a composition of
     # Laplace-like losses does not have; it can exceed the canary's largest possible loss.
     gdp = gdp_audit(scores.scores_in, scores.scores_out, delta=delta, confidence=confidence)
@@ -256,47 +302,85 @@ def audit_decentralized(name: str, *, epsilon: float | None = None, delta: float
     upper[tight_key] = float(_beta_per_node(solver, nb.problem_in, bound="tight")[agent])
 
     # White-box check: the reconstruction from the public channel recovers the solver's noise.
-    check = solver.run(nb.problem_in, seeds=white.spawn(20), accountants=(), record_history=False,
-                       record_white_box=True)
+    check = solver.run(
+        nb.problem_in, seeds=white.spawn(20), accountants=(), record_history=False, record_white_box=True
+    )
     recovered = reconstruct_noise(check.transcript.public()["f"], nb.problem_in, check.info)
     reconstruction_error = float(np.abs(recovered - check.transcript["noise"][t]).max())
 
-    section, realised = _realised_section(ell, eps_t, upper, paper_key, tight_key, jacobian,
-                                          np.concatenate(shift, axis=1), ceiling, reconstruction_error, gdp)
+    section, realised = _realised_section(
+        ell,
+        eps_t,
+        upper,
+        paper_key,
+        tight_key,
+        jacobian,
+        np.concatenate(shift, axis=1),
+        ceiling,
+        reconstruction_error,
+        gdp,
+    )
     sections = [section]
     kkt = _kkt_section(name, solver, agent, seed, quick)
     if kkt is not None:
         sections.append(kkt)
     optimum = centralized_optimum(nb.problem_in)
     params = solver.get_params()
-    meaning = (f"--epsilon = {beta_target:g} is the paper's total β for the target node ({paper_key}); the "
-               f"noise rate was set to α{'(1)' if name == 'ppadmm' else ''} = {alpha:.6g}"
-               f"{f' (DELIBERATELY BROKEN: noise drawn at {noise_factor:g}·α)' if noise_factor else ''}; "
-               f"every ε below is the total over T = {params.get('n_iterations')} iterations for node {agent} "
-               f"at δ = {delta:g} (the papers' bounds are pure, δ = 0)")
-    claim = {"radmm": "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1: private R-ADMM is β-DP (pure) with "
-                      "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(k)) over the odd iterations",
-             "mradmm": "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1 for MR-ADMM (η_i(2k−1) non-decreasing): "
-                       "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k))",
-             "ppadmm": "Zhang, Khalili & Liu (ICML 2018), Theorem 4.1: penalty perturbation is β-DP (pure) with "
-                       "β = max_i Σ_t C(1.4c1 + α_i(t))/(η_i(t)V_iB_i)",
-             "dvp": "DVP as characterised by Zhang, Khalili & Liu (ICML 2018): PP with η ≡ θ, Theorem 4.1's β"}[name]
+    meaning = (
+        f"--epsilon = {beta_target:g} is the paper's total β for the target node ({paper_key}); the "
+        f"noise rate was set to α{'(1)' if name == 'ppadmm' else ''} = {alpha:.6g}"
+        f"{f' (DELIBERATELY BROKEN: noise drawn at {noise_factor:g}·α)' if noise_factor else ''}; "
+        f"every ε below is the total over T = {params.get('n_iterations')} iterations for node {agent} "
+        f"at δ = {delta:g} (the papers' bounds are pure, δ = 0)"
+    )
+    claim = {
+        "radmm": "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1: private R-ADMM is β-DP (pure) with "
+        "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(k)) over the odd iterations",
+        "mradmm": "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1 for MR-ADMM (η_i(2k−1) non-decreasing): "
+        "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k))",
+        "ppadmm": "Zhang, Khalili & Liu (ICML 2018), Theorem 4.1: penalty perturbation is β-DP (pure) with "
+        "β = max_i Σ_t C(1.4c1 + α_i(t))/(η_i(t)V_iB_i)",
+        "dvp": "DVP as characterised by Zhang, Khalili & Liu (ICML 2018): PP with η ≡ θ, Theorem 4.1's β",
+    }[name]
     report = assemble_report(
-        solver=name if noise_factor is None else f"{name}-broken-under-noised", solver_object=solver,
-        trials=trials, delta=delta, confidence=confidence, seed=seed, lower=lower, upper=upper,
-        claimed=paper_key, claim=claim, attacks=[scores], epsilon_meaning=meaning, canary=nb.description,
-        utility={"objective": float(np.concatenate(objective).mean()),
-                 "objective_nonprivate": float(optimum.objective)},
-        sections=sections, alpha=alpha, beta_target=beta_target, realised_loss=realised,
-        gdp_informational=gdp.to_dict())
+        solver=name if noise_factor is None else f"{name}-broken-under-noised",
+        solver_object=solver,
+        trials=trials,
+        delta=delta,
+        confidence=confidence,
+        seed=seed,
+        lower=lower,
+        upper=upper,
+        claimed=paper_key,
+        claim=claim,
+        attacks=[scores],
+        epsilon_meaning=meaning,
+        canary=nb.description,
+        utility={
+            "objective": float(np.concatenate(objective).mean()),
+            "objective_nonprivate": float(optimum.objective),
+        },
+        sections=sections,
+        alpha=alpha,
+        beta_target=beta_target,
+        realised_loss=realised,
+        gdp_informational=gdp.to_dict(),
+    )
     _flag_realised(report, realised)
     return report, [scores]
 
 
 def _quantiles(x: np.ndarray) -> dict[str, float]:
     q = np.quantile(x, [0.5, 0.99, 0.999])
-    return {"mean": float(x.mean()), "median": float(q[0]), "q99": float(q[1]), "q999": float(q[2]),
-            "min": float(x.min()), "max": float(x.max()), "max_abs": float(np.abs(x).max())}
+    return {
+        "mean": float(x.mean()),
+        "median": float(q[0]),
+        "q99": float(q[1]),
+        "q999": float(q[2]),
+        "min": float(x.min()),
+        "max": float(x.max()),
+        "max_abs": float(np.abs(x).max()),
+    }
 
 
 def _canary_ceiling(info, problem, agent: int) -> float:
@@ -309,49 +393,75 @@ def _canary_ceiling(info, problem, agent: int) -> float:
     return float((alpha_t * problem.C / (scale_t * problem.sizes[agent])).sum())
 
 
-def _realised_section(ell, eps_t, upper, paper_key, tight_key, jacobian, shift, ceiling,
-                      reconstruction_error, gdp) -> tuple[dict, dict]:
+def _realised_section(
+    ell, eps_t, upper, paper_key, tight_key, jacobian, shift, ceiling, reconstruction_error, gdp
+) -> tuple[dict, dict]:
     """The realised-privacy-loss section: ℓ of every transcript against the paper's β."""
     totals = {side: v.sum(axis=0) for side, v in ell.items()}
     stats = {side: _quantiles(v) for side, v in totals.items()}
     worst = max(s["max_abs"] for s in stats.values())
     beta, tight = upper[paper_key], upper[tight_key]
-    exceed = {k: int(sum((np.abs(v) > upper[k] * (1 + 1e-9) + 1e-9).sum() for v in totals.values()))
-              for k in (paper_key, tight_key, "pure") if k in upper}
+    exceed = {
+        k: int(sum((np.abs(v) > upper[k] * (1 + 1e-9) + 1e-9).sum() for v in totals.values()))
+        for k in (paper_key, tight_key, "pure")
+        if k in upper
+    }
     per_iteration = float(max(np.abs(v).max() for v in ell.values()))
     ratio_t = float(max((np.abs(v).max(axis=1) / eps_t).max() for v in ell.values()))
     n = sum(v.size for v in totals.values())
-    data = {"quantiles": stats, "max_abs_realised_loss": worst, "beta_paper": beta, "beta_tight": tight,
-            "trials_exceeding": exceed, "max_per_iteration_ratio_to_epsilon_t": ratio_t,
-            "max_per_iteration_loss": per_iteration, "max_abs_jacobian_term": jacobian,
-            "canary_shift_norm": {"min": float(shift.min()), "max": float(shift.max())},
-            "canary_max_loss": ceiling, "reconstruction_max_abs_error": reconstruction_error,
-            "epsilon_t": eps_t.tolist(), "gdp_informational": {"epsilon": gdp.epsilon, "mu": gdp.mu}}
+    data = {
+        "quantiles": stats,
+        "max_abs_realised_loss": worst,
+        "beta_paper": beta,
+        "beta_tight": tight,
+        "trials_exceeding": exceed,
+        "max_per_iteration_ratio_to_epsilon_t": ratio_t,
+        "max_per_iteration_loss": per_iteration,
+        "max_abs_jacobian_term": jacobian,
+        "canary_shift_norm": {"min": float(shift.min()), "max": float(shift.max())},
+        "canary_max_loss": ceiling,
+        "reconstruction_max_abs_error": reconstruction_error,
+        "epsilon_t": eps_t.tolist(),
+        "gdp_informational": {"epsilon": gdp.epsilon, "mu": gdp.mu},
+    }
     rows = ["| realised loss ℓ (total) | trials on D | trials on D′ |", "|---|---|---|"]
-    for key, label in (("mean", "mean"), ("median", "median"), ("q99", "99th percentile"),
-                       ("q999", "99.9th percentile"), ("min", "min"), ("max", "max"), ("max_abs", "max |ℓ|")):
+    for key, label in (
+        ("mean", "mean"),
+        ("median", "median"),
+        ("q99", "99th percentile"),
+        ("q999", "99.9th percentile"),
+        ("min", "min"),
+        ("max", "max"),
+        ("max_abs", "max |ℓ|"),
+    ):
         rows.append(f"| {label} | {stats['in'][key]:.4f} | {stats['out'][key]:.4f} |")
-    flag = "**VIOLATION: some transcript's realised loss exceeds the claimed pure bound**" if exceed[paper_key] \
+    flag = (
+        "**VIOLATION: some transcript's realised loss exceeds the claimed pure bound**"
+        if exceed[paper_key]
         else "no transcript exceeds it"
-    markdown = "\n".join(rows + [
-        "",
-        "ℓ = ln p(transcript | D) − ln p(transcript | D′), reconstructed exactly from the broadcasts "
-        "(noise of every costly iteration from its first-order condition, Jacobian by slogdet). "
-        "A pure β-DP mechanism has |ℓ| ≤ β for every transcript.",
-        "",
-        f"* largest |ℓ| over all {n} transcripts: **{worst:.4f}** against the paper's β = **{beta:.4f}** "
-        f"(tight form {tight:.4f}): {flag}; trials above β: {exceed[paper_key]}, above the tight form: "
-        f"{exceed[tight_key]}",
-        f"* per iteration: max_t max |ℓ_t| / ε_t = {ratio_t:.4f} (the theorem bounds every term by its ε_t)",
-        f"* the canary's own ceiling Σ_t α_t C/(s_t B) = {ceiling:.4f} (noise shift "
-        f"‖Δ_t‖ = {shift.min():.6g}…{shift.max():.6g} = C/(sB), half the theorems' 2C/(sB))",
-        f"* Jacobian term ln det H(D) − ln det H(D′): max |·| = {jacobian:.3g} (0 for a label flip: L'' is even)",
-        f"* reconstruction check (white-box, 20 trials): max |ε̂ − ε| = {reconstruction_error:.3g} from the "
-        f"public channel alone",
-        f"* not used for the verdict: the GDP bound would read ε ≥ {gdp.epsilon:.4f} (μ ≥ {gdp.mu:.4f}), but it "
-        f"assumes a Gaussian trade-off curve; this loss is a sum of Laplace-like terms bounded by "
-        f"{ceiling:.4f}, so the Gaussian extrapolation to δ is not a valid lower bound here",
-    ])
+    )
+    markdown = "\n".join(
+        rows
+        + [
+            "",
+            "ℓ = ln p(transcript | D) − ln p(transcript | D′), reconstructed exactly from the broadcasts "
+            "(noise of every costly iteration from its first-order condition, Jacobian by slogdet). "
+            "A pure β-DP mechanism has |ℓ| ≤ β for every transcript.",
+            "",
+            f"* largest |ℓ| over all {n} transcripts: **{worst:.4f}** against the paper's β = **{beta:.4f}** "
+            f"(tight form {tight:.4f}): {flag}; trials above β: {exceed[paper_key]}, above the tight form: "
+            f"{exceed[tight_key]}",
+            f"* per iteration: max_t max |ℓ_t| / ε_t = {ratio_t:.4f} (the theorem bounds every term by its ε_t)",
+            f"* the canary's own ceiling Σ_t α_t C/(s_t B) = {ceiling:.4f} (noise shift "
+            f"‖Δ_t‖ = {shift.min():.6g}…{shift.max():.6g} = C/(sB), half the theorems' 2C/(sB))",
+            f"* Jacobian term ln det H(D) − ln det H(D′): max |·| = {jacobian:.3g} (0 for a label flip: L'' is even)",
+            f"* reconstruction check (white-box, 20 trials): max |ε̂ − ε| = {reconstruction_error:.3g} from the "
+            f"public channel alone",
+            f"* not used for the verdict: the GDP bound would read ε ≥ {gdp.epsilon:.4f} (μ ≥ {gdp.mu:.4f}), but it "
+            f"assumes a Gaussian trade-off curve; this loss is a sum of Laplace-like terms bounded by "
+            f"{ceiling:.4f}, so the Gaussian extrapolation to δ is not a valid lower bound here",
+        ]
+    )
     return {"title": "Realised privacy loss of the transcripts", "markdown": markdown, "data": data}, data
 
 
@@ -378,18 +488,36 @@ def _kkt_section(name, solver, agent, seed, quick) -> dict | None:
     try:
         from attacks.kkt import audit_section
     except ImportError:
-        return {"title": "KKT inference attack (seed 003 Sec. 6.2)",
-                "markdown": "attacks.kkt is not available in this installation; the KKT attack was not run.",
-                "data": {"available": False}}
+        return {
+            "title": "KKT inference attack (seed 003 Sec. 6.2)",
+            "markdown": "attacks.kkt is not available in this installation; the KKT attack was not run.",
+            "data": {"available": False},
+        }
     problem = label_flip_neighbours(records=KKT_RECORDS, features=KKT_FEATURES, nonnegative=True, seed=seed).problem_in
     return audit_section(solver, problem, agent=agent, trials=10 if quick else 50, seed=seed)
 
 
 def _runner(name: str) -> Callable[..., tuple[dict, list]]:
-    def run(*, epsilon: float | None = None, delta: float = 1e-5, confidence: float = 0.95, trials: int = 20_000,
-            seed: int = 0, quick: bool = False, progress: bool | None = None) -> tuple[dict, list]:
-        return audit_decentralized(name, epsilon=epsilon, delta=delta, confidence=confidence, trials=trials,
-                                   seed=seed, quick=quick, progress=progress)
+    def run(
+        *,
+        epsilon: float | None = None,
+        delta: float = 1e-5,
+        confidence: float = 0.95,
+        trials: int = 20_000,
+        seed: int = 0,
+        quick: bool = False,
+        progress: bool | None = None,
+    ) -> tuple[dict, list]:
+        return audit_decentralized(
+            name,
+            epsilon=epsilon,
+            delta=delta,
+            confidence=confidence,
+            trials=trials,
+            seed=seed,
+            quick=quick,
+            progress=progress,
+        )
 
     run.__doc__ = f"The ``{name}`` audit (:func:`audit_decentralized`)."
     return run

@@ -33,6 +33,7 @@ of spec 002 §4.3 (not from the paper). It is audited white-box (:class:`attacks
   every accountant on server 0's broadcast events. A lower bound above them is a VIOLATION of the
   derived guarantee. The joint label guarantee against other servers (§4.4) is not audited.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -67,8 +68,11 @@ def pdml_neighbours():
 
     nb = canary_neighbours(n_agents=AGENTS, records_per_agent=RECORDS, loss=LogisticLoss(), lam=1.0)
     graph = GraphTopology.ring(AGENTS)
-    return dataclasses.replace(nb, problem_in=dataclasses.replace(nb.problem_in, topology=graph),
-                               problem_out=dataclasses.replace(nb.problem_out, topology=graph))
+    return dataclasses.replace(
+        nb,
+        problem_in=dataclasses.replace(nb.problem_in, topology=graph),
+        problem_out=dataclasses.replace(nb.problem_out, topology=graph),
+    )
 
 
 def broadcast_neighbours():
@@ -88,8 +92,14 @@ def broadcast_solver(problem, delta: float, mu: float = BROADCAST_MU):
     from solvers.pdml import PDML
     from solvers.pdml.privacy import zcdp_total
 
-    unit = PDML(eps_label=BROADCAST_LABEL_EPSILON, eta_bound=1.0, V=1.0, rho_decay=BROADCAST_RHO,
-                n_iterations=BROADCAST_ITERATIONS, delta=delta)
+    unit = PDML(
+        eps_label=BROADCAST_LABEL_EPSILON,
+        eta_bound=1.0,
+        V=1.0,
+        rho_decay=BROADCAST_RHO,
+        n_iterations=BROADCAST_ITERATIONS,
+        delta=delta,
+    )
     info = unit._plan(problem).info
     xi = zcdp_total(info["sensitivity"], 1.0, BROADCAST_RHO, BROADCAST_ITERATIONS)[0]  # μ² = 2Ξ at V = 1
     return dataclasses.replace(unit, V=math.sqrt(2.0 * xi) / mu)
@@ -102,8 +112,9 @@ def _accountant_bounds(events: tuple, delta: float) -> tuple[tuple[str, float], 
     from accountants.ledger import Ledger, LedgerEntry
 
     ledger = Ledger([LedgerEntry(participant="server", event=e, iteration=t) for t, e in enumerate(events, start=1)])
-    return tuple((name, values["server"]) for name, values in
-                 epsilon_by_accountant(ledger, delta, participant="server").items())
+    return tuple(
+        (name, values["server"]) for name, values in epsilon_by_accountant(ledger, delta, participant="server").items()
+    )
 
 
 def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence, bar):
@@ -128,8 +139,14 @@ def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence
     for lo in range(0, trials, BROADCAST_CHUNK):
         hi = min(lo + BROADCAST_CHUNK, trials)
         for is_in, problem, seeds in ((True, nb.problem_in, seeds_in), (False, nb.problem_out, seeds_out)):
-            transcript = solver.run(problem, seeds=seeds[lo:hi], accountants=(), record_history=False,
-                                    record_white_box=True, transcript_agents=None).transcript
+            transcript = solver.run(
+                problem,
+                seeds=seeds[lo:hi],
+                accountants=(),
+                record_history=False,
+                record_white_box=True,
+                transcript_agents=None,
+            ).transcript
             stats = test.statistics(transcript)
             truth = stats.w_in if is_in else stats.w_out
             replay_error = max(replay_error, float(np.abs(truth - transcript["w"][:, :, agent]).max()))
@@ -137,16 +154,22 @@ def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence
             mu_sq.append(stats.mu_sq)
             bar.update(hi - lo)
     attack = test.attack_scores(np.concatenate(llr[True]), np.concatenate(llr[False]))
-    lower = {"broadcast gdp": gdp_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence),
-             "broadcast clopper_pearson": clopper_pearson_audit(attack.scores_in, attack.scores_out, delta=delta,
-                                                                confidence=confidence)}
+    lower = {
+        "broadcast gdp": gdp_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence),
+        "broadcast clopper_pearson": clopper_pearson_audit(
+            attack.scores_in, attack.scores_out, delta=delta, confidence=confidence
+        ),
+    }
     by_bound = verdicts(lower, upper)
     mu_sq = np.concatenate(mu_sq)
     mu_derived = math.sqrt(float(np.sum(info["sensitivity"][agent] ** 2 / info["sigma"][:, agent] ** 2)))
     mu_replayed = math.sqrt(float(mu_sq.mean()))
-    rows = "\n".join(f"| {name} | {value:.4f} | {by_bound[name]} | "
-                      + ", ".join(f"{b.epsilon / value:.3f}" for b in lower.values()) + " |"
-                      for name, value in sorted(upper.items(), key=lambda kv: kv[1]))
+    rows = "\n".join(
+        f"| {name} | {value:.4f} | {by_bound[name]} | "
+        + ", ".join(f"{b.epsilon / value:.3f}" for b in lower.values())
+        + " |"
+        for name, value in sorted(upper.items(), key=lambda kv: kv[1])
+    )
     markdown = (
         f"{info['phase2_note']}. Server {agent}, T = {solver.n_iterations}, ρ = {solver.rho_decay:g}, "
         f"V = {solver.V:.4g}, label ε = {BROADCAST_LABEL_EPSILON:g}: derived sensitivity Δ = "
@@ -159,22 +182,37 @@ def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence
         f"| lower bound | ε ≥ | μ ≥ |\n|---|---|---|\n"
         + "\n".join(f"| {m} | {b.epsilon:.4f} | {_mu(b)} |" for m, b in lower.items())
         + f"\n\n| upper bound (server {agent}'s broadcasts) | ε ≤ | verdict | lower / upper "
-          f"({', '.join(lower)}) |\n|---|---|---|---|\n{rows}\n\n"
+        f"({', '.join(lower)}) |\n|---|---|---|---|\n{rows}\n\n"
         "A lower bound above an upper bound is a VIOLATION of the derived guarantee (the broadcasts' ε, "
         "conditional on η and y', which have the same law under D and D′). The guarantee grows without "
         "bound in T when ρ < 1 (σ_i(t)² = ρ^{t−1}V_i²); the joint label guarantee against other servers "
-        "(spec 002 §4.4) is not audited.")
-    section = {"title": "Servers' broadcasts: white-box audit of the derived guarantee", "markdown": markdown,
-               "data": {"agent": agent, "trials": trials, "V": solver.V, "rho_decay": solver.rho_decay,
-                        "n_iterations": solver.n_iterations, "eps_label": BROADCAST_LABEL_EPSILON,
-                        "sensitivity": float(info["sensitivity"][agent]), "mu_derived": mu_derived,
-                        "mu_replayed": mu_replayed, "mu_sq_range": [float(mu_sq.min()), float(mu_sq.max())],
-                        "replay_error": replay_error, "score_mean_in": float(attack.scores_in.mean()),
-                        "score_mean_out": float(attack.scores_out.mean()),
-                        "epsilon_lower": {m: b.epsilon for m, b in lower.items()},
-                        "lower_bounds": {m: b.to_dict() for m, b in lower.items()},
-                        "epsilon_upper": upper, "claimed": derived, "verdicts": by_bound,
-                        "tightness": {m: b.epsilon / upper[derived] for m, b in lower.items()}}}
+        "(spec 002 §4.4) is not audited."
+    )
+    section = {
+        "title": "Servers' broadcasts: white-box audit of the derived guarantee",
+        "markdown": markdown,
+        "data": {
+            "agent": agent,
+            "trials": trials,
+            "V": solver.V,
+            "rho_decay": solver.rho_decay,
+            "n_iterations": solver.n_iterations,
+            "eps_label": BROADCAST_LABEL_EPSILON,
+            "sensitivity": float(info["sensitivity"][agent]),
+            "mu_derived": mu_derived,
+            "mu_replayed": mu_replayed,
+            "mu_sq_range": [float(mu_sq.min()), float(mu_sq.max())],
+            "replay_error": replay_error,
+            "score_mean_in": float(attack.scores_in.mean()),
+            "score_mean_out": float(attack.scores_out.mean()),
+            "epsilon_lower": {m: b.epsilon for m, b in lower.items()},
+            "lower_bounds": {m: b.to_dict() for m, b in lower.items()},
+            "epsilon_upper": upper,
+            "claimed": derived,
+            "verdicts": by_bound,
+            "tightness": {m: b.epsilon / upper[derived] for m, b in lower.items()},
+        },
+    }
     return section, by_bound, attack
 
 
@@ -184,13 +222,23 @@ def _mu(bound) -> str:
 
 
 def _reported_canary_labels(solver, problem, seeds, agent: int, slot: int) -> np.ndarray:
-    result = solver.run(problem, seeds=seeds, accountants=(), record_history=False, record_white_box=True,
-                        transcript_agents=[agent])  # y_reported is white-box to all but s_agent
+    result = solver.run(
+        problem, seeds=seeds, accountants=(), record_history=False, record_white_box=True, transcript_agents=[agent]
+    )  # y_reported is white-box to all but s_agent
     return result.transcript["y_reported"][0, :, 0, slot]  # what s_agent received (t = 0)
 
 
-def run_pdml(*, epsilon: float | None, delta: float, confidence: float, trials: int, seed: int,
-             quick: bool, progress: bool | None, claimed_epsilon: float | None = None) -> tuple[dict[str, Any], list]:
+def run_pdml(
+    *,
+    epsilon: float | None,
+    delta: float,
+    confidence: float,
+    trials: int,
+    seed: int,
+    quick: bool,
+    progress: bool | None,
+    claimed_epsilon: float | None = None,
+) -> tuple[dict[str, Any], list]:
     """Audit PDML's label ε (``epsilon``, default 1) at the collecting server (module docstring).
 
     ``claimed_epsilon`` (default: ``epsilon``) replaces the paper's ε in the claim, so that a wrong
@@ -210,16 +258,23 @@ def run_pdml(*, epsilon: float | None, delta: float, confidence: float, trials: 
     agent, slot = nb.agent, nb.slot
     participant = f"users-{agent}"
     label_ledger = Ledger([e for e in solver.ledger(nb.problem_in) if e.participant == participant])
-    upper = {name: values[participant] for name, values in
-             epsilon_by_accountant(label_ledger, delta, participant=participant).items()}
+    upper = {
+        name: values[participant]
+        for name, values in epsilon_by_accountant(label_ledger, delta, participant=participant).items()
+    }
     upper["paper (Prop. 1)"] = eps if claimed_epsilon is None else float(claimed_epsilon)
 
     root = np.random.SeedSequence(seed)
     root_in, root_out = root.spawn(2)
     seeds_in, seeds_out = root_in.spawn(trials), root_out.spawn(trials)
     broadcast_trials = max(10, int(trials * BROADCAST_TRIAL_FRACTION))
-    bar = tqdm(total=2 * (trials + broadcast_trials), desc="audit pdml", unit="trial",
-               disable=(None if progress is None else not progress), leave=False)
+    bar = tqdm(
+        total=2 * (trials + broadcast_trials),
+        desc="audit pdml",
+        unit="trial",
+        disable=(None if progress is None else not progress),
+        leave=False,
+    )
     scores_in, scores_out = [], []
     for lo in range(0, trials, CHUNK):
         hi = min(lo + CHUNK, trials)
@@ -228,36 +283,59 @@ def run_pdml(*, epsilon: float | None, delta: float, confidence: float, trials: 
         scores_out.append(_reported_canary_labels(solver, nb.problem_out, seeds_out[lo:hi], agent, slot) > 0)
         bar.update(hi - lo)
     broadcast_section, broadcast_verdicts, broadcast_attack = _broadcast_audit(
-        delta, confidence, broadcast_trials, root.spawn(1)[0], bar)
+        delta, confidence, broadcast_trials, root.spawn(1)[0], bar
+    )
     bar.close()
-    attack = AttackScores("reported-label NP test (server s_0)", np.concatenate(scores_in).astype(float),
-                          np.concatenate(scores_out).astype(float), white_box=False,
-                          metadata={"reads": "y'_c, the canary's randomized label as received by its server s_0",
-                                    "optimal": "Neyman–Pearson for randomized response"})
+    attack = AttackScores(
+        "reported-label NP test (server s_0)",
+        np.concatenate(scores_in).astype(float),
+        np.concatenate(scores_out).astype(float),
+        white_box=False,
+        metadata={
+            "reads": "y'_c, the canary's randomized label as received by its server s_0",
+            "optimal": "Neyman–Pearson for randomized response",
+        },
+    )
     cp = clopper_pearson_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence)
     gdp = gdp_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence)
     flip_in = 1.0 - attack.scores_in.mean()
     flip_out = attack.scores_out.mean()
     sections = [
-        {"title": "Randomized response at the collecting server",
-         "markdown": (
-             f"Empirical flip rates: {flip_in:.5f} (D) and {flip_out:.5f} (D′) against 1/(1 + e^ε) = "
-             f"{1.0 / (1.0 + math.exp(eps)):.5f}; the best possible audit of ε-randomized response with "
-             f"{trials} trials per hypothesis is limited by sampling error alone. GDP lower bound (for "
-             f"information; the trade-off curve is not Gaussian): ε ≥ {gdp.epsilon:.4f}."),
-         "data": {"flip_rate_in": flip_in, "flip_rate_out": flip_out,
-                  "flip_probability": 1.0 / (1.0 + math.exp(eps)), "gdp_information_only": gdp.to_dict()}},
+        {
+            "title": "Randomized response at the collecting server",
+            "markdown": (
+                f"Empirical flip rates: {flip_in:.5f} (D) and {flip_out:.5f} (D′) against 1/(1 + e^ε) = "
+                f"{1.0 / (1.0 + math.exp(eps)):.5f}; the best possible audit of ε-randomized response with "
+                f"{trials} trials per hypothesis is limited by sampling error alone. GDP lower bound (for "
+                f"information; the trade-off curve is not Gaussian): ε ≥ {gdp.epsilon:.4f}."
+            ),
+            "data": {
+                "flip_rate_in": flip_in,
+                "flip_rate_out": flip_out,
+                "flip_probability": 1.0 / (1.0 + math.exp(eps)),
+                "gdp_information_only": gdp.to_dict(),
+            },
+        },
         broadcast_section,
     ]
     report = assemble_report(
-        solver="pdml", solver_object=solver, trials=trials, delta=delta, confidence=confidence, seed=seed,
-        lower={"clopper_pearson": cp}, upper=upper, claimed="paper (Prop. 1)",
+        solver="pdml",
+        solver_object=solver,
+        trials=trials,
+        delta=delta,
+        confidence=confidence,
+        seed=seed,
+        lower={"clopper_pearson": cp},
+        upper=upper,
+        claimed="paper (Prop. 1)",
         claim="Wang et al. Prop. 1: randomized response with p = 1/(1 + e^ε) is ε-label-LDP, against every "
-              "server and coalition and for any T (post-processing)",
+        "server and coalition and for any T (post-processing)",
         attacks=[attack, broadcast_attack],
         epsilon_meaning=f"--epsilon = {eps:g} is the users' label ε (Phase 1); every ε is for the canary's label at "
-                        f"δ = {delta:g} (the broadcast audit's, in its section, for the canary's features)",
-        canary=nb.description + f"; graph: ring of {AGENTS} servers, T = {ITERATIONS}", sections=sections)
+        f"δ = {delta:g} (the broadcast audit's, in its section, for the canary's features)",
+        canary=nb.description + f"; graph: ring of {AGENTS} servers, T = {ITERATIONS}",
+        sections=sections,
+    )
     # The broadcast audit is a different mechanism: its bounds are held against its own upper bounds.
     report["verdicts"].update({f"broadcasts: {name}": v for name, v in broadcast_verdicts.items()})
     if "VIOLATION" in broadcast_verdicts.values():

@@ -32,6 +32,7 @@ mode), and δ_it = δ′ = δ/(T + 1), so that Corollary 1's total δ, Tδ_it + 
 bound in the report, lower or upper, is a total over the T iterations for party 0 at that δ.
 None → :data:`DEFAULT_EPSILON`.
 """
+
 from __future__ import annotations
 
 import functools
@@ -113,19 +114,23 @@ def canary_neighbours(mode: str, *, seed: int = 0) -> SharingNeighbours:
         v -= (v @ a) * a
         v /= np.linalg.norm(v)
         a_out = 0.5 * a + (math.sqrt(3.0) / 2.0) * v  # unit, ‖a − a′‖ = 1
-        description = (f"party 0's last record: a generic unit row a in D, the unit row a′ = a/2 + (√3/2)v "
-                       f"(v ⊥ a, ‖a − a′‖ = 1) in D′; N = {n}, d_0 = {d0} (so col(D_0) ≠ col(D′_0)); every row "
-                       "of every block has norm 1 (Assumption 2.3)")
+        description = (
+            f"party 0's last record: a generic unit row a in D, the unit row a′ = a/2 + (√3/2)v "
+            f"(v ⊥ a, ‖a − a′‖ = 1) in D′; N = {n}, d_0 = {d0} (so col(D_0) ≠ col(D′_0)); every row "
+            "of every block has norm 1 (Assumption 2.3)"
+        )
     else:
         half = (n - 1) // 2
         labels[:-1] = np.repeat([1.0, -1.0], [n - 1 - half, half])  # balanced: the others' gradients cancel
         block = np.ones((n, d0)) / math.sqrt(d0)
         block[-1] = -block[-1]
         a_out = -block[-1]
-        description = (f"party 0 holds d_0 = {d0} feature: 1 for the {n - 1} ordinary records (labels balanced), "
-                       f"and for the canary (last record, label +1) −1 in D and +1 in D′: replace-one within the "
-                       f"unit ball, the adjacency Δ_safe certifies (‖a − a′‖ = 2); b_1 = {setting.b1:g} keeps x_0 on "
-                       "the ball, so the canary flips x_0 and every other prediction with it")
+        description = (
+            f"party 0 holds d_0 = {d0} feature: 1 for the {n - 1} ordinary records (labels balanced), "
+            f"and for the canary (last record, label +1) −1 in D and +1 in D′: replace-one within the "
+            f"unit ball, the adjacency Δ_safe certifies (‖a − a′‖ = 2); b_1 = {setting.b1:g} keeps x_0 on "
+            "the ball, so the canary flips x_0 and every other prediction with it"
+        )
     block_out = block.copy()
     block_out[-1] = a_out
     problem_in = VerticalProblem(VerticalPartition.from_blocks([block, other], labels))
@@ -141,8 +146,9 @@ def build_solver(mode: str, epsilon: float, delta: float):
     T = setting.n_iterations
     share = delta / (T + 1)
     kwargs = {"delta_target": delta} if mode == "output" else {}
-    return ADMMSharing(noise=mode, epsilon=epsilon, delta=share, delta_prime=share, b1=setting.b1,
-                       n_iterations=T, **kwargs)
+    return ADMMSharing(
+        noise=mode, epsilon=epsilon, delta=share, delta_prime=share, b1=setting.b1, n_iterations=T, **kwargs
+    )
 
 
 def _gram_section(problem, party: int, seed: int) -> dict:
@@ -154,18 +160,26 @@ def _gram_section(problem, party: int, seed: int) -> dict:
     recovery = recover_gram(result, party, lam=problem.lam, rho=float(result.info["rho"]))
     width = int(problem.partition.widths[party])
     error = recovery.relative_error(problem.partition.D[party, :, :width])
-    data = {"relative_error": error, "rank": recovery.rank, "d_m": width, "kkt_residual": recovery.residual,
-            "iterations": len(recovery.iterations)}
-    markdown = (f"The server sees party {party}'s shares ũ^{{t+1}} and its own y^t, r^t. On noiseless sharing "
-                f"(same D, no noise, no ball, T = {data['iterations']}) the KKT identity "
-                "ũ^{t+1} = −(1/λ) D_m D_mᵀ w^t, w^t = y^t + ρ(r^t − ũ^t + ũ^{t+1}), recovers the Gram matrix: "
-                f"relative Frobenius error **{error:.2e}** (rank {recovery.rank} = d_m = {width}; identity residual "
-                f"{recovery.residual:.1e}). One scalar per sample reveals D_m up to a rotation of its columns.")
+    data = {
+        "relative_error": error,
+        "rank": recovery.rank,
+        "d_m": width,
+        "kkt_residual": recovery.residual,
+        "iterations": len(recovery.iterations),
+    }
+    markdown = (
+        f"The server sees party {party}'s shares ũ^{{t+1}} and its own y^t, r^t. On noiseless sharing "
+        f"(same D, no noise, no ball, T = {data['iterations']}) the KKT identity "
+        "ũ^{t+1} = −(1/λ) D_m D_mᵀ w^t, w^t = y^t + ρ(r^t − ũ^t + ũ^{t+1}), recovers the Gram matrix: "
+        f"relative Frobenius error **{error:.2e}** (rank {recovery.rank} = d_m = {width}; identity residual "
+        f"{recovery.residual:.1e}). One scalar per sample reveals D_m up to a rotation of its columns."
+    )
     return {"title": "Gram-matrix leakage (spec 004 item 19)", "markdown": markdown, "data": data}
 
 
-def _parameter_section(attack, result_in_residuals, result_out_residuals, lower, upper, n: int, delta: float,
-                       confidence: float, info) -> dict:
+def _parameter_section(
+    attack, result_in_residuals, result_out_residuals, lower, upper, n: int, delta: float, confidence: float, info
+) -> dict:
     from audits.stats import clopper_pearson_from_counts
     from solvers.sharing import lemma1_counterexample
 
@@ -174,59 +188,80 @@ def _parameter_section(attack, result_in_residuals, result_out_residuals, lower,
     fn = int(np.sum(result_in_residuals < threshold))
     fp = int(np.sum(result_out_residuals >= threshold))
     claim = upper[_PAPER_COR1]
-    needed = next((k for k in (10 * 2**j for j in range(30))
-                   if clopper_pearson_from_counts(0, k, 0, k, delta=delta, confidence=confidence).epsilon > claim),
-                  None)
+    needed = next(
+        (
+            k
+            for k in (10 * 2**j for j in range(30))
+            if clopper_pearson_from_counts(0, k, 0, k, delta=delta, confidence=confidence).epsilon > claim
+        ),
+        None,
+    )
     example = lemma1_counterexample()
     data = {
-        "threshold": threshold, "min_residual_in": min_in, "max_residual_out": max_out,
-        "false_negatives": fn, "false_positives": fp, "trials_per_hypothesis": n,
-        "true_epsilon": math.inf, "trials_needed_to_exceed_claim": needed,
+        "threshold": threshold,
+        "min_residual_in": min_in,
+        "max_residual_out": max_out,
+        "false_negatives": fn,
+        "false_positives": fp,
+        "trials_per_hypothesis": n,
+        "true_epsilon": math.inf,
+        "trials_needed_to_exceed_claim": needed,
         "claimed_sensitivity_C": float(np.asarray(info["claimed_sensitivity"]).reshape(-1)[0]),
         "sigma": float(np.asarray(info["sigma"]).reshape(-1)[0]),
-        "lemma1_counterexample": {"realised": example["sensitivity"], "claimed": example["claimed"],
-                                  "true_delta_at_eps1": example["true_delta"]},
+        "lemma1_counterexample": {
+            "realised": example["sensitivity"],
+            "claimed": example["claimed"],
+            "true_delta_at_eps1": example["true_delta"],
+        },
     }
-    markdown = "\n".join([
-        f"Every release under D′ lies in col(D′_0): largest relative residual **{max_out:.1e}**. Every release "
-        f"under D leaves it: smallest residual (max over iterations) **{min_in:.2e}**. With the threshold "
-        f"{threshold:g}, fixed before the run, the test makes {fp} false positives and {fn} false negatives "
-        f"in {n} + {n} trials.",
-        "",
-        "A test with no errors means the mechanism is not (ε, δ)-DP for any finite ε and δ < 1: **the true ε is "
-        "infinite** (spec 004 A2). The Clopper–Pearson bound with zero errors grows like ln(n/ln(2/α)) and is "
-        f"limited only by the trial count: here ε ≥ {lower['clopper_pearson'].epsilon:.3f} at {confidence:.0%} "
-        f"confidence against the paper's claimed {claim:.3f}; {needed} trials per hypothesis already exceed the "
-        "claim.",
-        "",
-        f"The paper's noise: Theorem 1 with Lemma 1's claimed sensitivity C = {data['claimed_sensitivity_C']:.4g} "
-        f"(σ = {data['sigma']:.4g} on x_0, in the metric (D_0ᵀD_0)^{{-1}}). Lemma 1 is itself false: on the spec's "
-        f"counterexample the release moves by {example['sensitivity']:.4f} against C = {example['claimed']:.2f} "
-        f"(exact δ at ε = 1: {example['true_delta']:.2e} instead of 1e-5).",
-    ])
+    markdown = "\n".join(
+        [
+            f"Every release under D′ lies in col(D′_0): largest relative residual **{max_out:.1e}**. Every release "
+            f"under D leaves it: smallest residual (max over iterations) **{min_in:.2e}**. With the threshold "
+            f"{threshold:g}, fixed before the run, the test makes {fp} false positives and {fn} false negatives "
+            f"in {n} + {n} trials.",
+            "",
+            "A test with no errors means the mechanism is not (ε, δ)-DP for any finite ε and δ < 1: **the true ε is "
+            "infinite** (spec 004 A2). The Clopper–Pearson bound with zero errors grows like ln(n/ln(2/α)) and is "
+            f"limited only by the trial count: here ε ≥ {lower['clopper_pearson'].epsilon:.3f} at {confidence:.0%} "
+            f"confidence against the paper's claimed {claim:.3f}; {needed} trials per hypothesis already exceed the "
+            "claim.",
+            "",
+            f"The paper's noise: Theorem 1 with Lemma 1's claimed sensitivity C = {data['claimed_sensitivity_C']:.4g} "
+            f"(σ = {data['sigma']:.4g} on x_0, in the metric (D_0ᵀD_0)^{{-1}}). Lemma 1 is itself false: on the spec's "
+            f"counterexample the release moves by {example['sensitivity']:.4f} against C = {example['claimed']:.2f} "
+            f"(exact δ at ε = 1: {example['true_delta']:.2e} instead of 1e-5).",
+        ]
+    )
     return {"title": "Column-space evidence (spec 004 A2, item 16)", "markdown": markdown, "data": data}
 
 
 def _output_section(mu2_in: np.ndarray, accountant_mu: float, lower, info, setting) -> dict:
     realised = float(math.sqrt(mu2_in.mean()))
     ceiling = math.sqrt((setting.n_samples - 1) / setting.n_samples)
-    data = {"realised_mu_rms": realised, "accountant_mu": accountant_mu,
-            "realised_over_accountant": realised / accountant_mu, "canary_ceiling": ceiling,
-            "safe_sensitivity": float(np.asarray(info["sensitivity"]).reshape(-1)[0]),
-            "sigma": float(np.asarray(info["sigma"]).reshape(-1)[0]),
-            "gdp_mu_lower": lower["gdp"].mu}
-    markdown = "\n".join([
-        "The Neyman–Pearson replay recomputes party 0's noise-free share under D and D′ from the public "
-        "transcript and sums the Gaussian log-likelihood ratios of its releases. The canary's realised μ "
-        f"(root mean square over trials of sqrt(Σ_t ‖c_D − c_D′‖²)/σ) is **{realised:.4f}**, against the "
-        f"accountants' μ = √T/z = {accountant_mu:.4f} (ratio {data['realised_over_accountant']:.3f}; this canary "
-        f"can reach at most √((N−1)/N) = {ceiling:.3f}); the GDP lower bound reads μ ≥ {lower['gdp'].mu:.4f}.",
-        "",
-        f"Δ_safe = 2√N b_1 = {data['safe_sensitivity']:.4g} is nearly attained by one record: the releases "
-        "behave as the accountants assume, and the exact accountant's ε is close to the truth for this "
-        "worst case. The output mode is differentially private — at a large utility cost (README, "
-        "\"Solvers: ADMM sharing\").",
-    ])
+    data = {
+        "realised_mu_rms": realised,
+        "accountant_mu": accountant_mu,
+        "realised_over_accountant": realised / accountant_mu,
+        "canary_ceiling": ceiling,
+        "safe_sensitivity": float(np.asarray(info["sensitivity"]).reshape(-1)[0]),
+        "sigma": float(np.asarray(info["sigma"]).reshape(-1)[0]),
+        "gdp_mu_lower": lower["gdp"].mu,
+    }
+    markdown = "\n".join(
+        [
+            "The Neyman–Pearson replay recomputes party 0's noise-free share under D and D′ from the public "
+            "transcript and sums the Gaussian log-likelihood ratios of its releases. The canary's realised μ "
+            f"(root mean square over trials of sqrt(Σ_t ‖c_D − c_D′‖²)/σ) is **{realised:.4f}**, against the "
+            f"accountants' μ = √T/z = {accountant_mu:.4f} (ratio {data['realised_over_accountant']:.3f}; this canary "
+            f"can reach at most √((N−1)/N) = {ceiling:.3f}); the GDP lower bound reads μ ≥ {lower['gdp'].mu:.4f}.",
+            "",
+            f"Δ_safe = 2√N b_1 = {data['safe_sensitivity']:.4g} is nearly attained by one record: the releases "
+            "behave as the accountants assume, and the exact accountant's ε is close to the truth for this "
+            "worst case. The output mode is differentially private — at a large utility cost (README, "
+            '"Solvers: ADMM sharing").',
+        ]
+    )
     return {"title": "Neyman–Pearson replay (output mode)", "markdown": markdown, "data": data}
 
 
@@ -250,9 +285,17 @@ def _accountant_bounds(mode: str, epsilon: float, delta: float) -> tuple[dict[st
     return upper, exact.get_mu(nb.party)
 
 
-def audit_sharing(mode: str, *, epsilon: float | None = None, delta: float = 1e-5, confidence: float = 0.95,
-                  trials: int = 10_000, seed: int = 0, quick: bool = False,
-                  progress: bool | None = None) -> tuple[dict, list]:
+def audit_sharing(
+    mode: str,
+    *,
+    epsilon: float | None = None,
+    delta: float = 1e-5,
+    confidence: float = 0.95,
+    trials: int = 10_000,
+    seed: int = 0,
+    quick: bool = False,
+    progress: bool | None = None,
+) -> tuple[dict, list]:
     """The ``sharing-{mode}`` audit (module docstring); returns (report, [AttackScores]).
 
     Args:
@@ -271,8 +314,9 @@ def audit_sharing(mode: str, *, epsilon: float | None = None, delta: float = 1e-
         raise ValueError(f"mode must be one of {sorted(SETTINGS)}, got {mode!r}")
     eps_it = DEFAULT_EPSILON[mode] if epsilon is None else float(epsilon)
     if not 0 < eps_it <= 1:
-        raise ValueError(f"epsilon must be a per-iteration ε in (0, 1] (Theorem 1's classical calibration), "
-                         f"got {epsilon!r}")
+        raise ValueError(
+            f"epsilon must be a per-iteration ε in (0, 1] (Theorem 1's classical calibration), got {epsilon!r}"
+        )
     setting = SETTINGS[mode]
     T = setting.n_iterations
     nb = canary_neighbours(mode)
@@ -285,14 +329,25 @@ def audit_sharing(mode: str, *, epsilon: float | None = None, delta: float = 1e-
     problems = {"in": nb.problem_in, "out": nb.problem_out}
     scores: dict[str, dict[str, list]] = {"np": {"in": [], "out": []}, "residual": {"in": [], "out": []}}
     mu2_in, objective, info = [], [], None
-    bar = tqdm(total=2 * trials, desc=f"audit sharing-{mode}", unit="trial", file=sys.stderr, leave=False,
-               disable=(None if progress is None else not progress))
+    bar = tqdm(
+        total=2 * trials,
+        desc=f"audit sharing-{mode}",
+        unit="trial",
+        file=sys.stderr,
+        leave=False,
+        disable=(None if progress is None else not progress),
+    )
     for lo in range(0, trials, CHUNK):
         hi = min(lo + CHUNK, trials)
         for side in ("in", "out"):
             with np.errstate(divide="ignore", invalid="ignore"):  # the ball's secular equation at unused rows
-                result = solver.run(problems[side], seeds=seeds[side][lo:hi], accountants=(),
-                                    record_history=False, transcript_agents=[party])
+                result = solver.run(
+                    problems[side],
+                    seeds=seeds[side][lo:hi],
+                    accountants=(),
+                    record_history=False,
+                    transcript_agents=[party],
+                )
             info = result.info
             scores["residual"][side].append(residual_test.score(result))
             if np_test is not None:
@@ -307,20 +362,33 @@ def audit_sharing(mode: str, *, epsilon: float | None = None, delta: float = 1e-
 
     from attacks.base import AttackScores
 
-    residual = AttackScores(residual_test.name, np.concatenate(scores["residual"]["in"]),
-                            np.concatenate(scores["residual"]["out"]), residual_test.white_box,
-                            residual_test.metadata())
+    residual = AttackScores(
+        residual_test.name,
+        np.concatenate(scores["residual"]["in"]),
+        np.concatenate(scores["residual"]["out"]),
+        residual_test.white_box,
+        residual_test.metadata(),
+    )
     if np_test is not None:
-        primary = AttackScores(np_test.name, np.concatenate(scores["np"]["in"]), np.concatenate(scores["np"]["out"]),
-                               np_test.white_box, np_test.metadata())
+        primary = AttackScores(
+            np_test.name,
+            np.concatenate(scores["np"]["in"]),
+            np.concatenate(scores["np"]["out"]),
+            np_test.white_box,
+            np_test.metadata(),
+        )
         attacks, threshold = [primary, residual], "split"
     else:
         primary = residual
         attacks, threshold = [residual], residual_test.THRESHOLD  # pre-registered: no selection needed
-    lower = {"gdp": gdp_audit(primary.scores_in, primary.scores_out, delta=delta, confidence=confidence,
-                              threshold=threshold),
-             "clopper_pearson": clopper_pearson_audit(primary.scores_in, primary.scores_out, delta=delta,
-                                                      confidence=confidence, threshold=threshold)}
+    lower = {
+        "gdp": gdp_audit(
+            primary.scores_in, primary.scores_out, delta=delta, confidence=confidence, threshold=threshold
+        ),
+        "clopper_pearson": clopper_pearson_audit(
+            primary.scores_in, primary.scores_out, delta=delta, confidence=confidence, threshold=threshold
+        ),
+    }
 
     # Upper bounds on the same releases: every accountant, and the paper's bounds.
     upper, accountant_mu = _accountant_bounds(mode, eps_it, delta)
@@ -331,30 +399,55 @@ def audit_sharing(mode: str, *, epsilon: float | None = None, delta: float = 1e-
 
     sections = []
     if mode == "parameter":
-        sections.append(_parameter_section(residual_test, residual.scores_in, residual.scores_out, lower, upper,
-                                           trials, delta, confidence, info))
+        sections.append(
+            _parameter_section(
+                residual_test, residual.scores_in, residual.scores_out, lower, upper, trials, delta, confidence, info
+            )
+        )
     else:
         sections.append(_output_section(np.concatenate(mu2_in), accountant_mu, lower, info, setting))
     sections.append(_gram_section(nb.problem_in, party, seed))
     sensitivity = "Lemma 1's claimed C" if mode == "parameter" else "Δ_safe = 2√N b_1"
-    meaning = (f"--epsilon = {eps_it:g} is the per-iteration ε of Theorem 1's classical calibration "
-               f"σ = sqrt(2 ln(1.25/δ_it))·Δ/ε with Δ = {sensitivity}, δ_it = δ′ = δ/(T + 1) = {share:.3g}; every ε "
-               f"below is the total over T = {T} iterations for party {party} at δ = {delta:g} "
-               f"(= Tδ_it + δ′, Corollary 1's total δ)")
-    claim = ("Hu et al., Theorem 1: each iteration of (10) is (ε, δ)-DP for party m when σ = sqrt(2 ln(1.25/δ))·C/ε "
-             "(Lemma 1's C); Corollary 1 (11): T iterations are (sqrt(2T ln(1/δ′))ε + Tε(e^ε − 1), Tδ + δ′)-DP")
+    meaning = (
+        f"--epsilon = {eps_it:g} is the per-iteration ε of Theorem 1's classical calibration "
+        f"σ = sqrt(2 ln(1.25/δ_it))·Δ/ε with Δ = {sensitivity}, δ_it = δ′ = δ/(T + 1) = {share:.3g}; every ε "
+        f"below is the total over T = {T} iterations for party {party} at δ = {delta:g} "
+        f"(= Tδ_it + δ′, Corollary 1's total δ)"
+    )
+    claim = (
+        "Hu et al., Theorem 1: each iteration of (10) is (ε, δ)-DP for party m when σ = sqrt(2 ln(1.25/δ))·C/ε "
+        "(Lemma 1's C); Corollary 1 (11): T iterations are (sqrt(2T ln(1/δ′))ε + Tε(e^ε − 1), Tδ + δ′)-DP"
+    )
     if mode == "output":
-        claim += ("; here applied with the certified Δ_safe and output noise, where it is a valid (loose) bound, "
-                  "as are the accountants' bounds on the registered Gaussian releases")
+        claim += (
+            "; here applied with the certified Δ_safe and output noise, where it is a valid (loose) bound, "
+            "as are the accountants' bounds on the registered Gaussian releases"
+        )
     else:
-        claim += ("; the solver registers no guarantee (claim_verified = False): the release stays in col(D_m), "
-                  "so the mechanism is not DP (spec 004 A2)")
+        claim += (
+            "; the solver registers no guarantee (claim_verified = False): the release stays in col(D_m), "
+            "so the mechanism is not DP (spec 004 A2)"
+        )
     report = assemble_report(
-        solver=f"sharing-{mode}", solver_object=solver, trials=trials, delta=delta, confidence=confidence, seed=seed,
-        lower=lower, upper=upper, claimed=_PAPER_COR1, claim=claim, attacks=attacks, epsilon_meaning=meaning,
-        canary=nb.description, utility={"objective": float(np.concatenate(objective).mean())}, sections=sections,
-        epsilon_per_iteration=eps_it, exact_mu=accountant_mu,
-        diagnostics={k: info[k] for k in ("max_x_norm", "max_y_norm", "max_z_norm") if k in info})
+        solver=f"sharing-{mode}",
+        solver_object=solver,
+        trials=trials,
+        delta=delta,
+        confidence=confidence,
+        seed=seed,
+        lower=lower,
+        upper=upper,
+        claimed=_PAPER_COR1,
+        claim=claim,
+        attacks=attacks,
+        epsilon_meaning=meaning,
+        canary=nb.description,
+        utility={"objective": float(np.concatenate(objective).mean())},
+        sections=sections,
+        epsilon_per_iteration=eps_it,
+        exact_mu=accountant_mu,
+        diagnostics={k: info[k] for k in ("max_x_norm", "max_y_norm", "max_z_norm") if k in info},
+    )
     return report, attacks
 
 

@@ -6,6 +6,7 @@ a Ray actor holding only its own records and its own random streams; the default
 for the same seed (per-agent streams, ``solvers.backends.streams``). Ray is optional:
 ``pip install ".[ray]"``.
 """
+
 from __future__ import annotations
 
 from solvers.backends.ray_backend import AgentFailure, RayBackend, import_ray

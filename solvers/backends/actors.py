@@ -6,6 +6,7 @@ receives only its agent's seeds (children of each trial's seed) and draws its ow
 block with the plan's mechanism through ``AgentStreams.single``, the same stream the in-process
 backend uses for that agent; then it answers one ``step`` per round.
 """
+
 from __future__ import annotations
 
 import os

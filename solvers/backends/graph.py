@@ -8,6 +8,7 @@ releases the random start f_i(0); a last round T+1 completes λ(T). The driver r
 along the graph's edges and records iteration t−1 once its duals are complete (the duals are
 white-box values, recorded only on request).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -76,18 +77,33 @@ class GraphNode(AgentProgram):
         if info["exact"][t - 1]:
             slot = info["noise_slot"][t - 1]
             eps = zero if slot < 0 else self.noise[:, 1 + slot]
-            f_new, residual, iterations = _exact_step(self.share, self.f, Af, self.lam,
-                                                      info["noise_scale"][t - 1][i][:, None] * eps, eta, self.V,
-                                                      self.solver.tol)
+            f_new, residual, iterations = _exact_step(
+                self.share,
+                self.f,
+                Af,
+                self.lam,
+                info["noise_scale"][t - 1][i][:, None] * eps,
+                eta,
+                self.V,
+                self.solver.tol,
+            )
             reply["diagnostics"] = {"kkt_residual": residual, "newton_iterations": float(iterations)}
             self.f_before, self.lam_before, self.Af_before = self.f, self.lam, Af
             self.f = f_new
         else:
-            self.f = _even_step(self.f_before, self.f, self.lam_before, self.lam, eta,
-                                float(self.solver.gamma_step), self.Af_before, Af, self.V)
+            self.f = _even_step(
+                self.f_before,
+                self.f,
+                self.lam_before,
+                self.lam,
+                eta,
+                float(self.solver.gamma_step),
+                self.Af_before,
+                Af,
+                self.V,
+            )
         reply.update(f=self.f, noise=eps)
         return reply
-
 
 
 class GraphDriver(Coordinator):

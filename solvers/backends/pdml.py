@@ -9,6 +9,7 @@ the edges and records iteration t; the duals it records are rebuilt from the bro
 (17) (they are a function of the transcript). The unreleased w_i, θ_i, η_i and y'_i travel to the
 driver only when the white-box channels are recorded.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -35,8 +36,16 @@ def pdml_white_box(recorder: Recorder) -> bool:
 class PDMLServer(AgentProgram):
     """Server ``share.agent`` of a ``PDML`` run on the problem's graph."""
 
-    def __init__(self, solver, share: AgentShare, plan, adjacency: np.ndarray, laplacian: np.ndarray,
-                 quad: np.ndarray, white_box: bool) -> None:
+    def __init__(
+        self,
+        solver,
+        share: AgentShare,
+        plan,
+        adjacency: np.ndarray,
+        laplacian: np.ndarray,
+        quad: np.ndarray,
+        white_box: bool,
+    ) -> None:
         super().__init__(solver, share, plan, white_box)
         i = self.agent
         rows = slice(i, i + 1)
@@ -49,8 +58,8 @@ class PDMLServer(AgentProgram):
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
         flips, self.eta, self.theta = self.plan.mechanism.split(noise)
         partition = self.share.partition
-        self.weights = partition.mask / self.share.sizes[:, None].astype(np.float64)    # (1, m)
-        self.y_noisy = partition.y[None] * flips                                          # (R, 1, m)
+        self.weights = partition.mask / self.share.sizes[:, None].astype(np.float64)  # (1, m)
+        self.y_noisy = partition.y[None] * flips  # (R, 1, m)
         self.b = debias_linear_term(self.share.loss, partition.X, self.y_noisy, self.eps[:, None], self.weights)
         d = self.share.n_features
         self.w = np.zeros((n_trials, 1, d))
@@ -63,24 +72,33 @@ class PDMLServer(AgentProgram):
             received = received_broadcasts(inbound, self.n_agents)
             beta, N = self.solver.beta, self.n_agents
             self.gamma = self.gamma + beta * np.einsum("ij,rjd->rid", self.Lap, received)  # γ_i(t−1), (17)
-            own = received[:, self.agent:self.agent + 1]
+            own = received[:, self.agent : self.agent + 1]
             centre = self.degree[:, None] * own + np.einsum("ij,rjd->rid", self.A, received)
             linear = -self.b + self.eta / N + self.gamma - beta * centre
-            solution = solve_local(self.share.loss, self.share.partition.X, self.weights, self.y_noisy, linear,
-                                   self.quad, self.w, tol=self.solver.tol)                   # (15)
+            solution = solve_local(
+                self.share.loss,
+                self.share.partition.X,
+                self.weights,
+                self.y_noisy,
+                linear,
+                self.quad,
+                self.w,
+                tol=self.solver.tol,
+            )  # (15)
             self.w = solution.x
             theta = self.theta[:, t - 1]
-            w_tilde = self.w + theta                                                          # (16)
+            w_tilde = self.w + theta  # (16)
         reply: dict[str, object] = {"w_tilde": w_tilde}
         if t > 0:
-            reply["diagnostics"] = {"newton_residual": float(solution.residual.max()),
-                                    "newton_iterations": float(solution.iterations)}
+            reply["diagnostics"] = {
+                "newton_residual": float(solution.residual.max()),
+                "newton_iterations": float(solution.iterations),
+            }
         if self.white_box:
             reply.update(w=self.w, theta=theta)
             if t == 0:
                 reply.update(eta=self.eta, y_reported=self.y_noisy)
         return reply
-
 
 
 class PDMLDriver(Coordinator):
@@ -108,5 +126,6 @@ class PDMLDriver(Coordinator):
         else:
             self.gamma = self.gamma + self.solver.beta * np.einsum("ij,rjd->rid", self.Lap, self.w_tilde)
         self.white.update({key: value for key, value in joined.items() if key != "w_tilde"})
-        self.recorder.record(t, self.w_tilde.mean(axis=1), self.w_tilde, w_tilde=self.w_tilde, gamma=self.gamma,
-                             **self.white)
+        self.recorder.record(
+            t, self.w_tilde.mean(axis=1), self.w_tilde, w_tilde=self.w_tilde, gamma=self.gamma, **self.white
+        )

@@ -7,6 +7,7 @@ released messages it is entitled to, collects the releases, and records the iter
 in-process backend never uses these classes (it runs the vectorised ``Solver._iterate``); both
 sides call the same update functions as ``_iterate``, so the two backends agree.
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod

@@ -9,6 +9,7 @@ synced), so a fault never leaves a release unrecorded. A dead actor, an error in
 a reply that does not arrive within ``timeout`` stops the run with :class:`AgentFailure` naming the
 agent and the iteration.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,7 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from accountants import Ledger, LedgerEntry, LedgerFile
-
 from solvers.backends.actors import ActorPool
 from solvers.backends.protocol import AgentProgram, Coordinator
 from solvers.backends.share import AgentShare
@@ -45,8 +45,11 @@ class AgentFailure(RuntimeError):
         self.agent, self.iteration, self.ledger_path = agent, iteration, ledger_path
         self.failed: set[int] = {agent}
         where = "while starting its trials" if iteration is None else f"at iteration {iteration}"
-        kept = (f"; the ledger {ledger_path} holds every release made up to that point"
-                if ledger_path is not None else "; pass ledger_path= to keep every release on disk")
+        kept = (
+            f"; the ledger {ledger_path} holds every release made up to that point"
+            if ledger_path is not None
+            else "; pass ledger_path= to keep every release on disk"
+        )
         super().__init__(f"agent {agent} failed {where}: {cause}{kept}")
 
 
@@ -89,26 +92,38 @@ class RayBackend:
             value, positive = getattr(self, name), name != "actor_cpus"
             if value is None and not positive:
                 continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-                    or value < 0 or (positive and value == 0):
-                raise ValueError(f"{name} must be a {'positive' if positive else 'non-negative'} "
-                                 f"finite number, got {value!r}")
-        if self.num_cpus is not None and (isinstance(self.num_cpus, bool) or not isinstance(self.num_cpus, int)
-                                          or self.num_cpus < 1):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, numbers.Real)
+                or not math.isfinite(value)
+                or value < 0
+                or (positive and value == 0)
+            ):
+                raise ValueError(
+                    f"{name} must be a {'positive' if positive else 'non-negative'} finite number, got {value!r}"
+                )
+        if self.num_cpus is not None and (
+            isinstance(self.num_cpus, bool) or not isinstance(self.num_cpus, int) or self.num_cpus < 1
+        ):
             raise ValueError(f"num_cpus must be a positive integer or None, got {self.num_cpus!r}")
 
     def connect(self):
         """Connect to ``address`` or start a local Ray (once per process); returns ``ray``."""
         ray = import_ray()
         if ray.is_initialized() and self.address is not None:
-            warnings.warn(f"RayBackend(address={self.address!r}): Ray is already initialised in this process "
-                          f"(cluster at {ray.get_runtime_context().gcs_address}), so the run uses that cluster; "
-                          "call ray.shutdown() first to connect elsewhere", UserWarning, stacklevel=3)
+            warnings.warn(
+                f"RayBackend(address={self.address!r}): Ray is already initialised in this process "
+                f"(cluster at {ray.get_runtime_context().gcs_address}), so the run uses that cluster; "
+                "call ray.shutdown() first to connect elsewhere",
+                UserWarning,
+                stacklevel=3,
+            )
         if not ray.is_initialized():
             if self.address is None:
                 # the node advertises loopback; Ray 2.60 may still bind its GCS on every interface
-                ray.init(num_cpus=self.num_cpus, include_dashboard=False, log_to_driver=False,
-                         _node_ip_address="127.0.0.1")
+                ray.init(
+                    num_cpus=self.num_cpus, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1"
+                )
             else:
                 _check_reachable(self.address)
                 try:
@@ -117,8 +132,17 @@ class RayBackend:
                     raise ConnectionError(_no_cluster(self.address, error)) from error
         return ray
 
-    def execute(self, solver, problem, plan, trial_seeds: Sequence, chunks: Sequence[slice], recorder,
-                ledger: Ledger, ledger_file: LedgerFile | None) -> dict[str, float]:
+    def execute(
+        self,
+        solver,
+        problem,
+        plan,
+        trial_seeds: Sequence,
+        chunks: Sequence[slice],
+        recorder,
+        ledger: Ledger,
+        ledger_file: LedgerFile | None,
+    ) -> dict[str, float]:
         """Run every chunk of trials through the agents' actors (``Solver.run`` calls this)."""
         make_program, make_coordinator = _protocol(solver, problem, plan, recorder)
         ray = self.connect()
@@ -134,19 +158,32 @@ class RayBackend:
         failed: set[int] = set()
         try:
             plan_ref = ray.put(plan)
-            self._gather(ray, [a.load.remote(make_program(i), plan_ref, N) for i, a in enumerate(actors)], None, path,
-                         self.start_timeout)
+            self._gather(
+                ray,
+                [a.load.remote(make_program(i), plan_ref, N) for i, a in enumerate(actors)],
+                None,
+                path,
+                self.start_timeout,
+            )
             for number, trials in enumerate(chunks):
                 seeds = [agent_seeds(s, N) for s in trial_seeds[trials]]
-                self._gather(ray, [a.begin.remote([trial[i] for trial in seeds]) for i, a in enumerate(actors)],
-                             None, path, self.start_timeout)
+                self._gather(
+                    ray,
+                    [a.begin.remote([trial[i] for trial in seeds]) for i, a in enumerate(actors)],
+                    None,
+                    path,
+                    self.start_timeout,
+                )
                 recorder.begin(trials)
                 coordinator: Coordinator = make_coordinator(len(seeds))
                 for k in range(coordinator.n_rounds):
                     if ledger_file is not None and number == 0 and k < plan.n_iterations:
                         ledger_file.extend(releases[k])  # write-ahead: before any agent releases
                     replies = self._gather(
-                        ray, [a.step.remote(k, coordinator.inbound(k, i)) for i, a in enumerate(actors)], k, path,
+                        ray,
+                        [a.step.remote(k, coordinator.inbound(k, i)) for i, a in enumerate(actors)],
+                        k,
+                        path,
                         self.timeout,
                     )
                     coordinator.receive(k, replies)
@@ -193,32 +230,40 @@ class RayBackend:
 def _protocol(solver, problem, plan, recorder) -> tuple[Callable[[int], AgentProgram], Callable[[int], Coordinator]]:
     """The agent program and coordinator of ``solver``'s family."""
     from solvers.backends.graph import GraphDriver, GraphNode
-    from solvers.backends.star import StarAgent, StarTrainer, white_box_needed
-    from solvers.decentralized.admm import _DecentralizedSolver
     from solvers.backends.pdml import PDMLDriver, PDMLServer, pdml_white_box
     from solvers.backends.sharing import PartyShare, SharingParty, SharingServer, sharing_white_box
+    from solvers.backends.star import StarAgent, StarTrainer, white_box_needed
+    from solvers.decentralized.admm import _DecentralizedSolver
     from solvers.dpadmm import _StarADMM
     from solvers.pdml import PDML
     from solvers.sharing import ADMMSharing
 
     if isinstance(solver, _StarADMM):
         white_box = white_box_needed(recorder, solver)
-        return (lambda i: StarAgent(solver, AgentShare(problem, i), plan, white_box),
-                lambda R: StarTrainer(solver, problem, plan, R, recorder))
+        return (
+            lambda i: StarAgent(solver, AgentShare(problem, i), plan, white_box),
+            lambda R: StarTrainer(solver, problem, plan, R, recorder),
+        )
     if isinstance(solver, _DecentralizedSolver):
         adjacency = problem.graph.adjacency_matrix()
-        return (lambda i: GraphNode(solver, AgentShare(problem, i), plan, adjacency),
-                lambda R: GraphDriver(solver, problem, plan, R, recorder))
+        return (
+            lambda i: GraphNode(solver, AgentShare(problem, i), plan, adjacency),
+            lambda R: GraphDriver(solver, problem, plan, R, recorder),
+        )
     if isinstance(solver, PDML):
         topology, white_box = problem.topology, pdml_white_box(recorder)
         quad = (problem.lam / problem.n_agents + 2.0 * solver.beta * plan.info["degrees"])[:, None]
         adjacency, laplacian = topology.adjacency_matrix(), topology.laplacian()
-        return (lambda i: PDMLServer(solver, AgentShare(problem, i), plan, adjacency, laplacian, quad, white_box),
-                lambda R: PDMLDriver(solver, problem, plan, R, recorder))
+        return (
+            lambda i: PDMLServer(solver, AgentShare(problem, i), plan, adjacency, laplacian, quad, white_box),
+            lambda R: PDMLDriver(solver, problem, plan, R, recorder),
+        )
     if isinstance(solver, ADMMSharing):
         white_box = sharing_white_box(recorder)
-        return (lambda m: SharingParty(solver, PartyShare(problem, m), plan, white_box),
-                lambda R: SharingServer(solver, problem, plan, R, recorder))
+        return (
+            lambda m: SharingParty(solver, PartyShare(problem, m), plan, white_box),
+            lambda R: SharingServer(solver, problem, plan, R, recorder),
+        )
     raise ValueError(
         f"backend='ray' runs the star solvers (ADMM, NaiveNoisyADMM, DPADMM), the decentralized solvers, PDML "
         f"and ADMMSharing; "
@@ -227,9 +272,11 @@ def _protocol(solver, problem, plan, recorder) -> tuple[Callable[[int], AgentPro
 
 
 def _no_cluster(address: str, cause: object) -> str:
-    return (f"cannot connect to a Ray cluster at address={address!r} ({cause}); start one with "
-            f"`ray start --head --port=6379` and pass its address (host:6379, or ray://host:10001 for "
-            f"Ray Client), or pass address=None to start a local Ray")
+    return (
+        f"cannot connect to a Ray cluster at address={address!r} ({cause}); start one with "
+        f"`ray start --head --port=6379` and pass its address (host:6379, or ray://host:10001 for "
+        f"Ray Client), or pass address=None to start a local Ray"
+    )
 
 
 def _check_reachable(address: str, timeout: float = 5.0) -> None:

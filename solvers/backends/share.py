@@ -6,6 +6,7 @@ so f_i = (1/m_i) Σ ℓ + (λ/N) R is computed with the same floating-point oper
 The seed-scale functions of a ``DecentralizedProblem`` (C·f_i, and ρ/N in the Hessian) are provided
 from the global C and ρ/N.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,11 +27,17 @@ class AgentShare:
 
     def __init__(self, problem: HorizontalProblem, agent: int) -> None:
         p, rows = problem.partition, slice(agent, agent + 1)
-        partition = HorizontalPartition(X=p.X[rows], y=p.y[rows], mask=p.mask[rows], sizes=p.sizes[rows],
-                                        indices=p.indices[rows])
+        partition = HorizontalPartition(
+            X=p.X[rows], y=p.y[rows], mask=p.mask[rows], sizes=p.sizes[rows], indices=p.indices[rows]
+        )
         self.agent = agent
-        self.local = HorizontalProblem(partition=partition, loss=problem.loss, regularizer=problem.regularizer,
-                                       lam=problem.lam / problem.n_agents, topology=StarTopology(1))
+        self.local = HorizontalProblem(
+            partition=partition,
+            loss=problem.loss,
+            regularizer=problem.regularizer,
+            lam=problem.lam / problem.n_agents,
+            topology=StarTopology(1),
+        )
         self.C = float(getattr(problem, "C", 1.0))
         self._rho_over_n = problem.rho / problem.n_agents if hasattr(problem, "rho") else None
 

@@ -8,6 +8,7 @@ runs in the driver: it sums the shares, updates z and y, and records iteration t
 run is the noise-free x = (x_1, …, x_M) (spec A13), so every party also returns its x_m^{t+1} for
 the recorder; D_m x_m (noise-free) travels only when the white-box channels are recorded.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -38,8 +39,9 @@ class PartyShare:
     def __init__(self, problem: VerticalProblem, party: int) -> None:
         svd, rows = problem.block_svd, slice(party, party + 1)
         self.agent = party
-        self.block_svd = BlockSVD(U=svd.U[rows], s=svd.s[rows], Vt=svd.Vt[rows], rank=svd.rank[rows],
-                                  in_range=svd.in_range[rows])
+        self.block_svd = BlockSVD(
+            U=svd.U[rows], s=svd.s[rows], Vt=svd.Vt[rows], rank=svd.rank[rows], in_range=svd.in_range[rows]
+        )
         self.partition = SimpleNamespace(widths=problem.partition.widths[rows])
         self.lam, self.regularizer, self.n_samples = problem.lam, problem.regularizer, problem.n_samples
 
@@ -107,5 +109,9 @@ class SharingServer(Coordinator):
         messages = {"u": shared.transpose(1, 0, 2), "r": self.r, "y": self.y, "x": x.transpose(1, 0, 2)}
         if sharing_white_box(self.recorder):
             messages["u_clean"] = np.concatenate([reply["u_clean"] for reply in replies], axis=0).transpose(1, 0, 2)
-        self.recorder.record(t, problem.partition.join_model(x.transpose(1, 0, 2)),
-                             {"primal_residual": np.linalg.norm(self.r, axis=-1)}, **messages)
+        self.recorder.record(
+            t,
+            problem.partition.join_model(x.transpose(1, 0, 2)),
+            {"primal_residual": np.linalg.norm(self.r, axis=-1)},
+            **messages,
+        )

@@ -6,6 +6,7 @@ release, γ_i^k = γ_i^{k−1} − ρ(ŵ_i^k − w^k) (3d), computes its local s
 averages the releases (3c), w^{k+1} = mean_i ŵ_i − mean_i γ_i/ρ, with the duals rebuilt from the
 releases by the same (3d) (they are a function of the transcript), and records the iteration.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

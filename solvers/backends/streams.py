@@ -7,11 +7,13 @@ through :class:`AgentStreams`, a ``numpy.random.Generator`` that fills the agent
 every draw) block by block from the children; a Ray actor builds the same object holding only its
 own child and keeps its own block, so both backends release the same noise.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
 import numpy as np
+
 from mechanisms import make_rng
 from mechanisms.rng import begin_release
 
@@ -23,8 +25,9 @@ AGENT_AXIS = 1
 AgentSeed = np.random.SeedSequence | np.random.Generator
 
 
-def agent_seeds(trial_seed: int | np.random.SeedSequence | np.random.Generator | None,
-                n_agents: int) -> list[AgentSeed]:
+def agent_seeds(
+    trial_seed: int | np.random.SeedSequence | np.random.Generator | None, n_agents: int
+) -> list[AgentSeed]:
     """The N child seeds of one trial: ``SeedSequence`` children (spawn keys ``(..., i)``) of an int
     or ``SeedSequence`` seed, or ``Generator.spawn(N)`` of a generator (which advances it, so a
     generator used twice gives fresh noise, as drawing from it would; a
@@ -32,8 +35,10 @@ def agent_seeds(trial_seed: int | np.random.SeedSequence | np.random.Generator |
     if isinstance(trial_seed, np.random.Generator):
         return list(trial_seed.spawn(n_agents))
     root = trial_seed if isinstance(trial_seed, np.random.SeedSequence) else np.random.SeedSequence(trial_seed)
-    return [np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (i,), pool_size=root.pool_size)
-            for i in range(n_agents)]
+    return [
+        np.random.SeedSequence(root.entropy, spawn_key=tuple(root.spawn_key) + (i,), pool_size=root.pool_size)
+        for i in range(n_agents)
+    ]
 
 
 class AgentStreams(np.random.Generator):
@@ -84,7 +89,7 @@ class AgentStreams(np.random.Generator):
                 f"every draw from AgentStreams must have the {n_agents} agents on axis {AGENT_AXIS}, got size {size!r}"
             )
         out = np.zeros(shape)
-        block = shape[:AGENT_AXIS] + shape[AGENT_AXIS + 1:]
+        block = shape[:AGENT_AXIS] + shape[AGENT_AXIS + 1 :]
         for i, rng in enumerate(self._streams):
             if rng is not None:
                 out[(slice(None),) * AGENT_AXIS + (i,)] = draw(begin_release(rng), block)
@@ -96,18 +101,35 @@ class AgentStreams(np.random.Generator):
 
 def _refuse(name: str) -> Callable[..., None]:
     def method(self, *args, **kwargs):
-        raise TypeError(f"AgentStreams does not support {name}(): draw per agent with a supported method "
-                        "(standard_normal, standard_gamma, laplace, random)")
+        raise TypeError(
+            f"AgentStreams does not support {name}(): draw per agent with a supported method "
+            "(standard_normal, standard_gamma, laplace, random)"
+        )
+
     method.__name__ = name
     return method
 
 
-for _name in ("normal", "uniform", "integers", "choice", "exponential", "gamma", "beta", "binomial", "poisson",
-              "permutation", "permuted", "shuffle", "multivariate_normal", "standard_exponential", "bytes"):
+for _name in (
+    "normal",
+    "uniform",
+    "integers",
+    "choice",
+    "exponential",
+    "gamma",
+    "beta",
+    "binomial",
+    "poisson",
+    "permutation",
+    "permuted",
+    "shuffle",
+    "multivariate_normal",
+    "standard_exponential",
+    "bytes",
+):
     setattr(AgentStreams, _name, _refuse(_name))
 
 
 def _no_out(out: object) -> None:
     if out is not None:
         raise TypeError("AgentStreams draws do not take out=")
-

@@ -3,6 +3,7 @@
 Everything runs offline: Adult ships inside the package (CC BY 4.0, see data/README.md), and
 Twonorm/Ringnorm are generated. Every sampling function takes a seed or a ``numpy.random.Generator``.
 """
+
 from solvers.datasets.adult import (
     AdultSplit,
     BundledDataError,

@@ -18,6 +18,7 @@ Encodings:
 The column statistics (min, max) are computed on all 45,222 records and, as in the papers, treated
 as public (spec 000 §8 item 24).
 """
+
 from __future__ import annotations
 
 import functools
@@ -42,13 +43,31 @@ ADULT_SHA256 = "7fbdecc4a6f105e70a5a852474155409f86ac8df26c0f1040e61f2b3e494541c
 ADULT_SHAPE = (45_222, 106)
 NUMERIC_ATTRIBUTES = ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
 CATEGORICAL_ATTRIBUTES = (
-    "workclass", "education", "marital-status", "occupation",
-    "relationship", "race", "sex", "native-country",
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "native-country",
 )
 # Attribute order of the DP-ADMM paper (seed 000, §VI; spec 000 §6).
 ORDINAL_ATTRIBUTES = (
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
-    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
 )
 LABEL_COLUMNS = ("salary_<=50K", "salary_>50K")
 # Table II of seed 000: public pre-training records (used only to estimate D_w), training, test.
@@ -127,7 +146,7 @@ def adult_categories() -> dict[str, tuple[str, ...]]:
     """For each categorical attribute, its category names sorted (position = ordinal code)."""
     names, _ = _adult_table()
     return {
-        attribute: tuple(sorted(n[len(attribute) + 1:] for n in names if n.startswith(f"{attribute}_")))
+        attribute: tuple(sorted(n[len(attribute) + 1 :] for n in names if n.startswith(f"{attribute}_")))
         for attribute in CATEGORICAL_ATTRIBUTES
     }
 
@@ -145,7 +164,7 @@ def dpadmm_adult_split(seed: int | np.random.Generator | None) -> AdultSplit:
     return AdultSplit(public=public, train=train, test=test)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_adult(encoding: str, bias: bool) -> Dataset:
     names, table = _adult_table()
     if encoding == "ordinal":
@@ -155,9 +174,7 @@ def _load_adult(encoding: str, bias: bool) -> Dataset:
     else:
         n_features = len(names) - len(LABEL_COLUMNS)
         n_numeric = len(NUMERIC_ATTRIBUTES)
-        features = np.concatenate(
-            [maxabs_scale_columns(table[:, :n_numeric]), table[:, n_numeric:n_features]], axis=1
-        )
+        features = np.concatenate([maxabs_scale_columns(table[:, :n_numeric]), table[:, n_numeric:n_features]], axis=1)
         feature_names = names[:n_features]
         steps = "numeric columns divided by their max, 98 indicators{bias}, then x <- x / max(1, ||x||)"
     if bias:
@@ -200,8 +217,7 @@ def _verify_sha256(payload: bytes, expected: str, label: str) -> None:
     digest = hashlib.sha256(payload).hexdigest()
     if digest != expected:
         raise BundledDataError(
-            f"the bundled data file {label} is corrupt: sha256 {digest}, expected {expected}; "
-            "reinstall the package"
+            f"the bundled data file {label} is corrupt: sha256 {digest}, expected {expected}; reinstall the package"
         )
 
 

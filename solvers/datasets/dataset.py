@@ -1,4 +1,5 @@
 """The immutable ``Dataset`` value and seeded random splits of it."""
+
 from __future__ import annotations
 
 import numbers
@@ -36,8 +37,7 @@ class Dataset:
         names = tuple(str(name) for name in self.feature_names)
         if len(names) != features.shape[1]:
             raise ValueError(
-                f"feature_names must name every column of X: got {len(names)} names "
-                f"for {features.shape[1]} columns"
+                f"feature_names must name every column of X: got {len(names)} names for {features.shape[1]} columns"
             )
         ids = np.arange(features.shape[0]) if self.row_ids is None else np.asarray(self.row_ids)
         if ids.shape != (features.shape[0],) or not np.issubdtype(ids.dtype, np.integer):
@@ -101,9 +101,7 @@ def random_split(
         )
     labels = [str(i) for i in range(len(counts))] if names is None else [str(n) for n in names]
     if len(labels) != len(counts):
-        raise ValueError(
-            f"names must have one entry per size: got {len(labels)} names for {len(counts)} sizes"
-        )
+        raise ValueError(f"names must have one entry per size: got {len(labels)} names for {len(counts)} sizes")
     order = check_random_state(seed).permutation(dataset.n_records)
     bounds = np.cumsum([0, *counts])
     return tuple(

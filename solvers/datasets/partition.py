@@ -6,6 +6,7 @@ sizes the mask is all True and nothing is padded. Padded slots hold x = 0 and y 
 y·wᵀx is 0 and their contribution y·φ'(0)·x to any gradient sum is exactly 0; averages must still
 divide by ``sizes`` (pass ``mask`` to the losses).
 """
+
 from __future__ import annotations
 
 import numbers
@@ -119,9 +120,7 @@ def _check_sizes(sizes: Sequence[int] | None, n_records: int, n_agents: int) -> 
         return np.full(n_agents, n_records // n_agents, dtype=np.int64)
     counts = np.asarray(sizes)
     if counts.shape != (n_agents,) or not np.issubdtype(counts.dtype, np.integer):
-        raise ValueError(
-            f"sizes must be {n_agents} integers (one per agent), got {np.asarray(sizes).tolist()!r}"
-        )
+        raise ValueError(f"sizes must be {n_agents} integers (one per agent), got {np.asarray(sizes).tolist()!r}")
     if np.any(counts < 1):
         agent = int(np.flatnonzero(counts < 1)[0])
         raise ValueError(f"sizes must be positive: sizes[{agent}] = {counts[agent]}")

@@ -5,6 +5,7 @@ Row steps: ``scale_rows_to_unit_ball`` (x ← x / max(1, ‖x‖), seeds 001–0
 ``maxabs_scale_columns`` (divide by the column's max |value|, seeds 001–003). Row steps act on the
 last axis of (..., n, d) arrays; column steps on the columns of an (n, d) matrix.
 """
+
 from __future__ import annotations
 
 import numpy as np

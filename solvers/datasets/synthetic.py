@@ -6,6 +6,7 @@ Classes are equiprobable: every record's class is an independent fair coin flip.
 not row-normalised (spec 002 §6.1 and A12: use the data as distributed and account with the
 observed ``max_row_norm``); ``scale_rows_to_unit_ball`` is available when a bound of 1 is wanted.
 """
+
 from __future__ import annotations
 
 import math

@@ -4,6 +4,7 @@ The privacy analyses of all five seed papers assume labels in {-1, +1} and featu
 (‖x‖₂ ≤ 1 for seeds 000, 001 and 003). A row outside that ball voids the guarantee, so it is an error
 unless the caller explicitly asks for clipping, and clipping is always reported.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -29,9 +30,7 @@ class CheckedData(NamedTuple):
     clipped_rows: np.ndarray
 
 
-def check_dataset(
-    X: object, y: object, max_norm: float | None = 1.0, clip: bool = False
-) -> CheckedData:
+def check_dataset(X: object, y: object, max_norm: float | None = 1.0, clip: bool = False) -> CheckedData:
     """Validate a labelled data set and return it as float64 arrays.
 
     Args:
@@ -90,8 +89,7 @@ def check_n_agents(n_records: int, n_agents: object) -> int:
         raise ValueError(f"n_agents must be a positive integer, got {n_agents!r}")
     if n_agents > n_records:
         raise ValueError(
-            f"n_agents={n_agents} exceeds the number of records ({n_records}): "
-            "every agent needs at least one record"
+            f"n_agents={n_agents} exceeds the number of records ({n_records}): every agent needs at least one record"
         )
     return int(n_agents)
 
@@ -117,9 +115,7 @@ def check_random_state(seed: object, name: str = "seed") -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def _check_row_norms(
-    features: np.ndarray, max_norm: float, clip: bool
-) -> tuple[np.ndarray, np.ndarray]:
+def _check_row_norms(features: np.ndarray, max_norm: float, clip: bool) -> tuple[np.ndarray, np.ndarray]:
     norms = np.linalg.norm(features, axis=1)
     outside = np.flatnonzero(norms > max_norm * (1.0 + NORM_RTOL))
     if outside.size == 0:

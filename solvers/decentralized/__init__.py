@@ -10,6 +10,7 @@
 Modules: ``problem`` (the seeds' objective scale), ``admm`` (ADMM, ADMM-OP, R-ADMM, MR-ADMM,
 M-ADMM/PP, DVP on one vectorised engine), ``privacy`` (Theorem V.1 / 4.1 bounds and conditions).
 """
+
 from solvers.decentralized.admm import (
     DEFAULT_ACCOUNTANTS,
     DVP,

@@ -28,6 +28,7 @@ Privacy: each node registers one ``PureDpEvent`` per costly iteration with the t
 (``solvers.decentralized.privacy``), a ``NoOpDpEvent`` for t = 0 and R-ADMM's even iterations,
 once per run (the bounds depend on no data or noise); participant = node, iteration = t.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,10 +38,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from accountants import PureDpEvent
 from dp_accounting import dp_event
-from mechanisms import GammaNormMechanism
 
+from accountants import PureDpEvent
+from mechanisms import GammaNormMechanism
 from solvers.base import RunPlan, Solver
 from solvers.decentralized.privacy import pp_epsilons, radmm_epsilons
 from solvers.decentralized.problem import DecentralizedProblem
@@ -91,13 +92,13 @@ class _InitAndNoise:
 class _Schedule:
     """Per-iteration plan of t = 1..T (index t−1): kind, penalties, dual steps, noise."""
 
-    exact: np.ndarray          # (T,) bool
-    eta: np.ndarray            # (T, N) penalty η_i(t) (even steps: that of the odd step before)
-    theta: np.ndarray          # (T, N) dual step (0 on even steps)
-    noise_slot: np.ndarray     # (T,) int index into the trial's noise, −1 if none
-    noise_scale: np.ndarray    # (T, N) s_i(t)
-    alpha: np.ndarray | None   # (n_noisy, N) α of the noisy iterations
-    epsilons: np.ndarray       # (T, N) ε per iteration (0 if free, inf if non-private)
+    exact: np.ndarray  # (T,) bool
+    eta: np.ndarray  # (T, N) penalty η_i(t) (even steps: that of the odd step before)
+    theta: np.ndarray  # (T, N) dual step (0 on even steps)
+    noise_slot: np.ndarray  # (T,) int index into the trial's noise, −1 if none
+    noise_scale: np.ndarray  # (T, N) s_i(t)
+    alpha: np.ndarray | None  # (n_noisy, N) α of the noisy iterations
+    epsilons: np.ndarray  # (T, N) ε per iteration (0 if free, inf if non-private)
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,7 @@ class _DecentralizedSolver(Solver):
 
     def run(self, problem: DecentralizedProblem, *, accountants=None, **kwargs):  # type: ignore[override]
         """``Solver.run`` with the pure-DP accountants by default (``DEFAULT_ACCOUNTANTS``)."""
-        return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants,
-                           **kwargs)
+        return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
 
     # ---------------------------------------------------------------------------------------
     def _check_problem(self, problem: DecentralizedProblem) -> None:
@@ -164,22 +164,32 @@ class _DecentralizedSolver(Solver):
             else:
                 events.append([PureDpEvent(e) if e > 0 else free for e in s.epsilons[t]])
         info = {
-            "exact": s.exact, "eta": s.eta, "theta": s.theta, "alpha": s.alpha,
-            "noise_scale": s.noise_scale, "epsilons": s.epsilons,
+            "exact": s.exact,
+            "eta": s.eta,
+            "theta": s.theta,
+            "alpha": s.alpha,
+            "noise_scale": s.noise_scale,
+            "epsilons": s.epsilons,
             "noise_slot": s.noise_slot,
             "beta": float(s.epsilons.sum(axis=0).max()) if self.private else math.inf,
             "degrees": problem.graph.degrees,
         }
-        return RunPlan(T + 1, events, _InitAndNoise(self.init_scale, mechanism, n_noisy),  # type: ignore[arg-type]
-                       (1 + n_noisy, N, d), info)
+        return RunPlan(
+            T + 1,
+            events,
+            _InitAndNoise(self.init_scale, mechanism, n_noisy),  # type: ignore[arg-type]
+            (1 + n_noisy, N, d),
+            info,
+        )
 
     def _bytes_per_trial(self, problem: DecentralizedProblem, plan: RunPlan) -> int:
         N, m, d = problem.partition.X.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + 3 * N * d * d + 8 * N * d)
 
     # ---------------------------------------------------------------------------------------
-    def _iterate(self, problem: DecentralizedProblem, plan: RunPlan, R: int, noise: np.ndarray | None,
-                 recorder: Recorder) -> Mapping[str, float]:
+    def _iterate(
+        self, problem: DecentralizedProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
+    ) -> Mapping[str, float]:
         info = plan.info
         exact, eta_all, theta_all = info["exact"], info["eta"], info["theta"]
         slots, scales = info["noise_slot"], info["noise_scale"]
@@ -198,8 +208,9 @@ class _DecentralizedSolver(Solver):
             eta = eta_all[t - 1]
             if exact[t - 1]:
                 eps = zero if slots[t - 1] < 0 else noise[:, 1 + slots[t - 1]]
-                f_new, residual, iterations = _exact_step(problem, f, _neighbour_sum(A, f), lam,
-                                                          scales[t - 1][:, None] * eps, eta, V, self.tol)
+                f_new, residual, iterations = _exact_step(
+                    problem, f, _neighbour_sum(A, f), lam, scales[t - 1][:, None] * eps, eta, V, self.tol
+                )
                 worst["kkt_residual"] = max(worst["kkt_residual"], residual)
                 worst["newton_iterations"] = max(worst["newton_iterations"], float(iterations))
                 f_before, lam_before = f, lam
@@ -207,8 +218,9 @@ class _DecentralizedSolver(Solver):
                 f = f_new
             else:
                 eps = zero
-                f = _even_step(f_before, f, lam_before, lam, eta, gamma, _neighbour_sum(A, f_before),
-                               _neighbour_sum(A, f), V)
+                f = _even_step(
+                    f_before, f, lam_before, lam, eta, gamma, _neighbour_sum(A, f_before), _neighbour_sum(A, f), V
+                )
             self._record(problem, recorder, t, f, lam, eps)
         return worst
 
@@ -229,8 +241,16 @@ def _neighbour_sum(matrix: np.ndarray, f: np.ndarray) -> np.ndarray:
     return np.einsum("ij,rjd->rid", matrix, f)
 
 
-def _exact_step(problem: DecentralizedProblem, f_prev: np.ndarray, Af_prev: np.ndarray, lam: np.ndarray,
-                linear: np.ndarray, eta: np.ndarray, V: np.ndarray, tol: float):
+def _exact_step(
+    problem: DecentralizedProblem,
+    f_prev: np.ndarray,
+    Af_prev: np.ndarray,
+    lam: np.ndarray,
+    linear: np.ndarray,
+    eta: np.ndarray,
+    V: np.ndarray,
+    tol: float,
+):
     """argmin_f O(f, D_i) + (2λ_i + linear_i)ᵀ f + η_i Σ_j ‖½(f_i^prev + f_j^prev) − f‖², all (R, n)
     for the n nodes of ``problem``; ``Af_prev`` = Σ_j A_ij f_j^prev."""
     eV = (eta * V)[:, None]  # (n, 1)
@@ -239,8 +259,11 @@ def _exact_step(problem: DecentralizedProblem, f_prev: np.ndarray, Af_prev: np.n
     identity = np.eye(problem.n_features)
 
     def value(v):
-        return (problem.local_objective_seed(v) + np.einsum("...i,...i->...", b, v)
-                + eV[:, 0] * np.einsum("...i,...i->...", v, v))
+        return (
+            problem.local_objective_seed(v)
+            + np.einsum("...i,...i->...", b, v)
+            + eV[:, 0] * np.einsum("...i,...i->...", v, v)
+        )
 
     def derivatives(v):
         gradient = problem.local_gradient_seed(v) + b + 2.0 * eV * v
@@ -259,8 +282,9 @@ def _even_step(f_before, f_odd, lam_before, lam, eta, gamma, Af_before, Af_odd, 
     return f_odd - step / (2.0 * e * V[:, None] + gamma)
 
 
-def even_step_from_transcript(f: np.ndarray, adjacency: np.ndarray, eta_odd: np.ndarray, gamma: float,
-                              theta: np.ndarray | None = None) -> np.ndarray:
+def even_step_from_transcript(
+    f: np.ndarray, adjacency: np.ndarray, eta_odd: np.ndarray, gamma: float, theta: np.ndarray | None = None
+) -> np.ndarray:
     """Recompute every even iterate of (M)R-ADMM from the broadcasts alone (spec 001 §2.6 and A4).
 
     Args:
@@ -296,7 +320,11 @@ def _schedule_array(value, n: int, N: int, name: str) -> np.ndarray:
     array = np.asarray(value, dtype=np.float64)
     if array.ndim == 1:
         array = array[:, None]
-    if array.ndim > 2 or (array.ndim == 2 and array.shape[0] != n) or (array.ndim == 2 and array.shape[1] not in (1, N)):
+    if (
+        array.ndim > 2
+        or (array.ndim == 2 and array.shape[0] != n)
+        or (array.ndim == 2 and array.shape[1] not in (1, N))
+    ):
         raise ValueError(f"{name} must be a number, ({n},) or ({n}, {N}) array, got shape {np.shape(value)}")
     array = np.broadcast_to(array, (n, N)).copy()
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
@@ -337,8 +365,9 @@ class DecentralizedADMM(_DecentralizedSolver):
     def _schedule(self, problem):
         T, N = self.n_iterations, problem.n_agents
         eta = np.full((T, N), float(self.eta))
-        return _Schedule(np.ones(T, bool), eta, eta.copy(), np.full(T, -1), np.zeros((T, N)), None,
-                         np.full((T, N), np.inf))
+        return _Schedule(
+            np.ones(T, bool), eta, eta.copy(), np.full(T, -1), np.zeros((T, N)), None, np.full((T, N), np.inf)
+        )
 
 
 @dataclass(frozen=True)
@@ -367,8 +396,17 @@ class ObjectivePerturbationADMM(_DecentralizedSolver):
         T, N = self.n_iterations, problem.n_agents
         eta = np.full((T, N), float(self.eta))
         alpha = _schedule_array(self.alpha, T, N, "alpha")
-        eps = radmm_epsilons(C=problem.C, B=problem.sizes, V=problem.graph.degrees, eta=eta, alpha=alpha,
-                             rho=problem.rho, n_agents=N, c1=problem.loss.curvature_bound, bound=self.bound)
+        eps = radmm_epsilons(
+            C=problem.C,
+            B=problem.sizes,
+            V=problem.graph.degrees,
+            eta=eta,
+            alpha=alpha,
+            rho=problem.rho,
+            n_agents=N,
+            c1=problem.loss.curvature_bound,
+            bound=self.bound,
+        )
         return _Schedule(np.ones(T, bool), eta, eta.copy(), np.arange(T), np.ones((T, N)), alpha, eps)
 
 
@@ -425,8 +463,11 @@ class MRADMM(_DecentralizedSolver):
         """η_i(2k−1), (K, N)."""
         K = self.n_iterations // 2
         if _is_scalar(self.eta):
-            eta = float(self.eta) * float(self.eta_growth) ** np.arange(1, K + 1) if self.eta_growth != 1 \
+            eta = (
+                float(self.eta) * float(self.eta_growth) ** np.arange(1, K + 1)
+                if self.eta_growth != 1
                 else np.full(K, float(self.eta))
+            )
         else:
             eta = self.eta
         eta = _schedule_array(eta, K, n_agents, "eta")
@@ -450,9 +491,17 @@ class MRADMM(_DecentralizedSolver):
         slots = np.full(T, -1)
         if self.private:
             alpha = _schedule_array(self.alpha, K, N, "alpha")
-            eps[0::2] = radmm_epsilons(C=problem.C, B=problem.sizes, V=problem.graph.degrees, eta=eta_odd,
-                                       alpha=alpha, rho=problem.rho, n_agents=N,
-                                       c1=problem.loss.curvature_bound, bound=self.bound)
+            eps[0::2] = radmm_epsilons(
+                C=problem.C,
+                B=problem.sizes,
+                V=problem.graph.degrees,
+                eta=eta_odd,
+                alpha=alpha,
+                rho=problem.rho,
+                n_agents=N,
+                c1=problem.loss.curvature_bound,
+                bound=self.bound,
+            )
             slots[0::2] = np.arange(K)
         else:
             eps[0::2] = np.inf
@@ -528,10 +577,21 @@ class PenaltyPerturbation(_DecentralizedSolver):
         V = problem.graph.degrees.astype(np.float64)
         theta = np.full((T, N), float(self.theta))
         if alpha is None:
-            return _Schedule(np.ones(T, bool), eta, theta, np.full(T, -1), np.zeros((T, N)), None,
-                             np.full((T, N), np.inf))
-        eps = pp_epsilons(C=problem.C, B=problem.sizes, V=V, eta=eta, alpha=alpha, theta=self.theta,
-                          rho=problem.rho, n_agents=N, c1=problem.loss.curvature_bound, bound=self.bound)
+            return _Schedule(
+                np.ones(T, bool), eta, theta, np.full(T, -1), np.zeros((T, N)), None, np.full((T, N), np.inf)
+            )
+        eps = pp_epsilons(
+            C=problem.C,
+            B=problem.sizes,
+            V=V,
+            eta=eta,
+            alpha=alpha,
+            theta=self.theta,
+            rho=problem.rho,
+            n_agents=N,
+            c1=problem.loss.curvature_bound,
+            bound=self.bound,
+        )
         return _Schedule(np.ones(T, bool), eta, theta, np.arange(T), 2.0 * eta * V, alpha, eps)
 
 

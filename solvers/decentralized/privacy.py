@@ -15,6 +15,7 @@ the run's β is the max over nodes of the sum over iterations (the record sits a
 The ``check_*`` functions raise ``ValueError`` naming the failed condition; a bound is never
 returned under violated assumptions.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -72,8 +73,9 @@ def check_radmm_conditions(*, C: float, B, V, eta, rho: float, n_agents: int, c1
         warnings.warn(f"C = {C:g} exceeds some B_i = {B.min():g} (spec 001 assumes C <= B_i)", stacklevel=2)
 
 
-def radmm_epsilons(*, C: float, B, V, eta, alpha, rho: float, n_agents: int, c1: float = 0.25,
-                   bound: str = "paper") -> np.ndarray:
+def radmm_epsilons(
+    *, C: float, B, V, eta, alpha, rho: float, n_agents: int, c1: float = 0.25, bound: str = "paper"
+) -> np.ndarray:
     """ε_i(k) of Theorem V.1 (seed 001 eq. 32), shape broadcast of eta/alpha (K, N).
 
     Args:
@@ -97,8 +99,7 @@ def radmm_epsilons(*, C: float, B, V, eta, alpha, rho: float, n_agents: int, c1:
     return (2 * C / B) * alpha - 2 * np.log1p(-x)
 
 
-def check_pp_conditions(*, C: float, B, V, eta, theta: float, rho: float, n_agents: int,
-                        c1: float = 0.25) -> None:
+def check_pp_conditions(*, C: float, B, V, eta, theta: float, rho: float, n_agents: int, c1: float = 0.25) -> None:
     """Theorem 4.1's conditions (spec 003 §3) for penalties eta (T, N) and dual step θ.
 
     Raises:
@@ -121,8 +122,9 @@ def check_pp_conditions(*, C: float, B, V, eta, theta: float, rho: float, n_agen
         )
 
 
-def pp_epsilons(*, C: float, B, V, eta, alpha, theta: float, rho: float, n_agents: int,
-                c1: float = 0.25, bound: str = "paper") -> np.ndarray:
+def pp_epsilons(
+    *, C: float, B, V, eta, alpha, theta: float, rho: float, n_agents: int, c1: float = 0.25, bound: str = "paper"
+) -> np.ndarray:
     """β_i(t) of Theorem 4.1 (seed 003 eq. 26), shape broadcast of eta/alpha (T, N).
 
     Raises:
@@ -143,14 +145,15 @@ def total_epsilon(epsilons: np.ndarray) -> float:
     return float(np.asarray(epsilons).sum(axis=0).max())
 
 
-def pp_total_geometric(*, C: float, B: float, V: float, eta1: float, q1: float, alpha1: float, q2: float,
-                       T: int | float, c1: float = 0.25) -> float:
+def pp_total_geometric(
+    *, C: float, B: float, V: float, eta1: float, q1: float, alpha1: float, q2: float, T: int | float, c1: float = 0.25
+) -> float:
     """Closed form of Σ_{t=1}^T β_i(t) for η(t) = η1 q1^{t−1}, α(t) = α1 q2^{t−1} (spec 003 §3);
     T = inf gives the limit (finite iff q1 > 1 and q2 < q1)."""
 
     def S(r: float) -> float:
         if np.isinf(T):
             return 1 / (1 - r) if r < 1 else np.inf
-        return T if r == 1 else (1 - r ** T) / (1 - r)
+        return T if r == 1 else (1 - r**T) / (1 - r)
 
     return C / (V * B * eta1) * (1.4 * c1 * S(1 / q1) + alpha1 * S(q2 / q1))

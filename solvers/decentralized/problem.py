@@ -8,6 +8,7 @@ and the network minimises Σ_i O(f, D_i). This is ``C`` times the framework's
 and ``centralized_optimum`` apply unchanged; the minimiser is the same) that also carries C and a
 ``GraphTopology``, and exposes the seed-scale O, ∇O, ∇²O per node on (..., N, d) arrays.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,10 @@ class DecentralizedProblem(HorizontalProblem):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if isinstance(self.C, bool) or not isinstance(self.C, numbers.Real) or not (
-            math.isfinite(self.C) and self.C > 0
+        if (
+            isinstance(self.C, bool)
+            or not isinstance(self.C, numbers.Real)
+            or not (math.isfinite(self.C) and self.C > 0)
         ):
             raise ValueError(f"C must be a positive finite number, got {self.C!r}")
         object.__setattr__(self, "C", float(self.C))
@@ -46,8 +49,9 @@ class DecentralizedProblem(HorizontalProblem):
             )
 
     @classmethod
-    def create(cls, partition: HorizontalPartition, graph: GraphTopology, *, C: float, rho: float,
-               **kwargs) -> DecentralizedProblem:
+    def create(
+        cls, partition: HorizontalPartition, graph: GraphTopology, *, C: float, rho: float, **kwargs
+    ) -> DecentralizedProblem:
         """The problem with O(f, D_i) = (C/B_i) Σ L + (ρ/N) R on ``graph`` (kwargs: loss,
         regularizer, X_test, y_test, optimum)."""
         if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not (math.isfinite(rho) and rho > 0):

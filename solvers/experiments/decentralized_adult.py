@@ -21,6 +21,7 @@ composition ε at δ = 1e-5 of the same events. Writes ``decentralized_adult.md`
     python -m solvers.experiments.decentralized_adult --out results/decentralized-adult
     python -m solvers.experiments.decentralized_adult --out /tmp/q --quick
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,13 +51,21 @@ from solvers.graph import GraphTopology
 __all__ = ["adult_problem", "main", "merge_parts", "run_experiment"]
 
 
-def adult_problem(*, n_train: int = 40_000, n_test: int | None = None, n_agents: int = 5, C: float = 1750.0, rho: float = 0.22,
-                  split_seed: int = 0, graph_seed: int = 0) -> DecentralizedProblem:
+def adult_problem(
+    *,
+    n_train: int = 40_000,
+    n_test: int | None = None,
+    n_agents: int = 5,
+    C: float = 1750.0,
+    rho: float = 0.22,
+    split_seed: int = 0,
+    graph_seed: int = 0,
+) -> DecentralizedProblem:
     """The seeds' Adult problem with a test set and its centralized optimum."""
     data = load_adult(encoding="onehot", bias=True)
     order = np.random.default_rng(split_seed).permutation(data.X.shape[0])
     train = order[:n_train]
-    test = order[n_train:] if n_test is None else order[n_train:n_train + n_test]
+    test = order[n_train:] if n_test is None else order[n_train : n_train + n_test]
     graph = GraphTopology.random(n_agents, 0.5, seed=graph_seed, min_degree=2)
     partition = partition_horizontal(data.X[train], data.y[train], n_agents, seed=split_seed)
     problem = DecentralizedProblem.create(partition, graph, C=C, rho=rho, X_test=data.X[test], y_test=data.y[test])
@@ -66,7 +75,7 @@ def adult_problem(*, n_train: int = 40_000, n_test: int | None = None, n_agents:
 #: The exact optimal composition (KOV 2015) enumerates Π(k_j + 1) loss atoms; R-ADMM's 25 distinct
 #: ε_i(k) need 2^25, beyond the accountant's default limit (where it falls back to KOV Thm. 3.5,
 #: here no better than the sum), so the experiment raises the limit.
-OPTIMAL_SUPPORT = 2 ** 26
+OPTIMAL_SUPPORT = 2**26
 
 
 def privacy_accountants() -> tuple:
@@ -86,8 +95,11 @@ def optimal_epsilon(solver, problem: DecentralizedProblem, delta: float = 1e-5) 
 def matched_op_alpha(problem: DecentralizedProblem, alpha: float, T: int, eta: float = 1.0) -> float:
     """ADMM-OP's constant α per iteration whose β over T iterations equals R-ADMM's at α."""
     N, V, B = problem.n_agents, problem.graph.degrees, problem.sizes
-    target = radmm_epsilons(C=problem.C, B=B, V=V, eta=np.full((T // 2, 1), eta), alpha=alpha,
-                            rho=problem.rho, n_agents=N).sum(axis=0).max()
+    target = (
+        radmm_epsilons(C=problem.C, B=B, V=V, eta=np.full((T // 2, 1), eta), alpha=alpha, rho=problem.rho, n_agents=N)
+        .sum(axis=0)
+        .max()
+    )
     curvature = 1.4 * 0.25 / (problem.rho / N + 2 * eta * V)
     per_node = target / (T * 2 * problem.C / B) - curvature  # α that matches at node i
     return float(per_node.min())
@@ -97,8 +109,9 @@ def seed001_solvers(problem, alpha: float, T: int) -> dict:
     return {
         "R-ADMM": RADMM(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=T),
         "MR-ADMM": MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=T),
-        "ADMM-OP (matched β)": ObjectivePerturbationADMM(eta=1.0, alpha=matched_op_alpha(problem, alpha, T),
-                                                         n_iterations=T),
+        "ADMM-OP (matched β)": ObjectivePerturbationADMM(
+            eta=1.0, alpha=matched_op_alpha(problem, alpha, T), n_iterations=T
+        ),
     }
 
 
@@ -115,36 +128,63 @@ def _row(part, setting, label, solver, result, elapsed) -> dict:
     loss = result.history["average_loss"]  # (T+1, R)
     error = 1.0 - result.history["test_accuracy"]
     return {
-        "part": part, "setting": setting, "method": label, "solver": solver.name,
-        "L_mean": float(loss[-1].mean()), "L_range": float(np.ptp(loss[-1])),
-        "E_mean": float(error[-1].mean()), "E_range": float(np.ptp(error[-1])),
+        "part": part,
+        "setting": setting,
+        "method": label,
+        "solver": solver.name,
+        "L_mean": float(loss[-1].mean()),
+        "L_range": float(np.ptp(loss[-1])),
+        "E_mean": float(error[-1].mean()),
+        "E_range": float(np.ptp(error[-1])),
         "beta": float(result.privacy.get("pure", math.inf)),
         "eps_optimal": float(result.privacy.get("optimal_composition", math.inf)),
-        "L_curve": loss.mean(axis=1).tolist(), "seconds": elapsed,
+        "L_curve": loss.mean(axis=1).tolist(),
+        "seconds": elapsed,
         "params": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in solver.get_params().items()},
     }
 
 
-def run_experiment(out_dir: str | Path, *, seeds: int = 10, n_iterations: int = 50, part: str = "all",
-                   n_train: int = 40_000, n_test: int | None = None, C: float = 1750.0, rho: float = 0.22,
-                   alphas_001: Sequence[float] = (2.0, 1.0, 0.5), alphas_003: Sequence[float] = (3.0, 5.0),
-                   non_private: bool = True, log: Callable[[str], None] = print) -> dict:
+def run_experiment(
+    out_dir: str | Path,
+    *,
+    seeds: int = 10,
+    n_iterations: int = 50,
+    part: str = "all",
+    n_train: int = 40_000,
+    n_test: int | None = None,
+    C: float = 1750.0,
+    rho: float = 0.22,
+    alphas_001: Sequence[float] = (2.0, 1.0, 0.5),
+    alphas_003: Sequence[float] = (3.0, 5.0),
+    non_private: bool = True,
+    log: Callable[[str], None] = print,
+) -> dict:
     """Run the selected parts, write table, JSON and figures; return the summary."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     problem = adult_problem(n_train=n_train, n_test=n_test, C=C, rho=rho)
-    log(f"Adult: N = {problem.n_agents}, B_i = {problem.sizes.tolist()}, d = {problem.n_features}, "
-        f"degrees = {problem.graph.degrees.tolist()}, edges = {list(problem.graph.edges)}")
+    log(
+        f"Adult: N = {problem.n_agents}, B_i = {problem.sizes.tolist()}, d = {problem.n_features}, "
+        f"degrees = {problem.graph.degrees.tolist()}, edges = {list(problem.graph.edges)}"
+    )
     T = n_iterations
     rows: list[dict] = []
     suffix = "" if part == "all" else "_" + part
-    setting = {"seeds": seeds, "T": T, "n_train": n_train, "C": C, "rho": rho,
-               "sizes": problem.sizes.tolist(), "degrees": problem.graph.degrees.tolist(),
-               "edges": [list(e) for e in problem.graph.edges],
-               "optimum_objective_seed_scale": problem.C * problem.optimum.objective,
-               "optimum_average_loss": float(problem.local_loss(np.broadcast_to(
-                   problem.optimum.w, (problem.n_agents, problem.n_features))).mean()),
-               "optimum_test_error": float(1 - problem.accuracy(problem.optimum.w))}
+    setting = {
+        "seeds": seeds,
+        "T": T,
+        "n_train": n_train,
+        "C": C,
+        "rho": rho,
+        "sizes": problem.sizes.tolist(),
+        "degrees": problem.graph.degrees.tolist(),
+        "edges": [list(e) for e in problem.graph.edges],
+        "optimum_objective_seed_scale": problem.C * problem.optimum.objective,
+        "optimum_average_loss": float(
+            problem.local_loss(np.broadcast_to(problem.optimum.w, (problem.n_agents, problem.n_features))).mean()
+        ),
+        "optimum_test_error": float(1 - problem.accuracy(problem.optimum.w)),
+    }
 
     def write() -> dict:
         summary = {"setting": setting, "rows": rows, "claims": claims(rows)}
@@ -154,12 +194,13 @@ def run_experiment(out_dir: str | Path, *, seeds: int = 10, n_iterations: int = 
 
     def run(part_name, setting_name, label, solver):
         start = time.perf_counter()
-        result = solver.run(problem, seed=0, trials=seeds, record_transcript=False,
-                            accountants=privacy_accountants())
+        result = solver.run(problem, seed=0, trials=seeds, record_transcript=False, accountants=privacy_accountants())
         rows.append(_row(part_name, setting_name, label, solver, result, time.perf_counter() - start))
         r = rows[-1]
-        log(f"[{part_name} {setting_name}] {label}: L={r['L_mean']:.4f}±{r['L_range']:.4f} "
-            f"E={r['E_mean']:.4f} β={r['beta']:.3f} ({r['seconds']:.0f}s)")
+        log(
+            f"[{part_name} {setting_name}] {label}: L={r['L_mean']:.4f}±{r['L_range']:.4f} "
+            f"E={r['E_mean']:.4f} β={r['beta']:.3f} ({r['seconds']:.0f}s)"
+        )
         write()  # partial results survive an interrupted run
 
     if part in ("all", "001"):
@@ -181,8 +222,11 @@ def merge_parts(out_dir: str | Path) -> dict:
     """Combine ``decentralized_adult_001.json`` and ``_003.json`` (runs with ``--part``) into the
     full table, JSON and figures."""
     out = Path(out_dir)
-    parts = [json.loads((out / f"decentralized_adult_{p}.json").read_text()) for p in ("001", "003")
-             if (out / f"decentralized_adult_{p}.json").exists()]
+    parts = [
+        json.loads((out / f"decentralized_adult_{p}.json").read_text())
+        for p in ("001", "003")
+        if (out / f"decentralized_adult_{p}.json").exists()
+    ]
     if not parts:
         raise ValueError(f"no decentralized_adult_001.json / _003.json in {out}")
     for part in parts:
@@ -204,7 +248,11 @@ def fill_optimal_epsilons(rows: list[dict], setting: dict) -> None:
     problem = adult_problem(n_train=setting["n_train"], C=setting["C"], rho=setting["rho"])
     for r in missing:
         level = float(r["setting"].split("=")[1])
-        table = seed001_solvers(problem, level, setting["T"]) if r["part"] == "001" else seed003_solvers(level, setting["T"])
+        table = (
+            seed001_solvers(problem, level, setting["T"])
+            if r["part"] == "001"
+            else seed003_solvers(level, setting["T"])
+        )
         r["eps_optimal"] = optimal_epsilon(table[r["method"]], problem)
 
 
@@ -219,43 +267,56 @@ def claims(rows: list[dict]) -> list[str]:
         m, r, o = by["MR-ADMM"], by["R-ADMM"], by["ADMM-OP (matched β)"]
         ok_l = m["L_mean"] <= r["L_mean"] < o["L_mean"]
         ok_e = m["E_mean"] <= r["E_mean"] < o["E_mean"]
-        out.append(f"seed 001, {s}: MR ≤ R < OP in loss: {ok_l} ({m['L_mean']:.4f}, {r['L_mean']:.4f}, "
-                   f"{o['L_mean']:.4f}); in test error: {ok_e} ({m['E_mean']:.4f}, {r['E_mean']:.4f}, "
-                   f"{o['E_mean']:.4f}); β = {m['beta']:.2f} / {r['beta']:.2f} / {o['beta']:.2f}")
+        out.append(
+            f"seed 001, {s}: MR ≤ R < OP in loss: {ok_l} ({m['L_mean']:.4f}, {r['L_mean']:.4f}, "
+            f"{o['L_mean']:.4f}); in test error: {ok_e} ({m['E_mean']:.4f}, {r['E_mean']:.4f}, "
+            f"{o['E_mean']:.4f}); β = {m['beta']:.2f} / {r['beta']:.2f} / {o['beta']:.2f}"
+        )
     settings = sorted({r["setting"] for r in rows if r["part"] == "003"})
     for s in settings:
         group = [r for r in rows if r["part"] == "003" and r["setting"] == s]
         dvp = [r for r in group if r["method"].startswith("DVP")]
         pp = [r for r in group if r["method"].startswith("PP")]
-        wins = [f"{p['method']} beats {d['method']}" for p in pp for d in dvp
-                if p["L_mean"] < d["L_mean"] and p["beta"] < d["beta"]]
-        out.append(f"seed 003, {s}: some PP beats some DVP in both L and β: {bool(wins)}"
-                   + (f" ({'; '.join(wins)})" if wins else ""))
+        wins = [
+            f"{p['method']} beats {d['method']}"
+            for p in pp
+            for d in dvp
+            if p["L_mean"] < d["L_mean"] and p["beta"] < d["beta"]
+        ]
+        out.append(
+            f"seed 003, {s}: some PP beats some DVP in both L and β: {bool(wins)}"
+            + (f" ({'; '.join(wins)})" if wins else "")
+        )
     return out
 
 
 def markdown(summary: dict) -> str:
     s = summary["setting"]
     lines = [
-        "# Decentralized private ADMM on Adult (seeds 001 and 003)", "",
+        "# Decentralized private ADMM on Adult (seeds 001 and 003)",
+        "",
         f"N = 5, B_i = {s['sizes']}, degrees = {s['degrees']}, C = {s['C']:g}, ρ = {s['rho']:g}, T = {s['T']}, "
         f"{s['seeds']} trials (own init and noise; graph and split fixed). Values at t = T: mean (range over "
         f"trials). Centralized optimum: average loss {s['optimum_average_loss']:.4f}, test error "
-        f"{s['optimum_test_error']:.4f}.", "",
+        f"{s['optimum_test_error']:.4f}.",
+        "",
         "| part | setting | method | avg train loss L | L range | test error | error range | β (pure, paper) | ε optimal comp. (δ=1e-5) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in summary["rows"]:
         beta = "∞" if math.isinf(r["beta"]) else f"{r['beta']:.3f}"
         opt = "∞" if math.isinf(r["eps_optimal"]) else f"{r['eps_optimal']:.3f}"
-        lines.append(f"| {r['part']} | {r['setting']} | {r['method']} | {r['L_mean']:.4f} | {r['L_range']:.4f} | "
-                     f"{r['E_mean']:.4f} | {r['E_range']:.4f} | {beta} | {opt} |")
+        lines.append(
+            f"| {r['part']} | {r['setting']} | {r['method']} | {r['L_mean']:.4f} | {r['L_range']:.4f} | "
+            f"{r['E_mean']:.4f} | {r['E_range']:.4f} | {beta} | {opt} |"
+        )
     lines += ["", "## Claims", ""] + [f"- {c}" for c in summary["claims"]]
     return "\n".join(lines) + "\n"
 
 
 def figures(rows: list[dict], out: Path, suffix: str = "") -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -304,17 +365,26 @@ def main(argv: Sequence[str] | None = None) -> dict:
     parser.add_argument("--seeds", type=int, default=10, help="trials per method (default 10)")
     parser.add_argument("--iterations", type=int, default=50, help="iterations T, even (default 50)")
     parser.add_argument("--part", choices=("all", "001", "003"), default="all", help="which seed's experiment")
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: 2 trials, T = 6, 4,000 training records, C = 500")
-    parser.add_argument("--alphas-001", type=float, nargs="+", default=[2.0, 1.0, 0.5],
-                        help="R-/MR-ADMM noise rates α (default 2 1 0.5)")
-    parser.add_argument("--alphas-003", type=float, nargs="+", default=[3.0, 5.0],
-                        help="PP/DVP initial noise rates α(1) (default 3 5)")
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: 2 trials, T = 6, 4,000 training records, C = 500"
+    )
+    parser.add_argument(
+        "--alphas-001",
+        type=float,
+        nargs="+",
+        default=[2.0, 1.0, 0.5],
+        help="R-/MR-ADMM noise rates α (default 2 1 0.5)",
+    )
+    parser.add_argument(
+        "--alphas-003", type=float, nargs="+", default=[3.0, 5.0], help="PP/DVP initial noise rates α(1) (default 3 5)"
+    )
     parser.add_argument("--skip-nonprivate", action="store_true", help="do not run non-private ADMM")
-    parser.add_argument("--merge", action="store_true",
-                        help="only combine the --part 001 and 003 outputs already in --out")
-    parser.add_argument("--blas-threads", type=int, default=1,
-                        help="BLAS threads (default 1: batched 105×105 solves thrash with more)")
+    parser.add_argument(
+        "--merge", action="store_true", help="only combine the --part 001 and 003 outputs already in --out"
+    )
+    parser.add_argument(
+        "--blas-threads", type=int, default=1, help="BLAS threads (default 1: batched 105×105 solves thrash with more)"
+    )
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
@@ -326,11 +396,25 @@ def _main(args: argparse.Namespace) -> dict:
     if args.merge:
         return merge_parts(args.out)
     if args.quick:
-        return run_experiment(args.out, seeds=2, n_iterations=6, part=args.part, n_train=4000, C=500.0,
-                              alphas_001=(2.0,), alphas_003=(3.0,))
-    return run_experiment(args.out, seeds=args.seeds, n_iterations=args.iterations, part=args.part,
-                          alphas_001=args.alphas_001, alphas_003=args.alphas_003,
-                          non_private=not args.skip_nonprivate)
+        return run_experiment(
+            args.out,
+            seeds=2,
+            n_iterations=6,
+            part=args.part,
+            n_train=4000,
+            C=500.0,
+            alphas_001=(2.0,),
+            alphas_003=(3.0,),
+        )
+    return run_experiment(
+        args.out,
+        seeds=args.seeds,
+        n_iterations=args.iterations,
+        part=args.part,
+        alphas_001=args.alphas_001,
+        alphas_003=args.alphas_003,
+        non_private=not args.skip_nonprivate,
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ figures of the per-iteration metrics into ``--out``.
 
     python -m solvers.experiments.dpadmm_adult --out results/dpadmm-adult
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,9 +34,7 @@ __all__ = ["adult_problem", "main", "run_experiment"]
 FIGURE_METRICS = ("objective_mean", "relative_gap", "empirical_loss_mean", "test_accuracy")
 
 
-def adult_problem(
-    seed: int, *, n_agents: int = 100, lam: float = 0.17, regularizer: str = "l2"
-) -> HorizontalProblem:
+def adult_problem(seed: int, *, n_agents: int = 100, lam: float = 0.17, regularizer: str = "l2") -> HorizontalProblem:
     """The seed-000 problem for one seed, with test set, public rows and centralized optimum."""
     split = dpadmm_adult_split(seed)
     partition = partition_horizontal(split.train.X, split.train.y, n_agents, seed=seed)
@@ -43,15 +42,15 @@ def adult_problem(
         partition,
         regularizer=L2Regularizer() if regularizer == "l2" else L1Regularizer(),
         lam=lam,
-        X_test=split.test.X, y_test=split.test.y,
-        X_public=split.public.X, y_public=split.public.y,
+        X_test=split.test.X,
+        y_test=split.test.y,
+        X_public=split.public.X,
+        y_public=split.public.y,
     )
     return problem.with_optimum(centralized_optimum(problem))
 
 
-def algorithms(
-    *, epsilon: float, delta: float, rho: float, n_iterations: int, regularizer: str
-) -> dict[str, Solver]:
+def algorithms(*, epsilon: float, delta: float, rho: float, n_iterations: int, regularizer: str) -> dict[str, Solver]:
     """The compared solvers by table label (Algorithm 2 with the paper's σ only for l2)."""
     common = {"rho": rho, "n_iterations": n_iterations}
     private = {"epsilon": epsilon, "delta": delta}
@@ -93,8 +92,14 @@ def run_experiment(
         log(f"seed {seed}: done ({time.perf_counter() - started:.1f} s)")
     rows = {label: _summary(results) for label, results in runs.items()}
     settings = {
-        "seeds": seeds, "n_agents": n_agents, "records_per_agent": 21_000 // n_agents,
-        "n_iterations": n_iterations, "epsilon": epsilon, "delta": delta, "rho": rho, "lam": lam,
+        "seeds": seeds,
+        "n_agents": n_agents,
+        "records_per_agent": 21_000 // n_agents,
+        "n_iterations": n_iterations,
+        "epsilon": epsilon,
+        "delta": delta,
+        "rho": rho,
+        "lam": lam,
         "regularizer": regularizer,
     }
     summary = {
@@ -106,10 +111,16 @@ def run_experiment(
     (out / "dpadmm_adult.json").write_text(json.dumps(summary, indent=2, default=_json_default))
     table = markdown_table(summary)
     (out / "dpadmm_adult.md").write_text(table)
-    summary["figures"] = [str(p) for p in plot_history(
-        runs, out, metrics=FIGURE_METRICS, prefix="dpadmm_adult",
-        title=f"Adult, {regularizer}, N={n_agents}, ε={epsilon:g}, δ={delta:g} ({seeds} seeds)",
-    )]
+    summary["figures"] = [
+        str(p)
+        for p in plot_history(
+            runs,
+            out,
+            metrics=FIGURE_METRICS,
+            prefix="dpadmm_adult",
+            title=f"Adult, {regularizer}, N={n_agents}, ε={epsilon:g}, δ={delta:g} ({seeds} seeds)",
+        )
+    ]
     log(table)
     return summary
 
@@ -140,8 +151,10 @@ def markdown_table(summary: dict) -> str:
 
 
 def _summary(results: Sequence[Result]) -> dict:
-    final = {key: [float(r.history[key][-1]) for r in results]
-             for key in ("test_accuracy", "test_accuracy_average", "relative_gap", "empirical_loss_mean")}
+    final = {
+        key: [float(r.history[key][-1]) for r in results]
+        for key in ("test_accuracy", "test_accuracy_average", "relative_gap", "empirical_loss_mean")
+    }
     row = {key: _mean_std(values) for key, values in final.items()}
     row["privacy"] = dict(results[0].privacy)
     row["per_seed"] = final
@@ -185,8 +198,15 @@ def main(argv: Sequence[str] | None = None) -> dict:
     parser.add_argument("--regularizer", choices=("l2", "l1"), default="l2")
     args = parser.parse_args(argv)
     return run_experiment(
-        args.out, seeds=args.seeds, n_agents=args.n_agents, n_iterations=args.iterations,
-        epsilon=args.epsilon, delta=args.delta, rho=args.rho, lam=args.lam, regularizer=args.regularizer,
+        args.out,
+        seeds=args.seeds,
+        n_agents=args.n_agents,
+        n_iterations=args.iterations,
+        epsilon=args.epsilon,
+        delta=args.delta,
+        rho=args.rho,
+        lam=args.lam,
+        regularizer=args.regularizer,
     )
 
 

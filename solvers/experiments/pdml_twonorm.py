@@ -11,6 +11,7 @@ definition (as ``solvers.datasets.ringnorm``); ``ringnorm-delve`` is DELVE's (cl
 Phase 1 only ("modified loss": V = 0); the R > 0 columns are full PDML. Output: ``pdml_<data>.md``,
 ``pdml_<data>.json`` and ``pdml_<data>_accuracy_vs_epsilon.png`` in DIR.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,12 +30,33 @@ from solvers.problem import HorizontalProblem
 
 #: Table I of the paper (test accuracy, %), keyed by (ε, R); (inf, 0) is "no privacy".
 PAPER = {
-    "twonorm": {(math.inf, 0): 97.90, (0.4, 0): 96.59, (1.0, 0): 97.38, (0.4, 1): 96.51, (0.4, 9): 92.28,
-                (1.0, 1): 97.41, (1.0, 9): 94.77},
-    "ringnorm-delve": {(math.inf, 0): 77.38, (0.4, 0): 73.44, (1.0, 0): 76.82, (0.4, 1): 73.74, (0.4, 9): 66.18,
-                       (1.0, 1): 75.77, (1.0, 9): 70.23},
-    "ringnorm": {(math.inf, 0): 77.38, (0.4, 0): 73.44, (1.0, 0): 76.82, (0.4, 1): 73.74, (0.4, 9): 66.18,
-                 (1.0, 1): 75.77, (1.0, 9): 70.23},
+    "twonorm": {
+        (math.inf, 0): 97.90,
+        (0.4, 0): 96.59,
+        (1.0, 0): 97.38,
+        (0.4, 1): 96.51,
+        (0.4, 9): 92.28,
+        (1.0, 1): 97.41,
+        (1.0, 9): 94.77,
+    },
+    "ringnorm-delve": {
+        (math.inf, 0): 77.38,
+        (0.4, 0): 73.44,
+        (1.0, 0): 76.82,
+        (0.4, 1): 73.74,
+        (0.4, 9): 66.18,
+        (1.0, 1): 75.77,
+        (1.0, 9): 70.23,
+    },
+    "ringnorm": {
+        (math.inf, 0): 77.38,
+        (0.4, 0): 73.44,
+        (1.0, 0): 76.82,
+        (0.4, 1): 73.74,
+        (0.4, 9): 66.18,
+        (1.0, 1): 75.77,
+        (1.0, 9): 70.23,
+    },
 }
 TABLE_CELLS = list(PAPER["twonorm"])
 EPSILONS = (0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 2.0)
@@ -47,8 +69,13 @@ def ringnorm_delve(n: int, seed: int) -> Dataset:
     Breiman's draw by shifting class −1 by a further 1/sqrt(20); standardised in ``build_problem``."""
     data = ringnorm(n, seed=seed)
     X = data.X + np.where(data.y[:, None] < 0, 1.0 / math.sqrt(data.X.shape[1]), 0.0)
-    return Dataset(X=X, y=data.y, feature_names=data.feature_names, name="ringnorm-delve",
-                   description=data.description.replace("a_j = 1/sqrt", "a_j = 2/sqrt"))
+    return Dataset(
+        X=X,
+        y=data.y,
+        feature_names=data.feature_names,
+        name="ringnorm-delve",
+        description=data.description.replace("a_j = 1/sqrt", "a_j = 2/sqrt"),
+    )
 
 
 GENERATORS = {"twonorm": twonorm, "ringnorm": ringnorm, "ringnorm-delve": ringnorm_delve}
@@ -69,27 +96,41 @@ def random_graph(n_agents: int, n_edges: int, seed: int) -> GraphTopology:
     raise RuntimeError(f"no connected graph with {n_edges} links on {n_agents} nodes found")
 
 
-def build_problem(dataset: str, seed: int, *, n_agents: int = 10, n_edges: int = 13, n_train: int = 3500,
-                  n_records: int = 7400) -> HorizontalProblem:
+def build_problem(
+    dataset: str, seed: int, *, n_agents: int = 10, n_edges: int = 13, n_train: int = 3500, n_records: int = 7400
+) -> HorizontalProblem:
     """Seed ``seed``'s data, partition and graph, with the centralized optimum attached."""
     data = GENERATORS[dataset](n_records, seed=seed)
     X = data.X
     if dataset in STANDARDISED:
         X = (X - X[:n_train].mean(axis=0)) / X[:n_train].std(axis=0)
     partition = partition_horizontal(X[:n_train], data.y[:n_train], n_agents, seed=seed)
-    problem = HorizontalProblem(partition=partition, lam=1.0, topology=random_graph(n_agents, n_edges, seed),
-                                X_test=X[n_train:], y_test=data.y[n_train:])
+    problem = HorizontalProblem(
+        partition=partition,
+        lam=1.0,
+        topology=random_graph(n_agents, n_edges, seed),
+        X_test=X[n_train:],
+        y_test=data.y[n_train:],
+    )
     return problem.with_optimum(centralized_optimum(problem))
 
 
 def solver_for(eps: float, bound: float, n_iterations: int, V: float = 0.1) -> PDML:
     """Table I's settings: no privacy (ε = ∞), Phase 1 only (R = 0: no η, no θ), or PDML."""
-    return PDML(eps_label=eps, eta_bound=float(bound), V=0.0 if bound == 0 else V, rho_decay=0.8, beta=1.0,
-                n_iterations=n_iterations, tol=1e-8)
+    return PDML(
+        eps_label=eps,
+        eta_bound=float(bound),
+        V=0.0 if bound == 0 else V,
+        rho_decay=0.8,
+        beta=1.0,
+        n_iterations=n_iterations,
+        tol=1e-8,
+    )
 
 
-def run(dataset: str, seeds: list[int], n_iterations: int, epsilons: tuple[float, ...],
-        exact_iterations: int = 500) -> dict:
+def run(
+    dataset: str, seeds: list[int], n_iterations: int, epsilons: tuple[float, ...], exact_iterations: int = 500
+) -> dict:
     """Every cell (ε, R) over ``seeds``: accuracies, privacy, timings, and the gap to the
     centralized optimum of ``exact_iterations`` noise-free iterations."""
     cells = [(math.inf, 0)] + [(e, r) for r in BOUNDS for e in epsilons]
@@ -111,17 +152,31 @@ def run(dataset: str, seeds: list[int], n_iterations: int, epsilons: tuple[float
             }
         exact = solver_for(math.inf, 0, exact_iterations).run(problem, seed=seed, record_white_box=True)
         w = exact.transcript["w"][-1]
-        gaps.append({"seed": seed, "T": exact_iterations,
-                     "max_param_gap": float(np.abs(w - problem.optimum.w).max()),
-                     "objective_gap": float(exact.history["gap"][-1]),
-                     "optimum_accuracy": 100.0 * float(problem.accuracy(problem.optimum.w))})
-    info = solver_for(0.4, 1, n_iterations).run(problem, seed=0, record_history=False,
-                                                 record_transcript=False).info
-    growth = {T: float(np.max(gdp_epsilon(zcdp_total(info["sensitivity"], info["V"], 0.8, T), 1e-5)))
-              for T in (1, 5, 10, 20, 30, 50, 100)}
-    return {"dataset": dataset, "seeds": seeds, "n_iterations": n_iterations, "cells": cells,
-            "accuracy": accuracy, "privacy": privacy, "seconds_per_run": float(np.mean(seconds)),
-            "noise_off": gaps, "phase2_epsilon_vs_T": growth}
+        gaps.append(
+            {
+                "seed": seed,
+                "T": exact_iterations,
+                "max_param_gap": float(np.abs(w - problem.optimum.w).max()),
+                "objective_gap": float(exact.history["gap"][-1]),
+                "optimum_accuracy": 100.0 * float(problem.accuracy(problem.optimum.w)),
+            }
+        )
+    info = solver_for(0.4, 1, n_iterations).run(problem, seed=0, record_history=False, record_transcript=False).info
+    growth = {
+        T: float(np.max(gdp_epsilon(zcdp_total(info["sensitivity"], info["V"], 0.8, T), 1e-5)))
+        for T in (1, 5, 10, 20, 30, 50, 100)
+    }
+    return {
+        "dataset": dataset,
+        "seeds": seeds,
+        "n_iterations": n_iterations,
+        "cells": cells,
+        "accuracy": accuracy,
+        "privacy": privacy,
+        "seconds_per_run": float(np.mean(seconds)),
+        "noise_off": gaps,
+        "phase2_epsilon_vs_T": growth,
+    }
 
 
 def _fmt_cell(eps: float, bound: float) -> str:
@@ -132,18 +187,28 @@ def markdown(out: dict) -> str:
     """The report: Table I beside the paper, orderings, noise-off gap, privacy, timings."""
     dataset, acc = out["dataset"], out["accuracy"]
     paper = PAPER[dataset]
-    lines = [f"# PDML Table I, {dataset} ({len(out['seeds'])} seeds, T = {out['n_iterations']})", "",
-             "| setting | ours: mean ± std (%) | paper (%) | Δ | within 3 points |", "|---|---|---|---|---|"]
+    lines = [
+        f"# PDML Table I, {dataset} ({len(out['seeds'])} seeds, T = {out['n_iterations']})",
+        "",
+        "| setting | ours: mean ± std (%) | paper (%) | Δ | within 3 points |",
+        "|---|---|---|---|---|",
+    ]
     for cell in TABLE_CELLS:
         if cell not in acc:
             continue
         values = np.array(acc[cell])
         delta = values.mean() - paper[cell]
-        lines.append(f"| {_fmt_cell(*cell)} | {values.mean():.2f} ± {values.std(ddof=1) if values.size > 1 else 0:.2f} "
-                     f"| {paper[cell]:.2f} | {delta:+.2f} | {'yes' if abs(delta) <= 3 else 'NO'} |")
-    lines += ["", "Accuracy (%, seed mean) against ε per R (R = 0: Phase 1 only):", "",
-              "| R \\ ε | " + " | ".join(f"{e:g}" for e in sorted({c[0] for c in acc if math.isfinite(c[0])})) + " |",
-              "|---" * (1 + len({c[0] for c in acc if math.isfinite(c[0])})) + "|"]
+        lines.append(
+            f"| {_fmt_cell(*cell)} | {values.mean():.2f} ± {values.std(ddof=1) if values.size > 1 else 0:.2f} "
+            f"| {paper[cell]:.2f} | {delta:+.2f} | {'yes' if abs(delta) <= 3 else 'NO'} |"
+        )
+    lines += [
+        "",
+        "Accuracy (%, seed mean) against ε per R (R = 0: Phase 1 only):",
+        "",
+        "| R \\ ε | " + " | ".join(f"{e:g}" for e in sorted({c[0] for c in acc if math.isfinite(c[0])})) + " |",
+        "|---" * (1 + len({c[0] for c in acc if math.isfinite(c[0])})) + "|",
+    ]
     for bound in BOUNDS:
         row = [np.mean(acc[(e, r)]) for (e, r) in acc if r == bound and math.isfinite(e)]
         lines.append(f"| {bound} | " + " | ".join(f"{v:.2f}" for v in row) + " |")
@@ -151,15 +216,20 @@ def markdown(out: dict) -> str:
     for check, ok in orderings(out).items():
         lines.append(f"- {check}: {'holds' if ok else 'FAILS'}")
     gaps = out["noise_off"]
-    lines += ["", f"Noise off (ε = ∞, R = V = 0, T = {gaps[0]['T']}): max |w_i(T) − w*| ≤ "
-              f"{max(g['max_param_gap'] for g in gaps):.2e}, objective gap ≤ {max(g['objective_gap'] for g in gaps):.2e}; "
-              f"centralized optimum accuracy {np.mean([g['optimum_accuracy'] for g in gaps]):.2f} %.",
-              f"One run (n = 10, m_i = 350, d = 20, T = {out['n_iterations']}): {out['seconds_per_run']:.2f} s.", "",
-              "Phase-2 ε of the worst server at δ = 1e-5 (DERIVED sensitivity; the paper gives no number), "
-              "ε = 0.4, R = 1, V = 0.1, ρ = 0.8, against T (unbounded as T grows, since ρ < 1):", "",
-              "| T | " + " | ".join(str(T) for T in out["phase2_epsilon_vs_T"]) + " |",
-              "|---" * (1 + len(out["phase2_epsilon_vs_T"])) + "|",
-              "| ε | " + " | ".join(f"{v:.3g}" for v in out["phase2_epsilon_vs_T"].values()) + " |"]
+    lines += [
+        "",
+        f"Noise off (ε = ∞, R = V = 0, T = {gaps[0]['T']}): max |w_i(T) − w*| ≤ "
+        f"{max(g['max_param_gap'] for g in gaps):.2e}, objective gap ≤ {max(g['objective_gap'] for g in gaps):.2e}; "
+        f"centralized optimum accuracy {np.mean([g['optimum_accuracy'] for g in gaps]):.2f} %.",
+        f"One run (n = 10, m_i = 350, d = 20, T = {out['n_iterations']}): {out['seconds_per_run']:.2f} s.",
+        "",
+        "Phase-2 ε of the worst server at δ = 1e-5 (DERIVED sensitivity; the paper gives no number), "
+        "ε = 0.4, R = 1, V = 0.1, ρ = 0.8, against T (unbounded as T grows, since ρ < 1):",
+        "",
+        "| T | " + " | ".join(str(T) for T in out["phase2_epsilon_vs_T"]) + " |",
+        "|---" * (1 + len(out["phase2_epsilon_vs_T"])) + "|",
+        "| ε | " + " | ".join(f"{v:.3g}" for v in out["phase2_epsilon_vs_T"].values()) + " |",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -179,6 +249,7 @@ def orderings(out: dict) -> dict[str, bool]:
 
 def figure(out: dict, path: Path) -> None:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -207,22 +278,27 @@ def figure(out: dict, path: Path) -> None:
 
 def _json(out: dict) -> dict:
     key = lambda cell: _fmt_cell(*cell)  # noqa: E731
-    return {**out, "cells": [key(c) for c in out["cells"]],
-            "accuracy": {key(c): v for c, v in out["accuracy"].items()},
-            "privacy": {key(c): v for c, v in out["privacy"].items()},
-            "paper": {key(c): v for c, v in PAPER[out["dataset"]].items()},
-            "orderings": orderings(out)}
+    return {
+        **out,
+        "cells": [key(c) for c in out["cells"]],
+        "accuracy": {key(c): v for c, v in out["accuracy"].items()},
+        "privacy": {key(c): v for c, v in out["privacy"].items()},
+        "paper": {key(c): v for c, v in PAPER[out["dataset"]].items()},
+        "orderings": orderings(out),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     parser.add_argument("--seeds", type=int, default=5, help="number of seeds (default 5)")
     parser.add_argument("--dataset", choices=sorted(GENERATORS), default="twonorm")
     parser.add_argument("--iterations", type=int, default=100, help="T (default 100)")
-    parser.add_argument("--quick", action="store_true",
-                        help="2 seeds, T = 30, ε ∈ {0.4, 1}, 90 noise-free iterations (a smoke run)")
+    parser.add_argument(
+        "--quick", action="store_true", help="2 seeds, T = 30, ε ∈ {0.4, 1}, 90 noise-free iterations (a smoke run)"
+    )
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.iterations < 1:
         parser.error("--seeds and --iterations must be positive")

@@ -19,6 +19,7 @@ Writes ``<prefix>.json`` (every number), ``<prefix>.md`` (the tables) and figure
 
     python -m solvers.experiments.sharing_adult --out results/sharing-adult
 """
+
 from __future__ import annotations
 
 import argparse
@@ -131,12 +132,14 @@ def run_experiment(
             problem, seed=seed, accountants=(), record_transcript=False
         )
         admm_curves.append({k: exact.history[k][:epochs] for k in ("objective", "test_log_loss", "test_accuracy")})
-        exact_final.append({
-            "relative_gap": float(exact.history["relative_gap"][-1]),
-            "test_log_loss": float(exact.history["test_log_loss"][-1]),
-            "test_accuracy": float(exact.history["test_accuracy"][-1]),
-            "iterations": T_exact,
-        })
+        exact_final.append(
+            {
+                "relative_gap": float(exact.history["relative_gap"][-1]),
+                "test_log_loss": float(exact.history["test_log_loss"][-1]),
+                "test_accuracy": float(exact.history["test_accuracy"][-1]),
+                "iterations": T_exact,
+            }
+        )
         if best_rate is None:
             for rate in learning_rates:
                 trial = VerticalSGD(learning_rate=rate, batch_size=batch_size, n_epochs=epochs).run(
@@ -157,7 +160,10 @@ def run_experiment(
             result = ADMMSharing(
                 rho=rho, n_iterations=dp_iterations, noise="output", noise_multiplier=z, b1=b1, delta=delta
             ).run(
-                problem, seed=seed, trials=trials, accountants=ACCOUNTANTS if seed == 0 else (),
+                problem,
+                seed=seed,
+                trials=trials,
+                accountants=ACCOUNTANTS if seed == 0 else (),
                 record_transcript=False,
             )
             output_rows[eps].append(_final(result))
@@ -167,25 +173,43 @@ def run_experiment(
         for kind, value in settings_list:
             result = ADMMSharing(
                 rho=rho, n_iterations=dp_iterations, noise="parameter", b1=b1, delta=delta, **{kind: value}
-            ).run(
-                problem, seed=seed, trials=trials, accountants=(), record_transcript=False
-            )
+            ).run(problem, seed=seed, trials=trials, accountants=(), record_transcript=False)
             parameter_rows[(kind, value)].append(_final(result))
             if seed == 0:
-                keys = ("claimed_epsilon", "claimed_delta", "claimed_epsilon_per_iteration",
-                        "claim_theorem1_applies", "claim_verified", "claim_reason")
+                keys = (
+                    "claimed_epsilon",
+                    "claimed_delta",
+                    "claimed_epsilon_per_iteration",
+                    "claim_theorem1_applies",
+                    "claim_verified",
+                    "claim_reason",
+                )
                 claims[(kind, value)] = {"sigma": float(np.max(result.info["sigma"]))}
                 claims[(kind, value)].update({key: result.info[key] for key in keys})
         log(f"seed {seed}: done ({time.perf_counter() - started:.1f} s)")
     summary = {
         "title": title,
         "settings": {
-            "seeds": seeds, "n_train": problem.n_samples, "n_test": int(data.y_test.shape[0]),
-            "widths": problem.partition.widths.tolist(), "lam": problem.lam, "rho": best_rho / problem.n_samples,
-            "rho_scale": best_rho, "rho_scales": list(rho_scales), "rho_scale_objective": rho_scores,
-            "sklearn_C": problem.sklearn_C, "exact_iterations": T_exact, "epochs": epochs,
-            "learning_rates": list(learning_rates), "sgd_learning_rate": best_rate, "sgd_rate_objective": rate_scores,
-            "batch_size": batch_size, "dp_iterations": dp_iterations, "delta": delta, "b1": b1, "trials": trials,
+            "seeds": seeds,
+            "n_train": problem.n_samples,
+            "n_test": int(data.y_test.shape[0]),
+            "widths": problem.partition.widths.tolist(),
+            "lam": problem.lam,
+            "rho": best_rho / problem.n_samples,
+            "rho_scale": best_rho,
+            "rho_scales": list(rho_scales),
+            "rho_scale_objective": rho_scores,
+            "sklearn_C": problem.sklearn_C,
+            "exact_iterations": T_exact,
+            "epochs": epochs,
+            "learning_rates": list(learning_rates),
+            "sgd_learning_rate": best_rate,
+            "sgd_rate_objective": rate_scores,
+            "batch_size": batch_size,
+            "dp_iterations": dp_iterations,
+            "delta": delta,
+            "b1": b1,
+            "trials": trials,
             "description": data.description,
         },
         "optimum_block_norms": block_norms,
@@ -193,9 +217,7 @@ def run_experiment(
         "references": {label: _stats(values) for label, values in references.items()},
         "admm_exact": _stats(exact_final),
         "curves": {"admm": _curve_stats(admm_curves), "sgd": _curve_stats(sgd_curves)},
-        "output_mode": [
-            {"epsilon": eps, **privacy[eps], **_stats(rows)} for eps, rows in output_rows.items()
-        ],
+        "output_mode": [{"epsilon": eps, **privacy[eps], **_stats(rows)} for eps, rows in output_rows.items()],
         "noiseless_short": _stats(noiseless_rows),
         "parameter_mode": [
             {"set_by": kind, **claims[(kind, value)], **_stats(rows)} for (kind, value), rows in parameter_rows.items()
@@ -252,7 +274,7 @@ def markdown_tables(summary: dict) -> str:
         )
     lines += [
         "",
-        f"**noise=\"output\" (certified)**: Gaussian noise on each released D_m x_m, Δ_safe = 2√N·b1 with "
+        f'**noise="output" (certified)**: Gaussian noise on each released D_m x_m, Δ_safe = 2√N·b1 with '
         f"b1 = {s['b1']:g} enforced, T = {s['dp_iterations']} iterations; ε per party at δ = {s['delta']:g} "
         f"(exact μ-GDP accounting; RDP for comparison); {s['trials']} noise trials per split.",
         "",
@@ -273,7 +295,7 @@ def markdown_tables(summary: dict) -> str:
         )
     lines += [
         "",
-        f"**noise=\"parameter\" (the paper's mechanism; NOT differentially private)**: ξ ~ N(0, σ²(D_mᵀD_m)^+) on "
+        f'**noise="parameter" (the paper\'s mechanism; NOT differentially private)**: ξ ~ N(0, σ²(D_mᵀD_m)^+) on '
         f"x_m, T = {s['dp_iterations']}; the paper's claimed ε (Theorem 1 with Lemma 1's C, Corollary 1, "
         "δ' = 1e-5) is reported but unverified: the release stays in col(D_m) and Lemma 1 fails.",
         "",
@@ -327,8 +349,10 @@ def _stats(rows: list[dict]) -> dict[str, dict[str, float]]:
 
 def _curve_stats(curves: list[dict[str, np.ndarray]]) -> dict[str, dict[str, list[float]]]:
     return {
-        key: {"mean": np.mean([c[key] for c in curves], axis=0).tolist(),
-              "std": np.std([c[key] for c in curves], axis=0).tolist()}
+        key: {
+            "mean": np.mean([c[key] for c in curves], axis=0).tolist(),
+            "std": np.std([c[key] for c in curves], axis=0).tolist(),
+        }
         for key in curves[0]
     }
 
@@ -418,31 +442,64 @@ def _json_default(value: object) -> object:
 def build_parser(prog: str, description: str, defaults: dict) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--out", required=True, help="output directory for the tables, JSON and figures")
-    parser.add_argument("--seeds", type=int, default=defaults.get("seeds", 3),
-                        help="random splits (default %(default)s)")
+    parser.add_argument(
+        "--seeds", type=int, default=defaults.get("seeds", 3), help="random splits (default %(default)s)"
+    )
     parser.add_argument("--n-train", type=int, default=None, help="training records (default: the full split)")
     parser.add_argument("--n-test", type=int, default=None, help="test records (default: the full split)")
-    parser.add_argument("--exact-iterations", type=int, default=defaults.get("exact_iterations", 300),
-                        help="iterations of the non-private run (default %(default)s)")
-    parser.add_argument("--epochs", type=int, default=defaults.get("epochs", 30),
-                        help="epochs compared with SGD (default %(default)s)")
-    parser.add_argument("--learning-rates", type=float, nargs="+",
-                        default=list(defaults.get("learning_rates", DEFAULT_LEARNING_RATES)),
-                        help="SGD learning-rate grid (default %(default)s)")
-    parser.add_argument("--rho-scales", type=float, nargs="+", default=list(DEFAULT_RHO_SCALES),
-                        help="ρN grid for ADMM sharing, tuned by the training objective (default %(default)s)")
+    parser.add_argument(
+        "--exact-iterations",
+        type=int,
+        default=defaults.get("exact_iterations", 300),
+        help="iterations of the non-private run (default %(default)s)",
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=defaults.get("epochs", 30), help="epochs compared with SGD (default %(default)s)"
+    )
+    parser.add_argument(
+        "--learning-rates",
+        type=float,
+        nargs="+",
+        default=list(defaults.get("learning_rates", DEFAULT_LEARNING_RATES)),
+        help="SGD learning-rate grid (default %(default)s)",
+    )
+    parser.add_argument(
+        "--rho-scales",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_RHO_SCALES),
+        help="ρN grid for ADMM sharing, tuned by the training objective (default %(default)s)",
+    )
     parser.add_argument("--batch-size", type=int, default=64, help="SGD mini-batch size (default %(default)s)")
-    parser.add_argument("--epsilons", type=float, nargs="+", default=list(DEFAULT_EPSILONS),
-                        help="total ε per party for noise='output' (default %(default)s)")
-    parser.add_argument("--sigmas", type=float, nargs="+", default=list(DEFAULT_SIGMAS),
-                        help="σ for noise='parameter' (default %(default)s)")
-    parser.add_argument("--claim-epsilons", type=float, nargs="+", default=list(DEFAULT_CLAIM_EPSILONS),
-                        help="per-iteration ε for noise='parameter' calibrated by the paper's Theorem 1 "
-                        "(default %(default)s)")
+    parser.add_argument(
+        "--epsilons",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_EPSILONS),
+        help="total ε per party for noise='output' (default %(default)s)",
+    )
+    parser.add_argument(
+        "--sigmas",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_SIGMAS),
+        help="σ for noise='parameter' (default %(default)s)",
+    )
+    parser.add_argument(
+        "--claim-epsilons",
+        type=float,
+        nargs="+",
+        default=list(DEFAULT_CLAIM_EPSILONS),
+        help="per-iteration ε for noise='parameter' calibrated by the paper's Theorem 1 (default %(default)s)",
+    )
     parser.add_argument("--dp-iterations", type=int, default=20, help="T of the private runs (default %(default)s)")
     parser.add_argument("--delta", type=float, default=1e-5, help="δ (default %(default)s)")
-    parser.add_argument("--b1", type=float, default=defaults.get("b1", 25.0),
-                        help="radius of the ball ‖x_m‖ ≤ b1 (a public choice; default %(default)s)")
+    parser.add_argument(
+        "--b1",
+        type=float,
+        default=defaults.get("b1", 25.0),
+        help="radius of the ball ‖x_m‖ ≤ b1 (a public choice; default %(default)s)",
+    )
     parser.add_argument("--trials", type=int, default=5, help="noise trials per split (default %(default)s)")
     return parser
 
@@ -455,10 +512,22 @@ def main(argv: Sequence[str] | None = None) -> dict:
     )
     args = parser.parse_args(argv)
     return run_experiment(
-        args.out, seeds=args.seeds, n_train=args.n_train, n_test=args.n_test, exact_iterations=args.exact_iterations,
-        epochs=args.epochs, learning_rates=args.learning_rates, rho_scales=args.rho_scales,
-        batch_size=args.batch_size, epsilons=args.epsilons, sigmas=args.sigmas, claim_epsilons=args.claim_epsilons,
-        dp_iterations=args.dp_iterations, delta=args.delta, b1=args.b1, trials=args.trials,
+        args.out,
+        seeds=args.seeds,
+        n_train=args.n_train,
+        n_test=args.n_test,
+        exact_iterations=args.exact_iterations,
+        epochs=args.epochs,
+        learning_rates=args.learning_rates,
+        rho_scales=args.rho_scales,
+        batch_size=args.batch_size,
+        epsilons=args.epsilons,
+        sigmas=args.sigmas,
+        claim_epsilons=args.claim_epsilons,
+        dp_iterations=args.dp_iterations,
+        delta=args.delta,
+        b1=args.b1,
+        trials=args.trials,
     )
 
 

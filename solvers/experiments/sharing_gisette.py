@@ -6,6 +6,7 @@ features (half probes) split over 3 parties as the paper splits gisette (2000 / 
 
     python -m solvers.experiments.sharing_gisette --out results/sharing-gisette
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -24,13 +25,25 @@ def main(argv: Sequence[str] | None = None) -> dict:
     )
     args = parser.parse_args(argv)
     return run_experiment(
-        args.out, data_factory=gisette_vertical, name="sharing_gisette",
+        args.out,
+        data_factory=gisette_vertical,
+        name="sharing_gisette",
         title="gisette stand-in (synthetic, 5,000 features), 3 parties 2000/2000/1000",
-        seeds=args.seeds, n_train=args.n_train, n_test=args.n_test, exact_iterations=args.exact_iterations,
-        epochs=args.epochs, learning_rates=args.learning_rates, rho_scales=args.rho_scales,
-        batch_size=args.batch_size, epsilons=args.epsilons,
-        sigmas=args.sigmas, claim_epsilons=args.claim_epsilons, dp_iterations=args.dp_iterations, delta=args.delta,
-        b1=args.b1, trials=args.trials,
+        seeds=args.seeds,
+        n_train=args.n_train,
+        n_test=args.n_test,
+        exact_iterations=args.exact_iterations,
+        epochs=args.epochs,
+        learning_rates=args.learning_rates,
+        rho_scales=args.rho_scales,
+        batch_size=args.batch_size,
+        epsilons=args.epsilons,
+        sigmas=args.sigmas,
+        claim_epsilons=args.claim_epsilons,
+        dp_iterations=args.dp_iterations,
+        delta=args.delta,
+        b1=args.b1,
+        trials=args.trials,
     )
 
 

@@ -11,6 +11,7 @@ Modules: ``randomization`` (Phase 1: randomized response, the debiased loss), ``
 the perturbed ADMM solver), ``privacy`` (the DERIVED broadcast sensitivity, composition and joint
 label guarantee; the paper gives no number for these).
 """
+
 from solvers.pdml.admm import DEFAULT_ACCOUNTANTS, PDML, sample_eta
 from solvers.pdml.privacy import (
     DERIVED_NOTE,

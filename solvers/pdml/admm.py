@@ -28,6 +28,7 @@ gives no number for Phase 2. ``Result.privacy`` is the worst server's ε at ``de
 ``Result.info["guarantees"]`` is the per-group matrix by adversary (the collector s_i, the other
 servers) and data piece (label, features).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,11 +40,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from accountants import Ledger, LedgerEntry, LedgerFile, PureDpEvent
 from dp_accounting import dp_event
-from mechanisms import GaussianMechanism
 from scipy.special import expit
 
+from accountants import Ledger, LedgerEntry, LedgerFile, PureDpEvent
+from mechanisms import GaussianMechanism
 from solvers.accounting import AccountantsLike, resolve_accountants
 from solvers.base import RunPlan, Solver
 from solvers.graph import GraphTopology
@@ -72,15 +73,19 @@ __all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "sample_eta", "solve_local"]
 DEFAULT_ACCOUNTANTS = ("exact_gaussian", "rdp")
 
 _CHANNELS = {
-    "w_tilde": ChannelSpec("agents", "w̃_i(t) = w_i(t) + θ_i(t): server i's broadcast to its neighbours "
-                                     "(16), t = 0..T (w̃(0) = 0)"),
+    "w_tilde": ChannelSpec(
+        "agents", "w̃_i(t) = w_i(t) + θ_i(t): server i's broadcast to its neighbours (16), t = 0..T (w̃(0) = 0)"
+    ),
     "w": ChannelSpec("agents", "w_i(t): server i's unperturbed iterate (15) (never sent)", white_box=True),
     "gamma": ChannelSpec("agents", "γ_i(t): server i's dual (17) (a function of the broadcasts)", white_box=True),
-    "theta": ChannelSpec("agents", "θ_i(t) ~ N(0, ρ^{t−1}V_i² I): broadcast noise (16) (never sent)",
-                         white_box=True),
+    "theta": ChannelSpec("agents", "θ_i(t) ~ N(0, ρ^{t−1}V_i² I): broadcast noise (16) (never sent)", white_box=True),
     "eta": ChannelSpec("agents", "η_i: fixed objective noise (14), ‖η_i‖ ≤ R_i (never sent)", white_box=True),
-    "y_reported": ChannelSpec("agents", "y'_ij: group i's randomized labels as reported to server i (Phase 1; "
-                                        "seen by s_i only; 0 on padding), repeated", white_box=True),
+    "y_reported": ChannelSpec(
+        "agents",
+        "y'_ij: group i's randomized labels as reported to server i (Phase 1; "
+        "seen by s_i only; 0 on padding), repeated",
+        white_box=True,
+    ),
 }
 
 
@@ -107,8 +112,18 @@ class _TrialNoise:
     come from stream i alone, and row i is all a server's actor holds (``solvers.backends.pdml``).
     Groups with ε = ∞ and servers with V = 0 still draw (and discard)."""
 
-    def __init__(self, eps_label: np.ndarray, eta_bound: np.ndarray, eta_dist: str,
-                 gaussian: GaussianMechanism | None, V: np.ndarray, N: int, m: int, d: int, T: int) -> None:
+    def __init__(
+        self,
+        eps_label: np.ndarray,
+        eta_bound: np.ndarray,
+        eta_dist: str,
+        gaussian: GaussianMechanism | None,
+        V: np.ndarray,
+        N: int,
+        m: int,
+        d: int,
+        T: int,
+    ) -> None:
         self.eps_label = eps_label
         self.eta_bound, self.eta_dist, self.gaussian, self.noisy = eta_bound, eta_dist, gaussian, V > 0
         self.N, self.m, self.d, self.T = N, m, d, T
@@ -128,7 +143,7 @@ class _TrialNoise:
         m, d, T = self.m, self.d, self.T
         rows = noise[:, 0]
         R, n = rows.shape[:2]
-        return (rows[:, :, :m], rows[:, :, m:m + d], rows[:, :, m + d:].reshape(R, n, T, d).transpose(0, 2, 1, 3))
+        return (rows[:, :, :m], rows[:, :, m : m + d], rows[:, :, m + d :].reshape(R, n, T, d).transpose(0, 2, 1, 3))
 
 
 @dataclass(frozen=True)
@@ -195,8 +210,14 @@ class PDML(Solver):
         return (eps, _per_group(self.eta_bound, n_agents, "eta_bound"), _per_group(self.V, n_agents, "V"))
 
     # ------------------------------------------------------------------------------------------
-    def run(self, problem: HorizontalProblem, *, accountants: AccountantsLike = None,
-            ledger_path: str | os.PathLike | None = None, **kwargs) -> Result:
+    def run(
+        self,
+        problem: HorizontalProblem,
+        *,
+        accountants: AccountantsLike = None,
+        ledger_path: str | os.PathLike | None = None,
+        **kwargs,
+    ) -> Result:
         """``Solver.run`` (seed=/trials=/seeds=, recording options, ``backend=``: on Ray every server is
         an actor, ``solvers.backends.pdml``), with the per-participant ledger
         of the module docstring registered with ``accountants`` (default ``DEFAULT_ACCOUNTANTS``) and,
@@ -211,8 +232,11 @@ class PDML(Solver):
         privacy: dict[str, float] = {}
         for accountant in resolved:
             chosen = [e for e in ledger if e.participant in servers or accountant.supports(e.event)]
-            accountant.register_many([e.event for e in chosen], participants=[e.participant for e in chosen],
-                                     iteration=[e.iteration for e in chosen])
+            accountant.register_many(
+                [e.event for e in chosen],
+                participants=[e.participant for e in chosen],
+                iteration=[e.iteration for e in chosen],
+            )
             worst = math.inf if unperturbed else max(accountant.get_epsilon(self.delta, participant=s) for s in servers)
             privacy[_unique(accountant.name, privacy)] = worst
         return dataclasses.replace(result, ledger=ledger, privacy=privacy)
@@ -251,8 +275,9 @@ class PDML(Solver):
         degrees = problem.topology.degrees.astype(np.float64)
         a = problem.lam
         common = dict(a=a, n_agents=N, beta=self.beta, degrees=degrees)
-        sensitivity = broadcast_sensitivity(loss=problem.loss, eps_label=eps, sizes=problem.sizes,
-                                            x_max=x_max, tol=self.tol, **common)
+        sensitivity = broadcast_sensitivity(
+            loss=problem.loss, eps_label=eps, sizes=problem.sizes, x_max=x_max, tol=self.tol, **common
+        )
         sigma = broadcast_sigmas(V, self.rho_decay, T)
         noisy = V > 0
         gaussian = None
@@ -267,13 +292,23 @@ class PDML(Solver):
         eps_phase2 = gdp_epsilon(xi, self.delta)
         joint, joint_delta = joint_label_epsilon(eps, eps_phase2, self.delta)
         info = {
-            "eps_label": eps, "flip_probability": expit(-eps),
-            "eta_bound": bound, "eta_dist": self.eta_dist, "V": V, "rho_decay": self.rho_decay,
-            "sigma": sigma, "sensitivity": sensitivity, "x_max": x_max,
-            "strong_convexity": strong_convexity(**common), "degrees": degrees,
-            "zcdp": xi, "epsilon_phase2": eps_phase2, "epsilon_phase2_zcdp": zcdp_epsilon(xi, self.delta),
+            "eps_label": eps,
+            "flip_probability": expit(-eps),
+            "eta_bound": bound,
+            "eta_dist": self.eta_dist,
+            "V": V,
+            "rho_decay": self.rho_decay,
+            "sigma": sigma,
+            "sensitivity": sensitivity,
+            "x_max": x_max,
+            "strong_convexity": strong_convexity(**common),
+            "degrees": degrees,
+            "zcdp": xi,
+            "epsilon_phase2": eps_phase2,
+            "epsilon_phase2_zcdp": zcdp_epsilon(xi, self.delta),
             "guarantees": _guarantees(eps, eps_phase2, joint, joint_delta, self.delta),
-            "phase2_note": DERIVED_NOTE, "broadcast_events": events,
+            "phase2_note": DERIVED_NOTE,
+            "broadcast_events": events,
         }
         noise = _TrialNoise(eps, bound, self.eta_dist, gaussian, V, N, m, d, T)
         public = [[dp_event.NoOpDpEvent()] * N]
@@ -283,25 +318,35 @@ class PDML(Solver):
         N, m, d = problem.partition.X.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + N * m * d + 3 * N * d * d + 8 * N * d)
 
-    def _iterate(self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None,
-                 recorder: Recorder) -> Mapping[str, float]:
+    def _iterate(
+        self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
+    ) -> Mapping[str, float]:
         flips, eta, theta = plan.mechanism.split(noise)  # type: ignore[union-attr]
         X, mask = problem.partition.X, problem.partition.mask
         N, d = problem.n_agents, problem.n_features
-        weights = mask / problem.sizes[:, None].astype(np.float64)               # (N, m)
-        y_noisy = problem.partition.y[None] * flips                               # (R, N, m)
+        weights = mask / problem.sizes[:, None].astype(np.float64)  # (N, m)
+        y_noisy = problem.partition.y[None] * flips  # (R, N, m)
         eps = plan.info["eps_label"]
         b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)  # (R, N, d)
         A = problem.topology.adjacency_matrix()
         Lap = problem.topology.laplacian()
         degrees = plan.info["degrees"]
-        quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]            # (N, 1)
+        quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]  # (N, 1)
         loss = problem.loss
         w = np.zeros((R, N, d))
         w_tilde = np.zeros((R, N, d))
         gamma = np.zeros((R, N, d))
-        recorder.record(0, w_tilde.mean(axis=1), w_tilde, w_tilde=w_tilde, w=w, gamma=gamma,
-                        theta=np.zeros((R, N, d)), eta=eta, y_reported=y_noisy)
+        recorder.record(
+            0,
+            w_tilde.mean(axis=1),
+            w_tilde,
+            w_tilde=w_tilde,
+            w=w,
+            gamma=gamma,
+            theta=np.zeros((R, N, d)),
+            eta=eta,
+            y_reported=y_noisy,
+        )
         worst = {"newton_residual": 0.0, "newton_iterations": 0.0}
         for t in range(1, self.n_iterations + 1):
             centre = degrees[:, None] * w_tilde + np.einsum("ij,rjd->rid", A, w_tilde)
@@ -312,13 +357,31 @@ class PDML(Solver):
             w = solution.x
             w_tilde = w + theta[:, t - 1]
             gamma = gamma + self.beta * np.einsum("ij,rjd->rid", Lap, w_tilde)
-            recorder.record(t, w_tilde.mean(axis=1), w_tilde, w_tilde=w_tilde, w=w, gamma=gamma,
-                            theta=theta[:, t - 1], eta=eta, y_reported=y_noisy)
+            recorder.record(
+                t,
+                w_tilde.mean(axis=1),
+                w_tilde,
+                w_tilde=w_tilde,
+                w=w,
+                gamma=gamma,
+                theta=theta[:, t - 1],
+                eta=eta,
+                y_reported=y_noisy,
+            )
         return worst
 
 
-def solve_local(loss: MarginLoss, X: np.ndarray, weights: np.ndarray, y_noisy: np.ndarray, linear: np.ndarray,
-                quad: np.ndarray, start: np.ndarray, *, tol: float) -> InnerSolution:
+def solve_local(
+    loss: MarginLoss,
+    X: np.ndarray,
+    weights: np.ndarray,
+    y_noisy: np.ndarray,
+    linear: np.ndarray,
+    quad: np.ndarray,
+    start: np.ndarray,
+    *,
+    tol: float,
+) -> InnerSolution:
     """Server i's subproblem (15) for every trial r and server i, by batched damped Newton:
     argmin_v Σ_j a_ij φ(y'_rij vᵀx_ij) + linear_riᵀv + ½ quad_i ‖v‖², warm-started at ``start``.
 
@@ -329,15 +392,18 @@ def solve_local(loss: MarginLoss, X: np.ndarray, weights: np.ndarray, y_noisy: n
       X: (N', m, d) features; weights: (N', m) a_ij (1/m_i, 0 on padding); y_noisy: (R, N', m);
       linear: (R, N', d); quad: (N', 1); start: (R, N', d); tol: ‖∇‖ tolerance τ.
     """
-    XT = np.ascontiguousarray(X.transpose(0, 2, 1))                           # (N', d, m)
+    XT = np.ascontiguousarray(X.transpose(0, 2, 1))  # (N', d, m)
     identity = np.eye(X.shape[-1])
 
     def margins(v):
         return y_noisy * np.einsum("nmd,rnd->rnm", X, v)
 
     def value(v):
-        return (np.einsum("nm,rnm->rn", weights, loss.phi(margins(v)))
-                + np.einsum("rnd,rnd->rn", linear, v) + 0.5 * quad[:, 0] * np.einsum("rnd,rnd->rn", v, v))
+        return (
+            np.einsum("nm,rnm->rn", weights, loss.phi(margins(v)))
+            + np.einsum("rnd,rnd->rn", linear, v)
+            + 0.5 * quad[:, 0] * np.einsum("rnd,rnd->rn", v, v)
+        )
 
     def derivatives(v):
         u = margins(v)
@@ -350,15 +416,21 @@ def solve_local(loss: MarginLoss, X: np.ndarray, weights: np.ndarray, y_noisy: n
     return damped_newton(value, derivatives, start, tol=tol)
 
 
-def _guarantees(eps: np.ndarray, eps_phase2: np.ndarray, joint: np.ndarray, joint_delta: np.ndarray,
-                delta: float) -> list[dict[str, dict[str, tuple[float, float]]]]:
+def _guarantees(
+    eps: np.ndarray, eps_phase2: np.ndarray, joint: np.ndarray, joint_delta: np.ndarray, delta: float
+) -> list[dict[str, dict[str, tuple[float, float]]]]:
     """Per group: {adversary: {piece: (ε, δ)}}, adversaries "collector" (s_i, more trusted) and
     "other_servers" (type 2, colluding, see every broadcast); features get nothing from s_i."""
-    return [{
-        "collector": {"label": (float(eps[i]), 0.0), "features": (math.inf, 0.0)},
-        "other_servers": {"label": (float(joint[i]), float(joint_delta[i])),
-                          "features": (float(eps_phase2[i]), delta if np.isfinite(eps_phase2[i]) else 0.0)},
-    } for i in range(eps.size)]
+    return [
+        {
+            "collector": {"label": (float(eps[i]), 0.0), "features": (math.inf, 0.0)},
+            "other_servers": {
+                "label": (float(joint[i]), float(joint_delta[i])),
+                "features": (float(eps_phase2[i]), delta if np.isfinite(eps_phase2[i]) else 0.0),
+            },
+        }
+        for i in range(eps.size)
+    ]
 
 
 def _per_group(value, n: int, name: str, *, allow_inf: bool = False) -> np.ndarray:

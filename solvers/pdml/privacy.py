@@ -27,15 +27,16 @@ iterations. Everything here is the derivation of spec 002 §4.3–§4.4, re-chec
   split A = A1 + A2 with A1 ≤ e^{ε2}B and mass(A2) ≤ δ2; ((1−p)r + p)/(pr + 1 − p) increases in
   r = A1/B ≤ e^{ε2}, and p = 1/(1+e^{ε1}) gives ε*.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from accountants.gaussian_dp import gaussian_epsilon
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
+from accountants.gaussian_dp import gaussian_epsilon
 from solvers.losses import MarginLoss
 from solvers.pdml.randomization import check_label_symmetric, debias_coefficient
 
@@ -52,8 +53,10 @@ __all__ = [
 ]
 
 #: Stated wherever a Phase-2 number is reported.
-DERIVED_NOTE = ("derived (spec 002 §4.3–4.4): the paper gives no sensitivity, composition or joint "
-                "guarantee for Phase 2; the objective perturbation η is unquantified")
+DERIVED_NOTE = (
+    "derived (spec 002 §4.3–4.4): the paper gives no sensitivity, composition or joint "
+    "guarantee for Phase 2; the objective perturbation η is unquantified"
+)
 
 
 def loss_slope_bound(loss: MarginLoss, eps_label: ArrayLike) -> np.ndarray:
@@ -66,9 +69,19 @@ def strong_convexity(*, a: float, n_agents: int, beta: float, degrees: ArrayLike
     return a * kappa / n_agents + 2.0 * beta * np.asarray(degrees, dtype=np.float64)
 
 
-def broadcast_sensitivity(*, loss: MarginLoss, eps_label: ArrayLike, sizes: ArrayLike, degrees: ArrayLike,
-                          a: float, beta: float, n_agents: int, x_max: float, kappa: float = 1.0,
-                          tol: float = 0.0) -> np.ndarray:
+def broadcast_sensitivity(
+    *,
+    loss: MarginLoss,
+    eps_label: ArrayLike,
+    sizes: ArrayLike,
+    degrees: ArrayLike,
+    a: float,
+    beta: float,
+    n_agents: int,
+    x_max: float,
+    kappa: float = 1.0,
+    tol: float = 0.0,
+) -> np.ndarray:
     """Δ_i = 2 G X_max/(m_i μ_i) + 2τ/μ_i, the L2 sensitivity of w_i(t+1) (module docstring).
 
     Args:
@@ -118,8 +131,9 @@ def gdp_epsilon(xi: ArrayLike, delta: float) -> np.ndarray:
     return out
 
 
-def joint_label_epsilon(eps_label: ArrayLike, eps_phase2: ArrayLike,
-                        delta_phase2: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def joint_label_epsilon(
+    eps_label: ArrayLike, eps_phase2: ArrayLike, delta_phase2: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """(ε*, δ*) of a label against other servers: RR (ε1-LDP) then (ε2, δ2)-DP Phase 2 (docstring).
 
     ε* = ln((e^{ε1+ε2} + 1)/(e^{ε1} + e^{ε2})) ≤ min(ε1, ε2), symmetric; ε1 = ∞ gives (ε2, δ2) and

@@ -13,12 +13,13 @@ with φ'' even (the paper's Assumption 1, e.g. logistic and squared loss; not th
 i.e. the ordinary loss on the noisy labels plus a term linear in w: convex, with the same Hessian
 (Lemma 1). The solver uses exactly this form (:func:`debias_linear_term`).
 """
+
 from __future__ import annotations
 
 import numpy as np
-from mechanisms import RandomizedResponse
 from numpy.typing import ArrayLike
 
+from mechanisms import RandomizedResponse
 from solvers.losses import MarginLoss
 
 __all__ = [
@@ -63,8 +64,9 @@ def check_label_symmetric(loss: MarginLoss) -> float:
     return float(loss.dphi(np.zeros(1))[0])
 
 
-def debias_linear_term(loss: MarginLoss, X: np.ndarray, y_noisy: np.ndarray, epsilon: ArrayLike,
-                       weights: np.ndarray) -> np.ndarray:
+def debias_linear_term(
+    loss: MarginLoss, X: np.ndarray, y_noisy: np.ndarray, epsilon: ArrayLike, weights: np.ndarray
+) -> np.ndarray:
     """b with Σ_j a_j ℓ̂(y'_j, wᵀx_j) = Σ_j a_j φ(y'_j wᵀx_j) − bᵀw, b = −2φ'(0) Σ_j a_j c(ε_j) y'_j x_j.
 
     Args:

@@ -17,6 +17,7 @@ FDML-style distributed SGD baseline), ``privacy`` (the paper's formulas as print
 Lemma 1 counterexample), ``data`` (the Adult and gisette stand-ins), ``estimator`` (a scikit-learn
 classifier), ``base`` (the framework adapter).
 """
+
 from solvers.lazy import lazy_exports
 
 _EXPORTS = {

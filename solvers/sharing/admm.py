@@ -31,6 +31,7 @@ Noise modes (spec §3 "noise-placement modes"; ``noise=None`` is Algorithm 1):
   - ``"output"`` with ``sensitivity="paper"``: output noise calibrated to Lemma 1's C: a claim as
     in parameter mode (an audit target, spec §6 item 17).
 """
+
 from __future__ import annotations
 
 import math
@@ -39,10 +40,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from accountants import gaussian_epsilon
 from dp_accounting import dp_event
-from mechanisms import GaussianMechanism, Mechanism
 
+from accountants import gaussian_epsilon
+from mechanisms import GaussianMechanism, Mechanism
 from solvers.backends.streams import AgentStreams, agent_seeds
 from solvers.base import RunPlan
 from solvers.inner import accelerated_proximal_gradient
@@ -134,9 +135,7 @@ class ADMMSharing(VerticalSolver):
             "server", "r^{t+1} = Σ_m ũ_m^{t+1} − z^{t+1}: the residual broadcast to every party (line 12)"
         ),
         "y": ChannelSpec("server", "y^{t+1}, (8): the dual variable broadcast to every party (line 12)"),
-        "u_clean": ChannelSpec(
-            "agents", "D_m x_m^{t+1}: party m's noise-free share (never released)", white_box=True
-        ),
+        "u_clean": ChannelSpec("agents", "D_m x_m^{t+1}: party m's noise-free share (never released)", white_box=True),
         "x": ChannelSpec(
             "agents", "x_m^{t+1}, zero-padded to d_max: party m's local model (never released)", white_box=True
         ),
@@ -207,8 +206,13 @@ class ADMMSharing(VerticalSolver):
             )
         svd = problem.block_svd
         info: dict[str, object] = {
-            "rho": rho, "lam": problem.lam, "b1": self.b1, "noise": self.noise, "sklearn_C": problem.sklearn_C,
-            "block_widths": problem.partition.widths.tolist(), "block_rank": svd.rank.tolist(),
+            "rho": rho,
+            "lam": problem.lam,
+            "b1": self.b1,
+            "noise": self.noise,
+            "sklearn_C": problem.sklearn_C,
+            "block_widths": problem.partition.widths.tolist(),
+            "block_rank": svd.rank.tolist(),
         }
         non_private = [[dp_event.NonPrivateDpEvent()] * M for _ in range(T)]
         if self.noise is None:
@@ -216,8 +220,8 @@ class ADMMSharing(VerticalSolver):
         problem.check_feature_bound(1.0)
         if claim:
             sensitivity = np.asarray(
-                lemma1_bound(problem.partition.widths, rho, problem.lam, problem.regularizer.hessian_bound,
-                             self.b1, M), dtype=np.float64,
+                lemma1_bound(problem.partition.widths, rho, problem.lam, problem.regularizer.hessian_bound, self.b1, M),
+                dtype=np.float64,
             ).reshape(M)
         else:
             sensitivity = np.full(M, safe_sensitivity(N, self.b1))
@@ -244,31 +248,34 @@ class ADMMSharing(VerticalSolver):
             )
             events = mechanism.events()
             mu = math.sqrt(T * float(np.sum(1.0 / z**2)))
-            info.update({
-                "noise_multiplier": z, "claim_verified": True,
-                "adjacency": (
-                    "per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)"
-                ),
-                "epsilon_joint_rows": gaussian_epsilon(mu, self.target_delta),
-                "not_accounted": (
-                    "the labels, the server's broadcasts' dependence on them, and test-time shares D_m^te x_m"
-                ),
-            })
-            return RunPlan(T, [events[t * M:(t + 1) * M] for t in range(T)], mechanism, noise_shape, info)
-        per_iteration = (
-            self.epsilon if self.epsilon is not None else theorem1_epsilon(sensitivity, sigma, self.delta)
-        )
+            info.update(
+                {
+                    "noise_multiplier": z,
+                    "claim_verified": True,
+                    "adjacency": (
+                        "per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)"
+                    ),
+                    "epsilon_joint_rows": gaussian_epsilon(mu, self.target_delta),
+                    "not_accounted": (
+                        "the labels, the server's broadcasts' dependence on them, and test-time shares D_m^te x_m"
+                    ),
+                }
+            )
+            return RunPlan(T, [events[t * M : (t + 1) * M] for t in range(T)], mechanism, noise_shape, info)
+        per_iteration = self.epsilon if self.epsilon is not None else theorem1_epsilon(sensitivity, sigma, self.delta)
         per_iteration = np.broadcast_to(np.asarray(per_iteration, dtype=np.float64), (M,))
-        info.update({
-            "claimed_sensitivity": sensitivity,
-            "claimed_epsilon_per_iteration": per_iteration.copy(),
-            "claimed_epsilon": max(corollary1_epsilon(float(e), T, self.delta_prime) for e in per_iteration),
-            "claimed_epsilon_basic": float(T * per_iteration.max()),
-            "claimed_delta": T * self.delta + self.delta_prime,
-            "claim_theorem1_applies": bool(np.all(per_iteration <= 1.0)),
-            "claim_verified": False,
-            "claim_reason": PARAMETER_MODE_REASON if self.noise == "parameter" else PAPER_SENSITIVITY_REASON,
-        })
+        info.update(
+            {
+                "claimed_sensitivity": sensitivity,
+                "claimed_epsilon_per_iteration": per_iteration.copy(),
+                "claimed_epsilon": max(corollary1_epsilon(float(e), T, self.delta_prime) for e in per_iteration),
+                "claimed_epsilon_basic": float(T * per_iteration.max()),
+                "claimed_delta": T * self.delta + self.delta_prime,
+                "claim_theorem1_applies": bool(np.all(per_iteration <= 1.0)),
+                "claim_verified": False,
+                "claim_reason": PARAMETER_MODE_REASON if self.noise == "parameter" else PAPER_SENSITIVITY_REASON,
+            }
+        )
         return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, info)
 
     def _trial_randomness(self, seed, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray] | None:
@@ -281,7 +288,11 @@ class ADMMSharing(VerticalSolver):
 
     # --------------------------------------------------------------------------------------------
     def _iterate(
-        self, problem: VerticalProblem, plan: RunPlan, R: int, randomness: Mapping[str, np.ndarray] | None,
+        self,
+        problem: VerticalProblem,
+        plan: RunPlan,
+        R: int,
+        randomness: Mapping[str, np.ndarray] | None,
         recorder: Recorder,
     ) -> Mapping[str, float]:
         svd = problem.block_svd
@@ -321,9 +332,14 @@ class ADMMSharing(VerticalSolver):
             worst["max_y_norm"] = max(worst["max_y_norm"], float(np.linalg.norm(y, axis=-1).max()))
             worst["max_z_norm"] = max(worst["max_z_norm"], float(np.linalg.norm(z, axis=-1).max()))
             recorder.record(
-                t, problem.partition.join_model(x.transpose(1, 0, 2)),
+                t,
+                problem.partition.join_model(x.transpose(1, 0, 2)),
                 {"primal_residual": np.linalg.norm(r, axis=-1)},
-                u=shared.transpose(1, 0, 2), r=r, y=y, u_clean=clean.transpose(1, 0, 2), x=x.transpose(1, 0, 2),
+                u=shared.transpose(1, 0, 2),
+                r=r,
+                y=y,
+                u_clean=clean.transpose(1, 0, 2),
+                x=x.transpose(1, 0, 2),
             )
         return worst
 
@@ -352,8 +368,12 @@ class ADMMSharing(VerticalSolver):
 
         shape = x0.shape[:2]
         solution = accelerated_proximal_gradient(
-            gradient, prox, x0, lipschitz=np.broadcast_to(lipschitz, shape),
-            strong_convexity=np.broadcast_to(strong, shape), tol=self.inner_tol,
+            gradient,
+            prox,
+            x0,
+            lipschitz=np.broadcast_to(lipschitz, shape),
+            strong_convexity=np.broadcast_to(strong, shape),
+            tol=self.inner_tol,
         )
         return solution.x
 
@@ -401,7 +421,13 @@ def ball_constrained_l2_coefficients(
 
 
 def z_update(
-    s: np.ndarray, y: np.ndarray, labels: np.ndarray, rho: float, loss, *, tol: float = 1e-12,
+    s: np.ndarray,
+    y: np.ndarray,
+    labels: np.ndarray,
+    rho: float,
+    loss,
+    *,
+    tol: float = 1e-12,
 ) -> tuple[np.ndarray, int]:
     """(7) per sample: argmin_z (1/N) φ(Y_i z) − y_i z + (ρ/2)(z − s_i)², for arrays (..., N).
 

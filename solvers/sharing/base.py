@@ -16,6 +16,7 @@ default from ``make_rng(seeds[r])``; ADMM sharing: party m from child m, as its 
 exactly as a single run with ``seed=seeds[r]`` does, so the two agree. ``backend="ray"`` hands the
 run to ``solvers.backends.RayBackend`` (solvers with an agent program: ``ADMMSharing``).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
+
 from accountants import LedgerFile
 from mechanisms import make_rng
-
 from solvers.accounting import AccountantsLike, record_releases, resolve_accountants
 from solvers.backends import BackendLike, resolve_backend
 from solvers.base import MAX_CHUNK_BYTES, RunPlan, SeedLike, Solver, _chunks, _trial_seeds
@@ -34,6 +35,7 @@ from solvers.result import Result
 from solvers.sharing.problem import BLAS_THREADS, VerticalProblem, blas_threads
 
 __all__ = ["VerticalRecorder", "VerticalSolver"]
+
 
 class VerticalRecorder(Recorder):
     """History, transcript and final models of R trials on a ``VerticalProblem``.
@@ -61,8 +63,14 @@ class VerticalRecorder(Recorder):
         white_box: bool = False,
     ) -> None:
         super().__init__(
-            problem, channels, n_iterations, n_trials, history=False, transcript=transcript,
-            transcript_agents=transcript_agents, white_box=white_box,
+            problem,
+            channels,
+            n_iterations,
+            n_trials,
+            history=False,
+            transcript=transcript,
+            transcript_agents=transcript_agents,
+            white_box=white_box,
         )
         self.history_enabled = history
         self.extras = tuple(extras)
@@ -152,15 +160,35 @@ class VerticalSolver(Solver):
             raise TypeError(f"{type(self).__name__} runs on a VerticalProblem, got {type(problem).__name__}")
         with blas_threads(BLAS_THREADS):
             return self._run(
-                problem, seed=seed, trials=trials, seeds=seeds, accountants=accountants,
-                record_history=record_history, record_transcript=record_transcript,
-                transcript_agents=transcript_agents, record_white_box=record_white_box,
-                max_chunk_bytes=max_chunk_bytes, backend=backend, ledger_path=ledger_path,
+                problem,
+                seed=seed,
+                trials=trials,
+                seeds=seeds,
+                accountants=accountants,
+                record_history=record_history,
+                record_transcript=record_transcript,
+                transcript_agents=transcript_agents,
+                record_white_box=record_white_box,
+                max_chunk_bytes=max_chunk_bytes,
+                backend=backend,
+                ledger_path=ledger_path,
             )
 
     def _run(
-        self, problem: VerticalProblem, *, seed, trials, seeds, accountants, record_history, record_transcript,
-        transcript_agents, record_white_box, max_chunk_bytes, backend, ledger_path,
+        self,
+        problem: VerticalProblem,
+        *,
+        seed,
+        trials,
+        seeds,
+        accountants,
+        record_history,
+        record_transcript,
+        transcript_agents,
+        record_white_box,
+        max_chunk_bytes,
+        backend,
+        ledger_path,
     ) -> Result:
         plan = self._plan(problem)
         trial_seeds, batched = _trial_seeds(seed, trials, seeds)
@@ -169,8 +197,15 @@ class VerticalSolver(Solver):
         ledger_file = None if ledger_path is None else LedgerFile(ledger_path)
         R = len(trial_seeds)
         recorder = VerticalRecorder(
-            problem, self.channels, plan.n_iterations, R, history=record_history, extras=self.history_extras,
-            transcript=record_transcript, transcript_agents=transcript_agents, white_box=record_white_box,
+            problem,
+            self.channels,
+            plan.n_iterations,
+            R,
+            history=record_history,
+            extras=self.history_extras,
+            transcript=record_transcript,
+            transcript_agents=transcript_agents,
+            white_box=record_white_box,
         )
         chunks = _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes)
         if engine is not None:

@@ -1,18 +1,19 @@
 """Stand-ins for the paper's data sets (spec 004 §5), which cannot be downloaded here.
 
-  - a9a → :func:`adult_vertical`: the bundled UCI Adult census records (a9a is a binarisation of
-    the same records), one-hot encoded (``load_adult("onehot")``, d = 104, unit rows), columns
-    reordered into a9a's attribute order and split at the same attribute boundary as the paper's
-    66/57 split of a9a: party 1 holds age, workclass, fnlwgt, education, education-num,
-    marital-status, occupation, relationship (53 columns); party 2 holds race, sex, capital-gain,
-    capital-loss, hours-per-week, native-country (51 columns). Default sizes: 30,162 train /
-    15,060 test (adult.data / adult.test without missing values, drawn at random).
-  - gisette → :func:`gisette_like`: a seeded synthetic generator with 5,000 features, half of them
-    "probes" without information (as in gisette's design, Guyon et al. 2004), the other half noisy
-    sparse combinations of a few latent factors that carry the label; columns scaled to [−1, 1]
-    (like ``gisette_scale``), then rows to the unit ball (spec Assumption 2.3), and split into the
-    paper's contiguous 2000/2000/1000 blocks after a seeded column shuffle.
+- a9a → :func:`adult_vertical`: the bundled UCI Adult census records (a9a is a binarisation of
+  the same records), one-hot encoded (``load_adult("onehot")``, d = 104, unit rows), columns
+  reordered into a9a's attribute order and split at the same attribute boundary as the paper's
+  66/57 split of a9a: party 1 holds age, workclass, fnlwgt, education, education-num,
+  marital-status, occupation, relationship (53 columns); party 2 holds race, sex, capital-gain,
+  capital-loss, hours-per-week, native-country (51 columns). Default sizes: 30,162 train /
+  15,060 test (adult.data / adult.test without missing values, drawn at random).
+- gisette → :func:`gisette_like`: a seeded synthetic generator with 5,000 features, half of them
+  "probes" without information (as in gisette's design, Guyon et al. 2004), the other half noisy
+  sparse combinations of a few latent factors that carry the label; columns scaled to [−1, 1]
+  (like ``gisette_scale``), then rows to the unit ball (spec Assumption 2.3), and split into the
+  paper's contiguous 2000/2000/1000 blocks after a seeded column shuffle.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,13 +31,30 @@ from solvers.sharing.partition import VerticalPartition, partition_vertical
 from solvers.sharing.problem import VerticalProblem
 
 __all__ = [
-    "A9A_ATTRIBUTE_ORDER", "GISETTE_BLOCKS", "VerticalData", "adult_vertical", "gisette_like", "gisette_vertical",
+    "A9A_ATTRIBUTE_ORDER",
+    "GISETTE_BLOCKS",
+    "VerticalData",
+    "adult_vertical",
+    "gisette_like",
+    "gisette_vertical",
 ]
 
 #: a9a's attribute order (LIBSVM); the paper's party 1 = features 1–66 = the first 8 attributes.
 A9A_ATTRIBUTE_ORDER = (
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation", "relationship",
-    "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
 )
 A9A_PARTY1_ATTRIBUTES = 8
 #: Sizes of adult.data and adult.test after dropping rows with missing values.
@@ -87,11 +105,16 @@ def adult_vertical(
     n_test = ADULT_SIZES[1] if n_test is None else n_test
     train, test = random_split(data, [n_train, n_test], seed, names=("train", "test"))
     partition = partition_vertical(
-        train.X[:, order], train.y, [boundary, len(order) - boundary],
+        train.X[:, order],
+        train.y,
+        [boundary, len(order) - boundary],
         feature_names=[names[j] for j in order],
     )
     return VerticalData(
-        partition=partition, X_test=test.X[:, order], y_test=test.y, name="adult-vertical",
+        partition=partition,
+        X_test=test.X[:, order],
+        y_test=test.y,
+        name="adult-vertical",
         description=(
             f"{data.description} Columns in a9a's attribute order, split after 'relationship' as the paper's "
             f"a9a split (features 1–66 / 67–123): {boundary} / {len(order) - boundary} columns; "
@@ -148,8 +171,11 @@ def gisette_like(
 
 
 def gisette_vertical(
-    n_train: int = 6000, n_test: int = 1000, seed: int | np.random.Generator | None = 0,
-    blocks: tuple[int, ...] = GISETTE_BLOCKS, **kwargs,
+    n_train: int = 6000,
+    n_test: int = 1000,
+    seed: int | np.random.Generator | None = 0,
+    blocks: tuple[int, ...] = GISETTE_BLOCKS,
+    **kwargs,
 ) -> VerticalData:
     """The gisette stand-in split like the paper: 3 parties with 2000 / 2000 / 1000 columns.
 
@@ -158,7 +184,10 @@ def gisette_vertical(
     X, y = gisette_like(n_train + n_test, seed, n_features=int(sum(blocks)), **kwargs)
     partition = partition_vertical(X[:n_train], y[:n_train], list(blocks))
     return VerticalData(
-        partition=partition, X_test=X[n_train:], y_test=y[n_train:], name="gisette-like",
+        partition=partition,
+        X_test=X[n_train:],
+        y_test=y[n_train:],
+        name="gisette-like",
         description=(
             f"Synthetic gisette stand-in (solvers.sharing.data.gisette_like, seed {seed!r}): {sum(blocks)} features "
             f"(half probes), columns scaled to [-1, 1], rows into the unit ball; contiguous blocks {list(blocks)}; "

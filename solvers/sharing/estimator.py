@@ -6,6 +6,7 @@ model as a linear classifier without intercept. ``C`` has scikit-learn's meaning
 ``noise=None`` and enough iterations the fit matches ``LogisticRegression(C=C,
 fit_intercept=False)``; internally λ = 1/(C·N) (spec 004 §1 scaling).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -91,13 +92,21 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         problem = VerticalProblem(partition_vertical(X, labels, self.blocks), lam=1.0 / (self.C * n))
         solver = ADMMSharing(
-            rho=self.rho_scale / n, n_iterations=self.n_iterations, noise=self.noise, epsilon=self.epsilon,
-            noise_multiplier=self.noise_multiplier, sigma=self.sigma, delta=self.delta, b1=self.b1,
-            sensitivity=self.sensitivity, calibration=self.calibration,
+            rho=self.rho_scale / n,
+            n_iterations=self.n_iterations,
+            noise=self.noise,
+            epsilon=self.epsilon,
+            noise_multiplier=self.noise_multiplier,
+            sigma=self.sigma,
+            delta=self.delta,
+            b1=self.b1,
+            sensitivity=self.sensitivity,
+            calibration=self.calibration,
         )
         seed = np.random.SeedSequence(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        self.result_ = solver.run(problem, seed=seed, accountants=self.accountants, record_transcript=False,
-                                  backend=self.backend)
+        self.result_ = solver.run(
+            problem, seed=seed, accountants=self.accountants, record_transcript=False, backend=self.backend
+        )
         self.coef_ = self.result_.model[None, :].copy()
         self.intercept_ = np.zeros(1)
         self.privacy_ = dict(self.result_.privacy)

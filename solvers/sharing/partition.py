@@ -16,6 +16,7 @@ Three ways to build one, all validated with errors that name the argument:
   - ``VerticalPartition.from_blocks([D_1, D_2], y)``: the parties' own matrices, which must have
     the same number of rows as each other and as ``y``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -88,7 +89,9 @@ class VerticalPartition:
         X = np.concatenate(arrays, axis=1)
         bounds = np.cumsum([0, *widths])
         return partition_vertical(
-            X, labels, [list(range(bounds[m], bounds[m + 1])) for m in range(len(widths))],
+            X,
+            labels,
+            [list(range(bounds[m], bounds[m + 1])) for m in range(len(widths))],
             feature_names=feature_names,
         )
 

@@ -13,11 +13,13 @@ Certified instead (spec §3 "sensitivity options", **[ours]**): Δ_safe = 2 sqrt
 change of D_m (row, column or operator-norm adjacency alike) whenever every row has ‖D_m^i‖ ≤ 1
 and x_m is kept in the ball ‖x_m‖ ≤ b_1, because then ‖D_m x_m‖ ≤ ‖D_m‖_F ‖x_m‖ ≤ sqrt(N) b_1.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
 from accountants import gaussian_delta
 from mechanisms import classic_gaussian_sigma
 
@@ -111,9 +113,7 @@ def safe_sensitivity(n_samples: int, b1: float, row_bound: float = 1.0) -> float
     return 2.0 * math.sqrt(n_samples) * row_bound * b1
 
 
-def x_update_reference(
-    D: np.ndarray, y: np.ndarray, b: np.ndarray, lam: float, rho: float
-) -> np.ndarray:
+def x_update_reference(D: np.ndarray, y: np.ndarray, b: np.ndarray, lam: float, rho: float) -> np.ndarray:
     """One party's unconstrained l2 update (6), naively: x = −(λI + ρDᵀD)^{-1} Dᵀ(y + ρb).
 
     ``b`` = Σ_{k≠m} D_k x_k − z (the other parties' shares minus the server's z). A plain reference
@@ -129,9 +129,11 @@ def realised_sensitivity(
 ) -> float:
     """‖D x(D) − D' x(D')‖: the change of the released D_m x_m^{t+1} between neighbours, with
     everything else (y^t, z^t and the other parties' shares) held fixed (Definition 2)."""
-    return float(np.linalg.norm(
-        D @ x_update_reference(D, y, b, lam, rho) - D_prime @ x_update_reference(D_prime, y, b, lam, rho)
-    ))
+    return float(
+        np.linalg.norm(
+            D @ x_update_reference(D, y, b, lam, rho) - D_prime @ x_update_reference(D_prime, y, b, lam, rho)
+        )
+    )
 
 
 def lemma1_counterexample(n: int = 100, epsilon: float = 1.0, delta: float = 1e-5) -> dict[str, object]:
@@ -160,8 +162,14 @@ def lemma1_counterexample(n: int = 100, epsilon: float = 1.0, delta: float = 1e-
     claimed = lemma1_bound(n, rho, lam, c1, b1, 2)
     sigma = theorem1_sigma(claimed, epsilon, delta)
     return {
-        "D": D, "D_prime": D_prime, "released": D @ x, "released_prime": D_prime @ x_prime,
-        "sensitivity": sensitivity, "claimed": claimed, "sigma": sigma, "claimed_delta": delta,
+        "D": D,
+        "D_prime": D_prime,
+        "released": D @ x,
+        "released_prime": D_prime @ x_prime,
+        "sensitivity": sensitivity,
+        "claimed": claimed,
+        "sigma": sigma,
+        "claimed_delta": delta,
         "true_delta": gaussian_delta(sensitivity / sigma, epsilon),
         "iterate_norms": {"y": 0.0, "z": 1.0, "x": float(np.linalg.norm(x)), "x_prime": float(np.linalg.norm(x_prime))},
     }

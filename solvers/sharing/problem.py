@@ -12,6 +12,7 @@ scikit-learn's ``LogisticRegression(C=1/(λN), fit_intercept=False)`` divided by
 Every evaluation takes the full model x (..., d) in the original column order and is vectorised
 over leading axes (trials).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -244,8 +245,12 @@ def vertical_optimum(problem: VerticalProblem, *, tol: float = 1e-10) -> Optimum
             w, residual, iterations = _woodbury_newton(problem, tol)
             return Optimum(w, float(problem.objective(w)), residual, iterations, "newton-woodbury")
         solution = regularized_erm(
-            problem.partition.X, problem.partition.y,
-            loss=problem.loss, regularizer=problem.regularizer, reg=problem.lam, tol=tol,
+            problem.partition.X,
+            problem.partition.y,
+            loss=problem.loss,
+            regularizer=problem.regularizer,
+            reg=problem.lam,
+            tol=tol,
         )
     return Optimum(
         solution.w, float(problem.objective(solution.w)), solution.residual, solution.iterations, solution.method
@@ -277,6 +282,4 @@ def _woodbury_newton(problem: VerticalProblem, tol: float, max_iter: int = 100) 
                 break
             scale *= 0.5
         w = w + scale * step
-    raise RuntimeError(
-        f"vertical_optimum: Newton did not reach ‖∇F‖ ≤ {tol:g} in {max_iter} steps (at {residual:.3e})"
-    )
+    raise RuntimeError(f"vertical_optimum: Newton did not reach ‖∇F‖ ≤ {tol:g} in {max_iter} steps (at {residual:.3e})")

@@ -14,6 +14,7 @@ constant (or 1/√epoch) learning rate to be tuned on a small grid. Over one epo
 exactly one value per sample, N numbers, as ADMM sharing does per iteration; the transcript stores
 them per epoch in sample order. The baseline is non-private (its DP variant is not part of seed 004).
 """
+
 from __future__ import annotations
 
 import math
@@ -91,7 +92,11 @@ class VerticalSGD(VerticalSolver):
         return 8 * (self.n_epochs * N + 4 * M * N + M * width * (2 + self.batch_size))
 
     def _iterate(
-        self, problem: VerticalProblem, plan: RunPlan, R: int, randomness: Mapping[str, np.ndarray] | None,
+        self,
+        problem: VerticalProblem,
+        plan: RunPlan,
+        R: int,
+        randomness: Mapping[str, np.ndarray] | None,
         recorder: Recorder,
     ) -> Mapping[str, float]:
         D, labels = problem.partition.D, problem.partition.y
@@ -103,7 +108,7 @@ class VerticalSGD(VerticalSolver):
             rate = self.learning_rate / (math.sqrt(epoch + 1) if self.schedule == "inverse_sqrt" else 1.0)
             released, derivative = np.empty((M, R, N)), np.empty((R, N))
             for start in range(0, N, self.batch_size):
-                batch = orders[:, epoch, start:start + self.batch_size]  # (R, b)
+                batch = orders[:, epoch, start : start + self.batch_size]  # (R, b)
                 rows = D[:, batch]  # (M, R, b, d_max)
                 u = (rows @ x[..., None])[..., 0]  # (M, R, b)
                 y = labels[batch]
@@ -114,7 +119,10 @@ class VerticalSGD(VerticalSolver):
                 np.put_along_axis(released, np.broadcast_to(batch, u.shape), u, axis=2)
                 np.put_along_axis(derivative, batch, g, axis=1)
             recorder.record(
-                epoch, problem.partition.join_model(x.transpose(1, 0, 2)), None,
-                u=released.transpose(1, 0, 2), g=derivative,
+                epoch,
+                problem.partition.join_model(x.transpose(1, 0, 2)),
+                None,
+                u=released.transpose(1, 0, 2),
+                g=derivative,
             )
         return {}

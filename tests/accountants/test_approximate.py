@@ -5,7 +5,13 @@ from dp_accounting import dp_event
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accountants import AdvancedCompositionAccountant, ApproxDpEvent, PureDpEvent, PureEpsilonAccountant, UnsupportedEventError
+from accountants import (
+    AdvancedCompositionAccountant,
+    ApproxDpEvent,
+    PureDpEvent,
+    PureEpsilonAccountant,
+    UnsupportedEventError,
+)
 from accountants import strategies as dps
 from accountants.composition import drv_epsilon
 

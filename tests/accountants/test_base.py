@@ -29,7 +29,11 @@ def test_every_accountant_implements_the_interface(name):
         (lambda a: a.get_epsilon(float("nan")), ValueError, "delta must not be NaN"),
         (lambda a: a.get_delta(-0.5), ValueError, "epsilon must be >= 0"),
         (lambda a: a.register(PureDpEvent(1.0), count=-2), ValueError, "count must be a non-negative integer"),
-        (lambda a: a.register(PureDpEvent(1.0), participant=2.5), TypeError, "participant must be None, a str or an int"),
+        (
+            lambda a: a.register(PureDpEvent(1.0), participant=2.5),
+            TypeError,
+            "participant must be None, a str or an int",
+        ),
         (lambda a: a.get_epsilon(1e-5, participant="nobody"), ValueError, "unknown participant 'nobody'"),
         (lambda a: a.register("epsilon=1"), TypeError, "event must be a dp_accounting DpEvent"),
     ],
@@ -63,7 +67,9 @@ def test_package_import_is_light():
     import sys
 
     code = "import sys, accountants; print(sorted(m for m in ('matplotlib', 'sklearn', 'ray', 'hypothesis') if m in sys.modules))"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    )
     assert set(accountants.__all__) <= set(dir(accountants))
 
 
@@ -97,7 +103,9 @@ def test_bulk_registration_is_all_or_nothing():
 
 def test_bulk_registration_of_a_whole_run_with_per_release_iterations():
     events = [dp_event.GaussianDpEvent(4.0)] * 6
-    accountant = ExactGaussianAccountant().register_many(events, participants=[0, 1, 2] * 2, iteration=[0, 0, 0, 1, 1, 1])
+    accountant = ExactGaussianAccountant().register_many(
+        events, participants=[0, 1, 2] * 2, iteration=[0, 0, 0, 1, 1, 1]
+    )
     assert [(e.participant, e.iteration) for e in accountant.ledger] == [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1)]
     assert accountant.get_mu(1) == pytest.approx(math.sqrt(2) / 4.0)
     with pytest.raises(ValueError, match="iteration must be one index or one per event"):

@@ -1,7 +1,15 @@
 import pytest
 from dp_accounting import dp_event
 
-from accountants import ApproxDpEvent, ExactGaussianAccountant, Ledger, LedgerEntry, PureDpEvent, best_epsilon, epsilon_by_accountant
+from accountants import (
+    ApproxDpEvent,
+    ExactGaussianAccountant,
+    Ledger,
+    LedgerEntry,
+    PureDpEvent,
+    best_epsilon,
+    epsilon_by_accountant,
+)
 
 
 def test_picks_the_smallest_valid_bound_and_names_it():
@@ -14,10 +22,12 @@ def test_picks_the_smallest_valid_bound_and_names_it():
 
 
 def test_worst_participant_and_mixed_events():
-    ledger = Ledger([
-        LedgerEntry("a", PureDpEvent(0.1), 100),
-        LedgerEntry("b", PureDpEvent(0.1), 10),
-    ])
+    ledger = Ledger(
+        [
+            LedgerEntry("a", PureDpEvent(0.1), 100),
+            LedgerEntry("b", PureDpEvent(0.1), 10),
+        ]
+    )
     best = best_epsilon(ledger, 0.0)
     assert best.participant == "a" and best.epsilon == 10.0
     mixed = Ledger([LedgerEntry(0, PureDpEvent(0.1)), LedgerEntry(0, dp_event.GaussianDpEvent(3.0))])

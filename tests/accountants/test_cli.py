@@ -1,10 +1,10 @@
 import json
 
 import pytest
-
-from accountants.__main__ import main
-from accountants import ExactGaussianAccountant
 from dp_accounting import dp_event
+
+from accountants import ExactGaussianAccountant
+from accountants.__main__ import main
 
 
 def test_json_output_of_the_gaussian_example(capsys):

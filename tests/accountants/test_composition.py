@@ -38,14 +38,18 @@ def mp_optimal_delta(guarantees, epsilon):
     [([(0.5, 0.0, 6)], 1.0), ([(0.3, 1e-4, 4), (1.1, 0.0, 3)], 0.7), ([(2.0, 0.0, 2), (0.1, 1e-3, 5)], 0.0)],
 )
 def test_optimal_delta_matches_brute_force_at_high_precision(guarantees, eps):
-    assert optimal_delta(guarantees, eps) == pytest.approx(float(mp_optimal_delta(guarantees, eps)), rel=1e-10, abs=1e-300)
+    assert optimal_delta(guarantees, eps) == pytest.approx(
+        float(mp_optimal_delta(guarantees, eps)), rel=1e-10, abs=1e-300
+    )
 
 
 def test_kov_theorem_3_3_closed_form_points():
     k, eps = 10, 0.5
     for i in range(k // 2 + 1):
-        expected = sum(math.comb(k, l) * (math.exp((k - l) * eps) - math.exp((k - 2 * i + l) * eps))
-                       for l in range(i)) / (1 + math.exp(eps)) ** k
+        expected = (
+            sum(math.comb(k, l) * (math.exp((k - l) * eps) - math.exp((k - 2 * i + l) * eps)) for l in range(i))
+            / (1 + math.exp(eps)) ** k
+        )
         assert optimal_delta([(eps, 0.0, k)], (k - 2 * i) * eps) == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
@@ -62,7 +66,9 @@ def test_no_overflow_at_a_hundred_thousand_compositions():
 
 
 @given(
-    st.lists(st.tuples(st.floats(0.01, 1.5), st.sampled_from([0.0, 1e-7, 1e-5]), st.integers(1, 30)), min_size=1, max_size=3),
+    st.lists(
+        st.tuples(st.floats(0.01, 1.5), st.sampled_from([0.0, 1e-7, 1e-5]), st.integers(1, 30)), min_size=1, max_size=3
+    ),
     st.floats(1e-4, 0.1),
 )
 def test_optimal_is_never_worse_than_the_closed_form_theorems(guarantees, delta):

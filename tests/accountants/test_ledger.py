@@ -72,11 +72,13 @@ def test_bad_entries_are_refused(kwargs, error, match):
 
 
 def test_grouping_and_totals():
-    ledger = Ledger([
-        LedgerEntry("b", PureDpEvent(1.0), 2),
-        LedgerEntry("a", PureDpEvent(1.0), 3),
-        LedgerEntry("b", PureDpEvent(1.0), 1),
-    ])
+    ledger = Ledger(
+        [
+            LedgerEntry("b", PureDpEvent(1.0), 2),
+            LedgerEntry("a", PureDpEvent(1.0), 3),
+            LedgerEntry("b", PureDpEvent(1.0), 1),
+        ]
+    )
     assert ledger.participants == ["b", "a"]
     assert ledger.total_count("b") == 3 and ledger.total_count() == 6
     assert len(ledger.for_participant("a")) == 1

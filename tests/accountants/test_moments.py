@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 from dp_accounting import dp_event
-from dp_accounting.rdp import RdpAccountant
 from dp_accounting.privacy_accountant import NeighboringRelation
+from dp_accounting.rdp import RdpAccountant
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -47,8 +47,11 @@ def test_agrees_with_dp_accounting_pld(event):
     if isinstance(event, dp_event.LaplaceDpEvent):
         relation = NeighboringRelation.ADD_OR_REMOVE_ONE
     ours = PLDAccountant(neighboring_relation=relation).register(event, 20)
-    theirs = DpPLDAccountant(neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE
-                             if isinstance(event, dp_event.GaussianDpEvent) else relation)
+    theirs = DpPLDAccountant(
+        neighboring_relation=NeighboringRelation.ADD_OR_REMOVE_ONE
+        if isinstance(event, dp_event.GaussianDpEvent)
+        else relation
+    )
     theirs.compose(event, 20)
     assert ours.get_epsilon(1e-6) == pytest.approx(theirs.get_epsilon(1e-6), rel=1e-6)
 

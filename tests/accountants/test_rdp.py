@@ -61,8 +61,10 @@ def test_classic_conversion_is_the_moments_tail_bound():
 @given(st.floats(0.5, 100.0), st.integers(1, 1000), st.floats(1e-10, 1e-2))
 def test_improved_conversion_never_exceeds_classic(z, count, delta):
     rdp = count * gaussian_rdp(DEFAULT_ORDERS, z)
-    assert rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta, "improved")[0] <= rdp_to_epsilon(
-        DEFAULT_ORDERS, rdp, delta, "classic")[0] + 1e-12
+    assert (
+        rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta, "improved")[0]
+        <= rdp_to_epsilon(DEFAULT_ORDERS, rdp, delta, "classic")[0] + 1e-12
+    )
 
 
 def test_bad_curves_and_conversions_are_refused():

@@ -1,4 +1,5 @@
 """attacks.base.AttackScores: validation, ground truth and metrics."""
+
 import numpy as np
 import pytest
 from scipy import stats

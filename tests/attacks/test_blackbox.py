@@ -1,4 +1,5 @@
 """attacks.blackbox: loss threshold and LiRA on released models."""
+
 import numpy as np
 import pytest
 

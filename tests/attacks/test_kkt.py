@@ -1,4 +1,5 @@
 """attacks.kkt: the KKT inference attack of seed 003 App. E on M-ADMM, PP and DVP (spec 003 §4, §7.9)."""
+
 import dataclasses
 import json
 import math
@@ -82,7 +83,8 @@ def test_residual_identity_with_noise():
 def test_attack_reads_only_the_public_transcript():
     problem = _problem()
     result = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=50.0, n_iterations=3).run(
-        problem, seed=0, trials=2, record_transcript=True, record_white_box=True)
+        problem, seed=0, trials=2, record_transcript=True, record_white_box=True
+    )
     attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.info["eta"][:, 0])
     assert np.array_equal(attack.estimate(result.transcript), attack.estimate(result.transcript.public()))
     assert not attack.attack(result, _pool(problem), 0).white_box
@@ -97,8 +99,9 @@ def test_eta_free_subspace_recovers_noiseless_madmm_without_eta():
     assert np.all(m["cosine"] >= 0.999) and np.all(m["label_correct"])
     # A tenfold misspecified η in plain averaging does not recover it (the paper's intuition).
     wrong = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=10 * result.info["eta"][:, 0])
-    assert np.all(wrong.evaluate(result.transcript, problem.partition.X[0, 0], -1.0, _pool(problem), 0)
-                  ["abs_cosine"] < 0.99)
+    assert np.all(
+        wrong.evaluate(result.transcript, problem.partition.X[0, 0], -1.0, _pool(problem), 0)["abs_cosine"] < 0.99
+    )
 
 
 def test_eta_free_late_mean_on_a_converged_run():
@@ -145,7 +148,8 @@ def test_noise_reference_matches_isotropic_theory():
 def test_attack_scores_auroc_is_the_mean_normalised_rank():
     problem = _problem()
     result = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=30.0, q2=1.05, n_iterations=6).run(
-        problem, seed=4, trials=6, record_transcript=True)
+        problem, seed=4, trials=6, record_transcript=True
+    )
     attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.info["eta"][:, 0])
     pool = _pool(problem)
     scores = attack.attack(result, pool, 0)
@@ -171,8 +175,9 @@ def test_reconstruct_sign_rule():
 def test_audit_section_is_json_ready_and_fast():
     problem = _problem()
     started = time.perf_counter()
-    section = audit_section(PenaltyPerturbation(theta=0.5, q1=1.1, alpha=20.0, q2=1.05, n_iterations=8), problem,
-                            agent=0, trials=3, seed=0)
+    section = audit_section(
+        PenaltyPerturbation(theta=0.5, q1=1.1, alpha=20.0, q2=1.05, n_iterations=8), problem, agent=0, trials=3, seed=0
+    )
     assert time.perf_counter() - started < 10
     assert set(section) == {"title", "markdown", "data"}
     json.dumps(section["data"])
@@ -226,8 +231,9 @@ def test_table_cli_writes_its_outputs(tmp_path, monkeypatch):
 
     real = kkt_table.run_experiment
     small = dict(levels=(1000.0,), T=3, records_per_node=30, n_targets=2, trials=1, n_candidates=20)
-    monkeypatch.setattr(kkt_table, "run_experiment",
-                        lambda seed, **_: real(seed=seed, log=lambda *a, **k: None, **small))
+    monkeypatch.setattr(
+        kkt_table, "run_experiment", lambda seed, **_: real(seed=seed, log=lambda *a, **k: None, **small)
+    )
     assert kkt_table.main(["--out", str(tmp_path), "--quick"]) == 0
     report = json.loads((tmp_path / "kkt_table.json").read_text())
     methods = {row["method"] for row in report["rows"]}

@@ -1,4 +1,5 @@
 """Transcript reconstruction and realised privacy loss for objective / penalty perturbation (seeds 001, 003)."""
+
 import numpy as np
 import pytest
 
@@ -35,8 +36,13 @@ def _problems(x_out=None, y_out=-1.0, N=4, m=15, d=3, C=15.0, seed=0):
     def problem(x, label):
         Xc, yc = X.copy(), y.copy()
         Xc[1, -1], yc[1, -1] = x, label
-        part = HorizontalPartition(X=Xc, y=yc, mask=np.ones((N, m), bool), sizes=np.full(N, m, np.int64),
-                                   indices=np.arange(N * m, dtype=np.int64).reshape(N, m))
+        part = HorizontalPartition(
+            X=Xc,
+            y=yc,
+            mask=np.ones((N, m), bool),
+            sizes=np.full(N, m, np.int64),
+            indices=np.arange(N * m, dtype=np.int64).reshape(N, m),
+        )
         return DecentralizedProblem.create(part, graph, C=C, rho=0.5)
 
     e1 = np.eye(d)[0]
@@ -47,8 +53,7 @@ PROBLEM_IN, PROBLEM_OUT = _problems()
 
 SOLVERS = [
     RADMM(eta=1.0, gamma=0.5, alpha=2.0, n_iterations=8),
-    MRADMM(eta=np.outer(1.05 ** np.arange(4), [1.0, 1.2, 0.9, 1.1]), gamma=0.0, alpha=[3, 2, 2, 1],
-           n_iterations=8),
+    MRADMM(eta=np.outer(1.05 ** np.arange(4), [1.0, 1.2, 0.9, 1.1]), gamma=0.0, alpha=[3, 2, 2, 1], n_iterations=8),
     MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=2.0, dual_step="common", theta=0.7, n_iterations=8),
     ObjectivePerturbationADMM(eta=1.0, alpha=2.0, n_iterations=5),
     PenaltyPerturbation(theta=0.5, q1=1.05, alpha=2.0, q2=1.03, n_iterations=5),
@@ -59,8 +64,7 @@ SOLVERS = [
 @pytest.fixture(scope="module", params=SOLVERS, ids=lambda s: f"{s.name}-{getattr(s, 'dual_step', '')}")
 def run(request):
     solver = request.param
-    return solver, solver.run(PROBLEM_IN, seed=3, trials=6, accountants=(), record_history=False,
-                              record_white_box=True)
+    return solver, solver.run(PROBLEM_IN, seed=3, trials=6, accountants=(), record_history=False, record_white_box=True)
 
 
 def test_duals_are_rebuilt_exactly_from_the_broadcasts(run):

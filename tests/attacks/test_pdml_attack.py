@@ -1,4 +1,5 @@
 """attacks.pdml: replay of a PDML server's solve from the broadcasts, and the Neyman–Pearson test."""
+
 import dataclasses
 
 import numpy as np
@@ -17,8 +18,14 @@ def setup():
     solver = broadcast_solver(nb.problem_in, 1e-5, mu=1.0)
     runs = {}
     for key, problem, entropy in (("in", nb.problem_in, 11), ("out", nb.problem_out, 12)):
-        runs[key] = solver.run(problem, seeds=np.random.SeedSequence(entropy).spawn(TRIALS), accountants=(),
-                               record_history=False, record_white_box=True, transcript_agents=None).transcript
+        runs[key] = solver.run(
+            problem,
+            seeds=np.random.SeedSequence(entropy).spawn(TRIALS),
+            accountants=(),
+            record_history=False,
+            record_white_box=True,
+            transcript_agents=None,
+        ).transcript
     return nb, solver, runs
 
 

@@ -1,4 +1,5 @@
 """attacks.reconstruction_bound: Balle et al. 2022 ReRo bounds against closed forms and references."""
+
 import math
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Tests for attacks.sharing: Gram recovery, the column-space test and the output-mode NP test (seed 004)."""
+
 import math
 
 import numpy as np
@@ -104,8 +105,12 @@ def test_gram_recovery_rejects_bad_input(noiseless):
 def parameter_runs():
     p_in, p_out = rotated_neighbours()
     solver = ADMMSharing(noise="parameter", epsilon=0.5, b1=1.0, n_iterations=5)
-    return p_in, p_out, solver.run(p_in, seed=1, trials=40, **NO_ACCOUNTANTS), \
-        solver.run(p_out, seed=2, trials=40, **NO_ACCOUNTANTS)
+    return (
+        p_in,
+        p_out,
+        solver.run(p_in, seed=1, trials=40, **NO_ACCOUNTANTS),
+        solver.run(p_out, seed=2, trials=40, **NO_ACCOUNTANTS),
+    )
 
 
 def test_column_space_test_separates_neighbours_without_error(parameter_runs):
@@ -191,8 +196,9 @@ def test_np_test_rejects_bad_input(output_runs):
     solver, p_in, p_out, _, _ = output_runs
     with pytest.raises(ValueError, match="needs an output-mode solver"):
         SharingNP(ADMMSharing(noise="parameter", epsilon=0.5, b1=1.0), p_in, p_out, 0)
-    relabelled = VerticalProblem(VerticalPartition.from_blocks(
-        [p_out.partition.D[0, :, :1], p_out.partition.D[1, :, :2]], -p_out.partition.y))
+    relabelled = VerticalProblem(
+        VerticalPartition.from_blocks([p_out.partition.D[0, :, :1], p_out.partition.D[1, :, :2]], -p_out.partition.y)
+    )
     with pytest.raises(ValueError, match="share λ and the labels"):
         SharingNP(solver, p_in, relabelled, 0)
     with pytest.raises(ValueError, match="party must be an integer"):

@@ -1,4 +1,5 @@
 """attacks.whitebox: the NP test's scores follow the exact accountant's privacy-loss distribution."""
+
 import numpy as np
 import pytest
 

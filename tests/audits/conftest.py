@@ -1,4 +1,5 @@
 """Deterministic score samples for the audit statistics tests (no flakiness: quantile grids)."""
+
 import numpy as np
 import pytest
 from scipy import stats

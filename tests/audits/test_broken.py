@@ -1,4 +1,5 @@
 """audits.broken: every deliberately broken mechanism is flagged; the correct one never is."""
+
 import numpy as np
 import pytest
 
@@ -33,8 +34,9 @@ def test_broken_noise_is_what_the_name_says():
     kwargs = dict(epsilon=unit_mu_epsilon(1e-5), delta=1e-5, n_iterations=5, dw=1.0)
     for cls, expected in ((HalvedNoise, 0.5), (UnnoisedIteration, None)):
         solver = cls(**kwargs)
-        white = solver.run(nb.problem_in, seed=3, trials=400, accountants=(), record_history=False,
-                           record_white_box=True)
+        white = solver.run(
+            nb.problem_in, seed=3, trials=400, accountants=(), record_history=False, record_white_box=True
+        )
         noise = white.transcript["w_tilde"] - white.transcript["w_local"]  # (T, R, N, d)
         sigma = white.info["sigma"]  # claimed (T, N)
         ratio = noise.std(axis=(1, 3)) / sigma

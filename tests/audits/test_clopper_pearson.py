@@ -27,8 +27,16 @@ def mp_binom_cdf(k, n, p):
     return mpmath.fsum(mpmath.binomial(n, j) * p**j * (1 - p) ** (n - j) for j in range(k + 1))
 
 
-CASES = [(0, 10, 0.05), (3, 10, 0.05), (9, 10, 0.025), (0, 1000, 0.025), (12, 1000, 0.025),
-         (500, 1000, 0.01), (37, 200, 1e-6), (1, 50, 0.2)]
+CASES = [
+    (0, 10, 0.05),
+    (3, 10, 0.05),
+    (9, 10, 0.025),
+    (0, 1000, 0.025),
+    (12, 1000, 0.025),
+    (500, 1000, 0.01),
+    (37, 200, 1e-6),
+    (1, 50, 0.2),
+]
 
 
 @pytest.mark.parametrize("k, n, alpha", CASES)
@@ -83,9 +91,7 @@ def test_epsilon_from_rates_by_hand():
 
 
 @settings(max_examples=60)
-@given(
-    st.integers(1, 500), st.integers(1, 500), st.data(), st.floats(0.5, 0.999), st.floats(0, 0.1)
-)
+@given(st.integers(1, 500), st.integers(1, 500), st.data(), st.floats(0.5, 0.999), st.floats(0, 0.1))
 def test_count_bound_monotone_and_below_the_point_estimate(n_out, n_in, data, confidence, delta):
     fp = data.draw(st.integers(0, n_out - 1))
     fn = data.draw(st.integers(0, n_in - 1))
@@ -124,8 +130,7 @@ def test_gaussian_mu1_1e5_per_side_is_sound_and_reaches_the_ceiling(gaussian_1e5
 def test_random_gaussian_samples_stay_below_the_true_epsilon(seed):
     rng = np.random.default_rng(seed)
     mu, n = 2.0, 20_000
-    bound = clopper_pearson_audit(rng.normal(mu, 1, n), rng.normal(0, 1, n), delta=1e-5,
-                                  threshold=Split(seed=seed))
+    bound = clopper_pearson_audit(rng.normal(mu, 1, n), rng.normal(0, 1, n), delta=1e-5, threshold=Split(seed=seed))
     assert 0.25 * gaussian_epsilon(mu, 1e-5) <= bound.epsilon <= gaussian_epsilon(mu, 1e-5)
 
 

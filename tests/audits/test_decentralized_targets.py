@@ -1,4 +1,5 @@
 """The radmm / mradmm / ppadmm / dvp audits: calibration, verdicts, realised losses, report keys."""
+
 import json
 
 import numpy as np
@@ -23,8 +24,9 @@ def test_alpha_is_calibrated_to_the_papers_beta():
     assert alpha_for_beta("radmm", 6.0, problem) == pytest.approx((6.0 - 5 * jacobian) / 10, rel=1e-12)
     for name in NAMES:
         alpha = alpha_for_beta(name, 4.0, problem)
-        result = build_solver(name, alpha, 1e-5).run(problem, seed=0, accountants=("pure",), record_history=False,
-                                                     record_transcript=False)
+        result = build_solver(name, alpha, 1e-5).run(
+            problem, seed=0, accountants=("pure",), record_history=False, record_transcript=False
+        )
         assert result.privacy["pure"] == pytest.approx(4.0, rel=1e-9)
     with pytest.raises(ValueError, match="epsilon .*must exceed"):
         alpha_for_beta("radmm", 0.5, problem)
@@ -84,8 +86,9 @@ def test_under_noised_radmm_is_flagged():
 
 def test_cli_quick_run_writes_the_report(tmp_path):
     out = tmp_path / "radmm"
-    code = main(["radmm", "--quick", "--trials", "200", "--epsilon", "4", "--out", str(out), "--no-progress",
-                 "--no-figures"])
+    code = main(
+        ["radmm", "--quick", "--trials", "200", "--epsilon", "4", "--out", str(out), "--no-progress", "--no-figures"]
+    )
     assert code == 0
     report = json.loads((out / "report.json").read_text())
     assert report["beta_target"] == 4.0 and report["trials"] == 200

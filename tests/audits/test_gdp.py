@@ -79,8 +79,9 @@ def test_gaussian_other_mu(quantiles, mu):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_random_samples_are_sound(seed):
     rng = np.random.default_rng(seed)
-    bound = gdp_audit(rng.normal(1.0, 1.0, 20_000), rng.normal(0.0, 1.0, 20_000), delta=1e-5,
-                      threshold=Split(seed=seed))
+    bound = gdp_audit(
+        rng.normal(1.0, 1.0, 20_000), rng.normal(0.0, 1.0, 20_000), delta=1e-5, threshold=Split(seed=seed)
+    )
     assert 0.8 <= bound.mu <= 1.0
 
 

@@ -1,4 +1,5 @@
 """audits.neighbours: D and D′ differ in exactly one record, the canary, which satisfies ‖x‖ ≤ 1."""
+
 import numpy as np
 import pytest
 

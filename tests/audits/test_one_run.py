@@ -4,6 +4,7 @@ No numbers are copied from the paper: the golden values are (a) an independent 4
 evaluation of the published Theorem 3.1 p-value, (b) the closed form it reduces to when δ = 0 and
 every guess is right, and (c) the exact binomial test it reduces to at ε = δ = 0.
 """
+
 import math
 
 import mpmath
@@ -102,10 +103,12 @@ def randomized_response(seed, m, eps):
 def test_sound_under_randomized_response_of_known_epsilon():
     # 200 independent audits of 1-RR with m = 1000 and all canaries guessed (δ = 0, 95 %): the
     # bound may exceed ε in at most 5 % of runs; with these seeds it does in 3 of 200.
-    bounds = np.array([
-        one_run_audit(*randomized_response(seed, 1000, 1.0), delta=0.0, k_pos=500, k_neg=500).epsilon
-        for seed in range(200)
-    ])
+    bounds = np.array(
+        [
+            one_run_audit(*randomized_response(seed, 1000, 1.0), delta=0.0, k_pos=500, k_neg=500).epsilon
+            for seed in range(200)
+        ]
+    )
     assert np.sum(bounds > 1.0) <= 10
     assert np.median(bounds) > 0.75
 
@@ -146,8 +149,9 @@ def test_bonferroni_over_the_default_grid():
     assert bound.details["alpha_per_test"] == pytest.approx(0.05 / 6)
     assert bound.correction.startswith("bonferroni over 6 numbers of guesses (default grid")
     assert bound.details["k_pos"] in grid
-    single = one_run_audit(scores[included], scores[~included], delta=1e-5, confidence=1 - 0.05 / 6,
-                           k_pos=bound.details["k_pos"])
+    single = one_run_audit(
+        scores[included], scores[~included], delta=1e-5, confidence=1 - 0.05 / 6, k_pos=bound.details["k_pos"]
+    )
     assert single.epsilon == pytest.approx(bound.epsilon, rel=1e-12)
 
 

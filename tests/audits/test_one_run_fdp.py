@@ -8,6 +8,7 @@ never rejects when the exact binomial test would not, and equals it when every g
 optimal for pure DP) and equals it when every guess is right; (d) Monte Carlo soundness on
 Gaussian canaries.
 """
+
 import math
 
 import mpmath
@@ -57,8 +58,9 @@ def mp_rejects(inverse, m, c_total, c, tau):
     return r[0] + h[0] > mpmath.mpf(c_total) / m
 
 
-@pytest.mark.parametrize("m, r, v", [(1000, 100, 90), (1000, 200, 150), (10_000, 300, 290), (100, 50, 50),
-                                     (1000, 400, 300)])
+@pytest.mark.parametrize(
+    "m, r, v", [(1000, 100, 90), (1000, 200, 150), (10_000, 300, 290), (100, 50, 50), (1000, 400, 300)]
+)
 def test_mu_lower_is_the_boundary_of_the_naive_mpmath_recursion(m, r, v):
     mu = one_run_fdp_mu(m, r, v, confidence=0.95)
     assert mu > 0
@@ -153,8 +155,7 @@ def gaussian_canaries(seed, m, mu):
 
 def test_sound_on_gaussian_canaries():
     # each canary shifts its own coordinate by μ: the release is μ-GDP with respect to each canary
-    mus = np.array([one_run_fdp_audit(*gaussian_canaries(s, 1000, 1.0), delta=1e-5, k_pos=100).mu
-                    for s in range(100)])
+    mus = np.array([one_run_fdp_audit(*gaussian_canaries(s, 1000, 1.0), delta=1e-5, k_pos=100).mu for s in range(100)])
     assert np.sum(mus > 1.0) <= 5  # at most the 5 % the confidence level allows (measured: 0)
     assert np.median(mus) > 0.4
 

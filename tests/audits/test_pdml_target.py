@@ -1,4 +1,5 @@
 """audits.targets.pdml: the label guarantee of PDML's randomized response, audited at its server."""
+
 import math
 
 import pytest

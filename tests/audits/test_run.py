@@ -1,4 +1,5 @@
 """audits.run: the CLI (list, help, errors), report.json contents, and an end-to-end --quick run."""
+
 import json
 
 import numpy as np
@@ -7,8 +8,7 @@ import pytest
 from audits.registry import TARGETS
 from audits.run import main, run_audit
 
-NAMES = ["dpadmm", "dpadmm-naive", "radmm", "mradmm", "ppadmm", "dvp", "pdml", "sharing-output",
-         "sharing-parameter"]
+NAMES = ["dpadmm", "dpadmm-naive", "radmm", "mradmm", "ppadmm", "dvp", "pdml", "sharing-output", "sharing-parameter"]
 
 
 def test_list_prints_every_name_then_its_description(capsys):
@@ -23,8 +23,11 @@ def test_list_prints_every_name_then_its_description(capsys):
 def test_a_known_but_unavailable_target_is_listed_with_its_reason_and_fails_clearly(monkeypatch, capsys):
     from audits import registry
 
-    monkeypatch.setitem(registry.TARGETS, "future", registry.AuditTarget(
-        "future", "a solver still to come", unavailable="not available yet: needs issue 99"))
+    monkeypatch.setitem(
+        registry.TARGETS,
+        "future",
+        registry.AuditTarget("future", "a solver still to come", unavailable="not available yet: needs issue 99"),
+    )
     assert main(["--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "not available yet: needs issue 99" in lines[lines.index("future") + 1]
@@ -77,8 +80,17 @@ def test_quick_end_to_end_writes_report_json_md_and_figures(tmp_path, capsys):
     terminal = capsys.readouterr().out
     assert "VERDICT: consistent" in terminal and "moments_classic (paper's claim)" in terminal
     report = json.loads((out / "report.json").read_text())
-    for key in ("solver", "trials", "delta", "confidence", "epsilon_lower", "epsilon_upper",
-                "claimed_epsilon", "verdict", "tightness"):
+    for key in (
+        "solver",
+        "trials",
+        "delta",
+        "confidence",
+        "epsilon_lower",
+        "epsilon_upper",
+        "claimed_epsilon",
+        "verdict",
+        "tightness",
+    ):
         assert key in report
     assert report["solver"] == "dpadmm" and report["trials"] == TARGETS["dpadmm"].quick_trials
     assert report["delta"] == 1e-5 and report["confidence"] == 0.95
@@ -94,8 +106,11 @@ def test_quick_end_to_end_writes_report_json_md_and_figures(tmp_path, capsys):
         assert report["tightness"][method] == pytest.approx(lower / min(upper.values()))
     metrics = report["attack"]["metrics"]
     assert 0.7 < metrics["auroc"] < 0.82 and report["attack"]["white_box"] is True
-    assert set(report["attacks"]) == {"white-box NP (summed Gaussian LLR)", "black-box loss threshold",
-                                      "black-box LiRA (shadow trials)"}
+    assert set(report["attacks"]) == {
+        "white-box NP (summed Gaussian LLR)",
+        "black-box loss threshold",
+        "black-box LiRA (shadow trials)",
+    }
     for entry in report["attacks"].values():
         assert set(entry["metrics"]) == {"auroc", "tpr_at_0.1%_fpr", "tpr_at_1%_fpr"}
     assert "nan" not in (out / "report.json").read_text().lower()

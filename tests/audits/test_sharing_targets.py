@@ -1,4 +1,5 @@
 """The seed 004 audits (audits.targets.sharing): parameter mode flagged, output mode consistent."""
+
 import json
 import math
 
@@ -77,7 +78,7 @@ def test_neighbours_differ_in_one_row_of_party_0_only():
     for mode in ("parameter", "output"):
         nb = canary_neighbours(mode)
         D, D_out = nb.problem_in.partition.D, nb.problem_out.partition.D
-        differ = np.argwhere(np.any(D != D_out, axis=-1))
+        differ = np.argwhere(np.any(D_out != D, axis=-1))
         assert differ.tolist() == [[0, SETTINGS[mode].n_samples - 1]]
         assert np.all(np.linalg.norm(D, axis=-1) <= 1 + 1e-12) and np.all(np.linalg.norm(D_out, axis=-1) <= 1 + 1e-12)
         np.testing.assert_array_equal(nb.problem_in.partition.y, nb.problem_out.partition.y)

@@ -69,13 +69,15 @@ def test_evaluation_counts_come_from_the_evaluation_part_only():
     t = bound.threshold
     assert bound.details["fp"] == int(np.sum(scores_out[ev_out] >= t))
     assert bound.details["fn"] == int(np.sum(scores_in[ev_in] < t))
-    reference = clopper_pearson_from_counts(bound.details["fp"], ev_out.size, bound.details["fn"], ev_in.size,
-                                            delta=1e-5)
+    reference = clopper_pearson_from_counts(
+        bound.details["fp"], ev_out.size, bound.details["fn"], ev_in.size, delta=1e-5
+    )
     assert bound.epsilon == reference.epsilon
 
 
-@pytest.mark.parametrize("audit, from_counts", [(clopper_pearson_audit, clopper_pearson_from_counts),
-                                                (gdp_audit, gdp_from_counts)])
+@pytest.mark.parametrize(
+    "audit, from_counts", [(clopper_pearson_audit, clopper_pearson_from_counts), (gdp_audit, gdp_from_counts)]
+)
 def test_bonferroni_is_the_max_over_the_grid_at_alpha_over_k(audit, from_counts):
     rng = np.random.default_rng(4)
     scores_in, scores_out = rng.normal(1.5, 1.0, 3000), rng.normal(0.0, 1.0, 3000)
@@ -85,8 +87,7 @@ def test_bonferroni_is_the_max_over_the_grid_at_alpha_over_k(audit, from_counts)
     assert bound.correction == f"bonferroni over {k} thresholds (pre-registered grid; each at α/{k})"
     assert bound.details["alpha_per_test"] == pytest.approx(0.1 / k)
     fp, fn = naive_counts(scores_in, scores_out, grid)
-    each = [from_counts(int(a), 3000, int(b), 3000, delta=1e-5, confidence=1 - 0.1 / k).epsilon
-            for a, b in zip(fp, fn)]
+    each = [from_counts(int(a), 3000, int(b), 3000, delta=1e-5, confidence=1 - 0.1 / k).epsilon for a, b in zip(fp, fn)]
     assert bound.epsilon == pytest.approx(max(each), rel=1e-12)
     assert bound.threshold == grid[int(np.argmax(each))]
 

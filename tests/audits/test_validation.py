@@ -53,8 +53,16 @@ AUDITS = [
     ],
 )
 def test_every_audit_names_the_bad_argument(audit, extra, override, match):
-    args = {"scores_in": np.array([1.0, 2.0, 3.0]), "scores_out": np.array([0.0, 1.0, 2.0]), "delta": 1e-5,
-            "confidence": 0.95} | extra | override
+    args = (
+        {
+            "scores_in": np.array([1.0, 2.0, 3.0]),
+            "scores_out": np.array([0.0, 1.0, 2.0]),
+            "delta": 1e-5,
+            "confidence": 0.95,
+        }
+        | extra
+        | override
+    )
     scores_in, scores_out = args.pop("scores_in"), args.pop("scores_out")
     with pytest.raises(ValueError, match=match):
         audit(scores_in, scores_out, **args)

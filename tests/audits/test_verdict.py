@@ -1,4 +1,5 @@
 """audits.verdict: verdicts and tightness against every upper bound; the custom-runner hook."""
+
 import math
 
 import numpy as np
@@ -18,16 +19,31 @@ def _bound(epsilon, method="clopper-pearson", **kw):
 
 def _report(lower, upper, claimed="paper"):
     scores = AttackScores("toy", np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.5, 1.0]))
-    return assemble_report(solver="toy", solver_object=object(), trials=3, delta=1e-5, confidence=0.95, seed=0,
-                           lower=lower, upper=upper, claimed=claimed, claim="a claim", attacks=[scores],
-                           epsilon_meaning="total ε", canary="none",
-                           sections=[{"title": "Extra", "markdown": "text", "data": {"x": 1}}])
+    return assemble_report(
+        solver="toy",
+        solver_object=object(),
+        trials=3,
+        delta=1e-5,
+        confidence=0.95,
+        seed=0,
+        lower=lower,
+        upper=upper,
+        claimed=claimed,
+        claim="a claim",
+        attacks=[scores],
+        epsilon_meaning="total ε",
+        canary="none",
+        sections=[{"title": "Extra", "markdown": "text", "data": {"x": 1}}],
+    )
 
 
 def test_verdict_flags_exactly_the_bounds_below_the_best_lower_bound():
     lower = {"clopper_pearson": _bound(1.0), "gdp": _bound(2.5, "gdp", mu=1.0, assumption=CONDITIONAL_ON_GDP)}
     assert verdicts(lower, {"paper": 2.0, "rdp": 3.0, "none": None}) == {
-        "paper": "VIOLATION", "rdp": "consistent", "none": "consistent"}
+        "paper": "VIOLATION",
+        "rdp": "consistent",
+        "none": "consistent",
+    }
     report = _report(lower, {"rdp": 3.0, "paper": 2.0, "pure": math.inf})
     assert report["verdict"] == "VIOLATION"
     assert report["claimed_epsilon"] == 2.0
@@ -59,12 +75,21 @@ def test_run_audit_dispatches_to_a_targets_own_runner(monkeypatch, tmp_path):
     target = registry.AuditTarget("toy-runner", "a toy", run=runner, trials=50, quick_trials=20)
     monkeypatch.setitem(registry.TARGETS, "toy-runner", target)
     report, _ = run_audit("toy-runner", quick=True, seed=3)
-    assert calls == {"epsilon": None, "delta": 1e-5, "confidence": 0.95, "trials": 20, "seed": 3,
-                     "quick": True, "progress": None}
+    assert calls == {
+        "epsilon": None,
+        "delta": 1e-5,
+        "confidence": 0.95,
+        "trials": 20,
+        "seed": 3,
+        "quick": True,
+        "progress": None,
+    }
     assert report["verdict"] == "consistent" and "runtime_seconds" in report
 
     from audits.report import format_table, write_report
 
     paths = write_report(report, tmp_path)
     assert "## Extra\n\ntext" in paths["md"].read_text()
-    assert "VERDICT: consistent; tightness (lower / smallest valid upper): clopper_pearson 0.100" in format_table(report)
+    assert "VERDICT: consistent; tightness (lower / smallest valid upper): clopper_pearson 0.100" in format_table(
+        report
+    )

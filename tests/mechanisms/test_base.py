@@ -61,9 +61,7 @@ def test_parameters_that_do_not_broadcast_are_refused(mechanism):
         mechanism.sample(make_rng(0), (3, 4))
 
 
-@pytest.mark.parametrize(
-    ("shape", "error"), [((2.0, 3), TypeError), ("3", TypeError), ((-1, 3), ValueError)]
-)
+@pytest.mark.parametrize(("shape", "error"), [((2.0, 3), TypeError), ("3", TypeError), ((-1, 3), ValueError)])
 def test_bad_shape_is_refused(mechanism, shape, error):
     with pytest.raises(error, match="shape"):
         mechanism.sample(make_rng(0), shape)
@@ -79,9 +77,7 @@ def test_rng_must_be_a_generator(mechanism):
 def test_events_follow_the_parameter_array_in_c_order():
     epsilons = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
     events = LaplaceMechanism(1.0, epsilons).events()
-    assert [event.noise_multiplier for event in events] == pytest.approx(
-        list(1 / epsilons.ravel()), rel=1e-15
-    )
+    assert [event.noise_multiplier for event in events] == pytest.approx(list(1 / epsilons.ravel()), rel=1e-15)
 
 
 def test_a_single_event_needs_a_single_privacy_parameter():

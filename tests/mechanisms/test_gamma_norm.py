@@ -77,9 +77,7 @@ def test_density_is_normalised_and_radially_gamma(dim):
     points = radii[:, np.newaxis] * unit_vector(dim, seed=dim)
     log_sphere_area = math.log(2) + (dim / 2) * math.log(math.pi) - special.gammaln(dim / 2)
     radial = mechanism.density_log(points) + log_sphere_area + (dim - 1) * np.log(radii)
-    np.testing.assert_allclose(
-        radial, stats.gamma(dim, scale=1 / alpha).logpdf(radii), rtol=1e-12, atol=1e-12
-    )
+    np.testing.assert_allclose(radial, stats.gamma(dim, scale=1 / alpha).logpdf(radii), rtol=1e-12, atol=1e-12)
 
 
 def test_density_in_low_dimensions_has_the_closed_forms():
@@ -89,9 +87,7 @@ def test_density_in_low_dimensions_has_the_closed_forms():
         stats.laplace(scale=0.5).logpdf(points[:, 0]),
         atol=1e-14,
     )
-    assert GammaNormMechanism(3.0, 2).density_log([0.6, 0.8]) == pytest.approx(
-        math.log(9 / (2 * math.pi)) - 3.0
-    )
+    assert GammaNormMechanism(3.0, 2).density_log([0.6, 0.8]) == pytest.approx(math.log(9 / (2 * math.pi)) - 3.0)
     per_agent = GammaNormMechanism(np.array([1.0, 2.0]), 2).density_log(np.zeros((2, 2)))
     np.testing.assert_allclose(per_agent, np.log([1 / (2 * math.pi), 4 / (2 * math.pi)]))
 

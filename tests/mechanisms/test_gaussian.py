@@ -36,9 +36,7 @@ def mp_delta(epsilon, sigma, sensitivity):
 def mp_sigma(epsilon, delta, sensitivity):
     """The σ solving eq. (6), by bisection on log σ (δ(ε) decreases in σ)."""
     with mpmath.workdps(40):
-        low, high = mpmath.log(mpmath.mpf(1e-4) * sensitivity), mpmath.log(
-            mpmath.mpf(1e5) * sensitivity
-        )
+        low, high = mpmath.log(mpmath.mpf(1e-4) * sensitivity), mpmath.log(mpmath.mpf(1e5) * sensitivity)
         for _ in range(90):
             middle = (low + high) / 2
             if mp_delta(epsilon, mpmath.exp(middle), sensitivity) > delta:
@@ -84,9 +82,7 @@ def test_classic_calibration_is_the_dp_admm_formula():
     z = math.sqrt(2 * math.log(1.25 / 1e-3)) / 0.05
     assert round(z, 2) == 75.53
     assert classic_gaussian_sigma(1.0, 0.05, 1e-3) == z
-    np.testing.assert_array_equal(
-        classic_gaussian_sigma(np.array([1.0, 2.0]), 0.05, 1e-3), [z, 2 * z]
-    )
+    np.testing.assert_array_equal(classic_gaussian_sigma(np.array([1.0, 2.0]), 0.05, 1e-3), [z, 2 * z])
 
 
 def test_classic_calibration_refuses_epsilon_above_one():
@@ -112,21 +108,13 @@ def test_analytic_calibration_matches_an_independent_mpmath_solution(epsilon, de
 
 @given(epsilons_up_to_one, deltas)
 def test_analytic_sigma_is_never_larger_than_classic(epsilon, delta):
-    assert analytic_gaussian_sigma(1.0, epsilon, delta) <= classic_gaussian_sigma(
-        1.0, epsilon, delta
-    )
+    assert analytic_gaussian_sigma(1.0, epsilon, delta) <= classic_gaussian_sigma(1.0, epsilon, delta)
 
 
 @given(sensitivities, epsilons, deltas)
-def test_analytic_calibration_gives_back_epsilon_through_the_exact_accountant(
-    sensitivity, epsilon, delta
-):
-    mechanism = GaussianMechanism.from_epsilon_delta(
-        sensitivity, epsilon, delta, calibration="analytic"
-    )
-    assert mechanism.sigma == pytest.approx(
-        analytic_gaussian_sigma(sensitivity, epsilon, delta), rel=1e-15
-    )
+def test_analytic_calibration_gives_back_epsilon_through_the_exact_accountant(sensitivity, epsilon, delta):
+    mechanism = GaussianMechanism.from_epsilon_delta(sensitivity, epsilon, delta, calibration="analytic")
+    assert mechanism.sigma == pytest.approx(analytic_gaussian_sigma(sensitivity, epsilon, delta), rel=1e-15)
     assert exact_epsilon(mechanism, delta) == pytest.approx(epsilon, rel=1e-6)
 
 
@@ -138,24 +126,16 @@ def test_classic_calibration_never_overshoots_epsilon(sensitivity, epsilon, delt
 
 @given(epsilons, gaps, deltas)
 def test_sigma_decreases_in_epsilon(epsilon, gap, delta):
-    assert analytic_gaussian_sigma(1.0, epsilon * (1 + gap), delta) < analytic_gaussian_sigma(
-        1.0, epsilon, delta
-    )
+    assert analytic_gaussian_sigma(1.0, epsilon * (1 + gap), delta) < analytic_gaussian_sigma(1.0, epsilon, delta)
     if epsilon * (1 + gap) <= 1:
-        assert classic_gaussian_sigma(1.0, epsilon * (1 + gap), delta) < classic_gaussian_sigma(
-            1.0, epsilon, delta
-        )
+        assert classic_gaussian_sigma(1.0, epsilon * (1 + gap), delta) < classic_gaussian_sigma(1.0, epsilon, delta)
 
 
 @given(epsilons_up_to_one, deltas, gaps)
 def test_sigma_decreases_in_delta(epsilon, delta, gap):
     larger = delta * (1 + gap)
-    assert analytic_gaussian_sigma(1.0, epsilon, larger) < analytic_gaussian_sigma(
-        1.0, epsilon, delta
-    )
-    assert classic_gaussian_sigma(1.0, epsilon, larger) < classic_gaussian_sigma(
-        1.0, epsilon, delta
-    )
+    assert analytic_gaussian_sigma(1.0, epsilon, larger) < analytic_gaussian_sigma(1.0, epsilon, delta)
+    assert classic_gaussian_sigma(1.0, epsilon, larger) < classic_gaussian_sigma(1.0, epsilon, delta)
 
 
 @given(sensitivities, epsilons_up_to_one, deltas)
@@ -173,9 +153,7 @@ def test_event_is_the_noise_multiplier():
     mechanism = GaussianMechanism(2.0, 5.0)
     assert mechanism.noise_multiplier == 2.5
     assert mechanism.event() == dp_event.GaussianDpEvent(noise_multiplier=2.5)
-    assert GaussianMechanism.from_noise_multiplier(4.0, 10.0).event() == dp_event.GaussianDpEvent(
-        10.0
-    )
+    assert GaussianMechanism.from_noise_multiplier(4.0, 10.0).event() == dp_event.GaussianDpEvent(10.0)
 
 
 def test_hundred_releases_at_noise_multiplier_ten_give_the_golden_epsilon():
@@ -191,9 +169,7 @@ def test_dp_admm_time_varying_releases_compose_to_the_exact_epsilon():
     exact, pld, moments = ExactGaussianAccountant(), PLDAccountant(), MomentsAccountant()
     per_agent_sensitivity = np.array([5.4e-3, 2.7e-3, 1.1e-2])
     for k in range(100):
-        mechanism = GaussianMechanism.from_epsilon_delta(
-            per_agent_sensitivity / math.sqrt(k + 1), 0.05, 1e-3
-        )
+        mechanism = GaussianMechanism.from_epsilon_delta(per_agent_sensitivity / math.sqrt(k + 1), 0.05, 1e-3)
         assert round(mechanism.event().noise_multiplier, 2) == 75.53
         for agent, event in enumerate(mechanism.events()):
             for accountant in (exact, pld, moments):

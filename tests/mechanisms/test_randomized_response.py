@@ -16,9 +16,7 @@ P_THRESHOLD = 1e-3
 
 def test_flip_probability_is_one_over_one_plus_e_to_the_epsilon():
     for epsilon in (0.01, 0.4, 1.0, 5.0):
-        assert RandomizedResponse(epsilon).flip_probability == pytest.approx(
-            1 / (1 + math.exp(epsilon)), rel=1e-14
-        )
+        assert RandomizedResponse(epsilon).flip_probability == pytest.approx(1 / (1 + math.exp(epsilon)), rel=1e-14)
     assert RandomizedResponse(800.0).flip_probability == pytest.approx(math.exp(-800.0), rel=1e-12)
     assert RandomizedResponse(0.4).log_likelihood_ratio_bound == 0.4
 
@@ -31,13 +29,8 @@ def test_flip_rate_matches_and_does_not_depend_on_the_label():
     p = 1 / (1 + math.exp(epsilon))
     assert stats.binomtest(int(flipped.sum()), n, p).pvalue > P_THRESHOLD
     assert stats.binomtest(int(flipped.sum()), n, p / 2).pvalue < P_THRESHOLD
-    assert (
-        stats.binomtest(int(flipped.sum()), n, 1 / (1 + math.exp(epsilon / 2))).pvalue < P_THRESHOLD
-    )
-    table = [
-        [int(np.sum(flipped & (labels == y))), int(np.sum(~flipped & (labels == y)))]
-        for y in (1, -1)
-    ]
+    assert stats.binomtest(int(flipped.sum()), n, 1 / (1 + math.exp(epsilon / 2))).pvalue < P_THRESHOLD
+    table = [[int(np.sum(flipped & (labels == y))), int(np.sum(~flipped & (labels == y)))] for y in (1, -1)]
     assert stats.chi2_contingency(table).pvalue > P_THRESHOLD
 
 
@@ -77,9 +70,7 @@ def test_sample_is_multiplicative_sign_noise():
 def test_event_is_dp_accountings_randomized_response_with_the_same_flip_rate():
     epsilon = 0.7
     event = RandomizedResponse(epsilon).event()
-    assert event == dp_event.RandomizedResponseDpEvent(
-        noise_parameter=2 / (1 + math.exp(epsilon)), num_buckets=2
-    )
+    assert event == dp_event.RandomizedResponseDpEvent(noise_parameter=2 / (1 + math.exp(epsilon)), num_buckets=2)
     keep, flip = 1 - event.noise_parameter / 2, event.noise_parameter / 2
     assert flip == pytest.approx(RandomizedResponse(epsilon).flip_probability, rel=1e-15)
     assert math.log(keep / flip) == pytest.approx(epsilon, rel=1e-12)
@@ -89,14 +80,10 @@ def test_event_is_dp_accountings_randomized_response_with_the_same_flip_rate():
 def test_events_registered_with_the_accountants_give_epsilon():
     event = RandomizedResponse(0.7).event()
     assert PureEpsilonAccountant().register(event).get_epsilon(0.0) == pytest.approx(0.7, rel=1e-12)
-    assert PureEpsilonAccountant().register(event, count=3).get_epsilon(0.0) == pytest.approx(
-        2.1, rel=1e-12
-    )
+    assert PureEpsilonAccountant().register(event, count=3).get_epsilon(0.0) == pytest.approx(2.1, rel=1e-12)
     assert PLDAccountant().register(event).get_epsilon(1e-9) == pytest.approx(0.7, abs=1e-3)
     per_group = RandomizedResponse([0.1, 0.7]).events()
-    assert [epsilon_delta_of(event)[0] for event in per_group] == pytest.approx(
-        [0.1, 0.7], rel=1e-12
-    )
+    assert [epsilon_delta_of(event)[0] for event in per_group] == pytest.approx([0.1, 0.7], rel=1e-12)
 
 
 @pytest.mark.parametrize(

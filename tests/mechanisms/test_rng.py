@@ -15,13 +15,9 @@ from mechanisms import (
 )
 
 
-@pytest.mark.parametrize(
-    "seed", [lambda: 0, lambda: 12345, lambda: np.int64(7), lambda: np.random.SeedSequence(99)]
-)
+@pytest.mark.parametrize("seed", [lambda: 0, lambda: 12345, lambda: np.int64(7), lambda: np.random.SeedSequence(99)])
 def test_same_seed_gives_identical_draws(seed):
-    np.testing.assert_array_equal(
-        make_rng(seed()).standard_normal(5), make_rng(seed()).standard_normal(5)
-    )
+    np.testing.assert_array_equal(make_rng(seed()).standard_normal(5), make_rng(seed()).standard_normal(5))
 
 
 def test_different_seeds_give_different_draws():

@@ -1,4 +1,5 @@
 """Tests for solvers.accounting: accountants by name, the ledger of a run, privacy per accountant."""
+
 import math
 
 import pytest

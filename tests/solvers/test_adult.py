@@ -1,4 +1,5 @@
 """Tests for solvers.datasets.adult: the bundled Adult file and its two encodings."""
+
 import hashlib
 import time
 
@@ -21,8 +22,14 @@ from solvers.datasets.preprocessing import minmax_scale_columns, normalize_rows,
 N_RECORDS = 45_222
 N_POSITIVE = 11_208
 CATEGORY_COUNTS = {
-    "workclass": 7, "education": 16, "marital-status": 7, "occupation": 14,
-    "relationship": 6, "race": 5, "sex": 2, "native-country": 41,
+    "workclass": 7,
+    "education": 16,
+    "marital-status": 7,
+    "occupation": 14,
+    "relationship": 6,
+    "race": 5,
+    "sex": 2,
+    "native-country": 41,
 }
 
 
@@ -71,9 +78,16 @@ def test_onehot_values_in_unit_interval_before_row_scaling():
     start = 0
     for attribute in CATEGORICAL_ATTRIBUTES:
         width = CATEGORY_COUNTS[attribute]
-        assert np.all(indicators[:, start:start + width].sum(axis=1) == 1), attribute
+        assert np.all(indicators[:, start : start + width].sum(axis=1) == 1), attribute
         start += width
-    assert data.feature_names[:6] == ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week")
+    assert data.feature_names[:6] == (
+        "age",
+        "fnlwgt",
+        "education-num",
+        "capital-gain",
+        "capital-loss",
+        "hours-per-week",
+    )
 
 
 def test_bias_column_is_constant_before_row_scaling():

@@ -1,4 +1,5 @@
 """Tests for solvers.base: trial seeds and chunking of the trials axis."""
+
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
 """Tests for solvers.centralized: the reference optimum against scikit-learn."""
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
@@ -18,7 +19,11 @@ def data():
 
 
 def sklearn_fit(X, y, regularizer, C, sample_weight=None):
-    kwargs = {"l1_ratio": 0.0, "solver": "lbfgs"} if isinstance(regularizer, L2Regularizer) else {"l1_ratio": 1.0, "solver": "saga"}
+    kwargs = (
+        {"l1_ratio": 0.0, "solver": "lbfgs"}
+        if isinstance(regularizer, L2Regularizer)
+        else {"l1_ratio": 1.0, "solver": "saga"}
+    )
     model = LogisticRegression(C=C, fit_intercept=False, tol=1e-12, max_iter=100_000, **kwargs)
     return model.fit(X, y, sample_weight=sample_weight).coef_[0]
 

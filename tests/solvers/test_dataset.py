@@ -1,4 +1,5 @@
 """Tests for solvers.datasets.dataset: the Dataset value and seeded splits."""
+
 import dataclasses
 
 import numpy as np

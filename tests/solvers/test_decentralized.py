@@ -1,4 +1,5 @@
 """Decentralized ADMM solvers (seeds 001, 003): convergence, recycling, transcripts, privacy events."""
+
 import numpy as np
 import pytest
 from dp_accounting import dp_event
@@ -53,7 +54,9 @@ def test_problem_is_seed_scale(problem):
     assert rho == pytest.approx(1.0) and problem.lam == pytest.approx(rho / C)
     g = problem.local_gradient_seed(f)
     h = 1e-6
-    numeric = (problem.local_objective_seed(f + h * np.eye(4)[0]) - problem.local_objective_seed(f - h * np.eye(4)[0])) / (2 * h)
+    numeric = (
+        problem.local_objective_seed(f + h * np.eye(4)[0]) - problem.local_objective_seed(f - h * np.eye(4)[0])
+    ) / (2 * h)
     assert np.allclose(g[:, 0], numeric, atol=1e-6)
 
 
@@ -95,10 +98,11 @@ def test_radmm_converges_on_bipartite_ring():
     [
         (RADMM(eta=1.0, gamma=0.5, alpha=5.0, n_iterations=12), None),
         (MRADMM(eta=1.0, eta_growth=1.04, gamma=0.3, alpha=[5, 4, 3, 3, 2, 2], n_iterations=12), None),
-        (MRADMM(eta=np.outer(1.05 ** np.arange(6), [1, 1.2, 0.9, 1.1, 1.0]), gamma=0.0, alpha=5.0,
-                n_iterations=12), None),
-        (MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=5.0, dual_step="common", theta=0.7,
-                n_iterations=12), 0.7),
+        (
+            MRADMM(eta=np.outer(1.05 ** np.arange(6), [1, 1.2, 0.9, 1.1, 1.0]), gamma=0.0, alpha=5.0, n_iterations=12),
+            None,
+        ),
+        (MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=5.0, dual_step="common", theta=0.7, n_iterations=12), 0.7),
         (RADMM(eta=0.5, gamma=0.5, n_iterations=12), None),
     ],
 )
@@ -172,8 +176,10 @@ def test_noise_recovered_from_kkt_of_exact_steps(problem, solver):
 
 
 def test_dual_sum_is_conserved_with_common_step(problem):
-    for solver in (RADMM(eta=1.0, gamma=0.5, alpha=4.0, n_iterations=6),
-                   PenaltyPerturbation(theta=0.5, q1=1.1, alpha=4.0, n_iterations=6)):
+    for solver in (
+        RADMM(eta=1.0, gamma=0.5, alpha=4.0, n_iterations=6),
+        PenaltyPerturbation(theta=0.5, q1=1.1, alpha=4.0, n_iterations=6),
+    ):
         lam = solver.run(problem, seed=1, record_white_box=True).transcript["lam"]
         assert np.abs(lam.sum(axis=1)).max() <= 1e-10
 
@@ -193,8 +199,15 @@ def test_events_one_per_node_and_costly_iteration(problem):
     costly = [e for e in entries if isinstance(e.event, PureDpEvent)]
     assert sorted({e.iteration for e in costly}) == [1, 3, 5]
     assert all(isinstance(e.event, dp_event.NoOpDpEvent) for e in entries if e.iteration in (0, 2, 4, 6))
-    expected = radmm_epsilons(C=problem.C, B=problem.sizes, V=problem.graph.degrees, eta=np.ones((3, 1)),
-                              alpha=2.0, rho=problem.rho, n_agents=5)
+    expected = radmm_epsilons(
+        C=problem.C,
+        B=problem.sizes,
+        V=problem.graph.degrees,
+        eta=np.ones((3, 1)),
+        alpha=2.0,
+        rho=problem.rho,
+        n_agents=5,
+    )
     node1 = [e.event.epsilon for e in costly if e.participant == 1]
     assert np.allclose(node1, expected[:, 1])
     assert result.privacy["pure"] == pytest.approx(expected.sum(axis=0).max())
@@ -240,8 +253,11 @@ def test_golden_privacy_totals(golden_problem, alpha, radmm, mradmm, op):
 def test_pp_golden_anchor_via_solver(golden_problem):
     """Spec 003 §3 closed form at B_i = 8000, V_min = 2: P(T) for PP(1.1, 1.05), alpha(1) = 3, T = 60."""
     plan = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=3.0, q2=1.05, n_iterations=60)._plan(golden_problem)
-    expected = 1750 / (2 * 8000 * 0.5) * (0.35 * (1 - 1.1 ** -60) / (1 - 1 / 1.1)
-                                          + 3 * (1 - (1.05 / 1.1) ** 60) / (1 - 1.05 / 1.1))
+    expected = (
+        1750
+        / (2 * 8000 * 0.5)
+        * (0.35 * (1 - 1.1**-60) / (1 - 1 / 1.1) + 3 * (1 - (1.05 / 1.1) ** 60) / (1 - 1.05 / 1.1))
+    )
     assert plan.info["beta"] == pytest.approx(expected, rel=1e-12)
 
 
@@ -276,8 +292,7 @@ def test_private_run_refuses_unnormalised_features():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(100, 3)) * 3
     y = np.where(rng.random(100) < 0.5, 1.0, -1.0)
-    problem = DecentralizedProblem.create(partition_horizontal(X, y, 5, seed=0), GraphTopology.ring(5),
-                                          C=10.0, rho=1.0)
+    problem = DecentralizedProblem.create(partition_horizontal(X, y, 5, seed=0), GraphTopology.ring(5), C=10.0, rho=1.0)
     with pytest.raises(ValueError, match="norm"):
         RADMM(alpha=1.0, n_iterations=2).run(problem, seed=0)
 

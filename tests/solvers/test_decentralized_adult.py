@@ -1,4 +1,5 @@
 """The Adult experiment script of seeds 001/003, on a tiny configuration."""
+
 import json
 
 import pytest
@@ -16,15 +17,31 @@ def test_help(capsys):
 
 
 def test_tiny_parts_write_table_json_and_figures(tmp_path):
-    kwargs = dict(seeds=2, n_iterations=2, n_train=1000, n_test=500, C=150.0, alphas_001=(2.0,),
-                  alphas_003=(3.0,), log=lambda _: None)
+    kwargs = dict(
+        seeds=2,
+        n_iterations=2,
+        n_train=1000,
+        n_test=500,
+        C=150.0,
+        alphas_001=(2.0,),
+        alphas_003=(3.0,),
+        log=lambda _: None,
+    )
     with threadpool_limits(limits=1, user_api="blas"):  # batched 105×105 solves thrash with threads
         experiment.run_experiment(tmp_path, part="001", **kwargs)
         experiment.run_experiment(tmp_path, part="003", **kwargs)
     summary = experiment.main(["--out", str(tmp_path), "--merge"])
     methods = [r["method"] for r in summary["rows"]]
-    assert methods == ["ADMM (non-private)", "R-ADMM", "MR-ADMM", "ADMM-OP (matched β)",
-                       "DVP q2=1", "DVP q2=1.03", "PP (1.05, 1.03)", "PP (1.1, 1.05)"]
+    assert methods == [
+        "ADMM (non-private)",
+        "R-ADMM",
+        "MR-ADMM",
+        "ADMM-OP (matched β)",
+        "DVP q2=1",
+        "DVP q2=1.03",
+        "PP (1.05, 1.03)",
+        "PP (1.1, 1.05)",
+    ]
     by = {r["method"]: r for r in summary["rows"]}
     # ADMM-OP's per-iteration alpha is calibrated to R-ADMM's total bound.
     assert by["ADMM-OP (matched β)"]["beta"] == pytest.approx(by["R-ADMM"]["beta"], rel=1e-9)

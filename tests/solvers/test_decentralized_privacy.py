@@ -1,4 +1,5 @@
 """Theorem V.1 (seed 001) and Theorem 4.1 (seed 003) bounds: golden values, conditions, properties."""
+
 import numpy as np
 import pytest
 
@@ -20,42 +21,62 @@ def test_radmm_unit_vector():
     assert total_epsilon(radmm_epsilons(**kw, bound="tight")) == pytest.approx(0.633426, abs=1e-6)
 
 
-@pytest.mark.parametrize("V, rows", [
-    (1, [(0.5, 7.3416, 6.6474), (1, 12.8104, 12.1161), (2, 23.7479, 23.0536)]),
-    (2, [(0.5, 6.4154, 6.0624), (1, 11.8841, 11.5311), (2, 22.8216, 22.4686)]),
-    (4, [(0.5, 5.9446, 5.7667), (1, 11.4134, 11.2354), (2, 22.3509, 22.1729)]),
-])
+@pytest.mark.parametrize(
+    "V, rows",
+    [
+        (1, [(0.5, 7.3416, 6.6474), (1, 12.8104, 12.1161), (2, 23.7479, 23.0536)]),
+        (2, [(0.5, 6.4154, 6.0624), (1, 11.8841, 11.5311), (2, 22.8216, 22.4686)]),
+        (4, [(0.5, 5.9446, 5.7667), (1, 11.4134, 11.2354), (2, 22.3509, 22.1729)]),
+    ],
+)
 def test_radmm_and_mradmm_table(V, rows):
     degrees = np.array([V, V + 1, V + 2, V + 1, V + 3], dtype=float)
     k = np.arange(1, 26)[:, None]
     for alpha, radmm, mradmm in rows:
         kw = dict(C=1750, B=np.full(5, 8000.0), V=degrees, alpha=alpha, rho=0.22, n_agents=5)
         assert total_epsilon(radmm_epsilons(eta=np.ones((25, 1)), **kw)) == pytest.approx(radmm, abs=1e-4)
-        assert total_epsilon(radmm_epsilons(eta=1.04 ** k, **kw)) == pytest.approx(mradmm, abs=1e-4)
+        assert total_epsilon(radmm_epsilons(eta=1.04**k, **kw)) == pytest.approx(mradmm, abs=1e-4)
         # ADMM-OP: every one of the 50 iterations costs the same as an R-ADMM odd one.
         assert total_epsilon(radmm_epsilons(eta=np.ones((50, 1)), **kw)) == pytest.approx(2 * radmm, abs=2e-4)
 
 
-@pytest.mark.parametrize("q1, q2, expected", [
-    (1.0, 1.0, 38.893189), (1.0, 1.03, 98.71523), (1.05, 1.03, 22.209642), (1.1, 1.05, 12.729958),
-])
+@pytest.mark.parametrize(
+    "q1, q2, expected",
+    [
+        (1.0, 1.0, 38.893189),
+        (1.0, 1.03, 98.71523),
+        (1.05, 1.03, 22.209642),
+        (1.1, 1.05, 12.729958),
+    ],
+)
 def test_pp_anchor_values(q1, q2, expected):
     t = np.arange(60)[:, None]
-    eps = pp_epsilons(C=1750, B=np.full(5, 9044.0), V=V5, eta=0.5 * q1 ** t, alpha=3 * q2 ** t,
-                      theta=0.5, rho=0.22, n_agents=5)
+    eps = pp_epsilons(
+        C=1750, B=np.full(5, 9044.0), V=V5, eta=0.5 * q1**t, alpha=3 * q2**t, theta=0.5, rho=0.22, n_agents=5
+    )
     assert total_epsilon(eps) == pytest.approx(expected, abs=1e-5)
     assert pp_total_geometric(C=1750, B=9044, V=2, eta1=0.5, q1=q1, alpha1=3, q2=q2, T=60) == pytest.approx(
-        expected, abs=1e-5)
+        expected, abs=1e-5
+    )
 
 
 def test_pp_unit_and_limit_and_tight():
     eps = pp_epsilons(C=10, B=[100] * 3, V=[2] * 3, eta=np.ones((3, 1)), alpha=1.0, theta=1.0, rho=1.0, n_agents=3)
     assert total_epsilon(eps) == pytest.approx(0.2025, abs=1e-12)
     assert pp_total_geometric(C=1750, B=9044, V=2, eta1=0.5, q1=1.1, alpha1=3, q2=1.05, T=np.inf) == pytest.approx(
-        13.515867, abs=1e-6)
+        13.515867, abs=1e-6
+    )
     assert pp_total_geometric(C=1750, B=9044, V=2, eta1=0.5, q1=1.0, alpha1=3, q2=1.0, T=np.inf) == np.inf
-    kw = dict(C=1750, B=np.full(5, 9044.0), V=np.full(5, 2.0), eta=np.full((1, 1), 0.5), alpha=3.0, theta=0.5,
-              rho=0.22, n_agents=5)
+    kw = dict(
+        C=1750,
+        B=np.full(5, 9044.0),
+        V=np.full(5, 2.0),
+        eta=np.full((1, 1), 0.5),
+        alpha=3.0,
+        theta=0.5,
+        rho=0.22,
+        n_agents=5,
+    )
     assert pp_epsilons(**kw)[0, 0] == pytest.approx(0.64822, abs=1e-5)
     assert pp_epsilons(**kw, bound="tight")[0, 0] == pytest.approx(0.62840, abs=1e-5)
 

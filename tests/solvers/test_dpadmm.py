@@ -1,4 +1,5 @@
 """Tests for solvers.dpadmm: Algorithms 1–3 of seed 000 (spec 000 §7)."""
+
 import importlib.util
 import math
 from pathlib import Path
@@ -25,8 +26,14 @@ def small_problem(n_agents=6, m=25, d=4, lam=0.5, regularizer=L2Regularizer(), l
     data = twonorm(n_agents * m + 130, seed, dim=d)
     X, y, n = data.X / max_row_norm(data.X), data.y, n_agents * m
     problem = HorizontalProblem(
-        partition_horizontal(X[:n], y[:n], n_agents, seed=seed), loss=loss, regularizer=regularizer, lam=lam,
-        X_test=X[n + 30:], y_test=y[n + 30:], X_public=X[n:n + 30], y_public=y[n:n + 30],
+        partition_horizontal(X[:n], y[:n], n_agents, seed=seed),
+        loss=loss,
+        regularizer=regularizer,
+        lam=lam,
+        X_test=X[n + 30 :],
+        y_test=y[n + 30 :],
+        X_public=X[n : n + 30],
+        y_public=y[n : n + 30],
     )
     return problem.with_optimum(centralized_optimum(problem))
 
@@ -59,9 +66,15 @@ def test_closed_form_3a_minimises_the_approximate_lagrangian_2(problem, regulari
         g = problem.local_loss_gradient(w_tilde) + (problem.lam / N) * regularizer.gradient(w_tilde)
         closed = linearized_update(w, gamma, w_tilde, g, 1 / eta, rho)
         for i in range(N):
+
             def lagrangian(v, i=i):  # eq. (2) for agent i, constant f_i(w̃_i^k) dropped
-                return (g[0, i] @ (v - w_tilde[0, i]) - gamma[0, i] @ (v - w[0]) + 0.5 * rho * np.sum((v - w[0]) ** 2)
-                        + np.sum((v - w_tilde[0, i]) ** 2) / (2 * eta[i]))
+                return (
+                    g[0, i] @ (v - w_tilde[0, i])
+                    - gamma[0, i] @ (v - w[0])
+                    + 0.5 * rho * np.sum((v - w[0]) ** 2)
+                    + np.sum((v - w_tilde[0, i]) ** 2) / (2 * eta[i])
+                )
+
             numeric = minimize(lagrangian, np.zeros(d), method="BFGS", options={"gtol": 1e-12}).x
             np.testing.assert_allclose(closed[0, i], numeric, atol=1e-7)
 
@@ -140,8 +153,9 @@ def test_dual_sum_invariant_and_trainer_average(problem, solver, sent):
     scale = 1 + np.abs(gamma).sum(axis=(1, 2))
     assert np.all(np.linalg.norm(gamma.sum(axis=1), axis=-1) <= 1e-10 * scale)
     # Hence w^{k+1} = mean_i ŵ_i^{k+1}.
-    np.testing.assert_allclose(result.transcript["w"], result.transcript[sent].mean(axis=1),
-                               rtol=0, atol=1e-10 * scale.max())
+    np.testing.assert_allclose(
+        result.transcript["w"], result.transcript[sent].mean(axis=1), rtol=0, atol=1e-10 * scale.max()
+    )
 
 
 def test_algorithm2_without_noise_is_algorithm1_iterate_for_iterate(problem):
@@ -201,13 +215,20 @@ def test_vectorised_solver_equals_the_per_agent_loop(problem, bench):
 def test_ledger_holds_n_times_t_gaussian_releases_with_the_closed_form_totals():
     problem = small_problem(n_agents=3, m=10)
     solver = DPADMM(epsilon=0.05, delta=1e-3, n_iterations=100)
-    result = solver.run(problem, seed=0, record_transcript=False, record_history=False,
-                        accountants=[MomentsAccountant.classic(), ExactGaussianAccountant(), "pld", "rdp"])
+    result = solver.run(
+        problem,
+        seed=0,
+        record_transcript=False,
+        record_history=False,
+        accountants=[MomentsAccountant.classic(), ExactGaussianAccountant(), "pld", "rdp"],
+    )
     z = math.sqrt(2 * math.log(1.25 / 1e-3)) / 0.05
     assert len(result.ledger) == 300 and result.ledger.participants == [0, 1, 2]
     assert [(e.iteration, e.participant) for e in result.ledger] == [(k, i) for k in range(100) for i in range(3)]
-    assert all(e.event == dp_event.GaussianDpEvent(z) or
-               math.isclose(e.event.noise_multiplier, z, rel_tol=1e-15) for e in result.ledger)
+    assert all(
+        e.event == dp_event.GaussianDpEvent(z) or math.isclose(e.event.noise_multiplier, z, rel_tol=1e-15)
+        for e in result.ledger
+    )
     assert result.privacy["moments_classic"] == pytest.approx(0.500881, abs=5e-7)
     assert result.privacy["exact_gaussian"] == pytest.approx(gaussian_epsilon(math.sqrt(100) / z, 1e-3), rel=1e-12)
     assert result.privacy["pld"] == pytest.approx(result.privacy["exact_gaussian"], abs=1e-3)
@@ -225,7 +246,11 @@ def test_naive_and_dpadmm_have_the_same_budget_and_delta_target_is_used():
 
 
 def test_noiseless_and_non_private_runs_report_infinite_epsilon(problem):
-    for solver in (ADMM(n_iterations=2), DPADMM(n_iterations=2, epsilon=INF), NaiveNoisyADMM(n_iterations=2, epsilon=INF)):
+    for solver in (
+        ADMM(n_iterations=2),
+        DPADMM(n_iterations=2, epsilon=INF),
+        NaiveNoisyADMM(n_iterations=2, epsilon=INF),
+    ):
         result = solver.run(problem, seed=0, accountants=["exact_gaussian", "moments_classic"])
         assert all(isinstance(e.event, dp_event.NonPrivateDpEvent) for e in result.ledger)
         assert result.privacy == {"exact_gaussian": INF, "moments_classic": INF}
@@ -257,8 +282,9 @@ def test_batched_naive_trials_equal_single_runs(problem):
     solver = NaiveNoisyADMM(epsilon=0.5, n_iterations=5, sensitivity="tight")
     batched = solver.run(problem, seeds=[10, 11], **NO_ACCOUNTANTS)
     for r, seed in enumerate([10, 11]):
-        np.testing.assert_allclose(batched.model[r], solver.run(problem, seed=seed, **NO_ACCOUNTANTS).model,
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            batched.model[r], solver.run(problem, seed=seed, **NO_ACCOUNTANTS).model, rtol=0, atol=1e-12
+        )
 
 
 def test_same_seed_is_bit_identical_and_seeds_differ(problem):
@@ -382,8 +408,10 @@ def test_adult_dpadmm_close_to_algorithm1_and_naive_far_worse():
         admm.append(ADMM(n_iterations=20).run(problem, **kwargs).history)
         dp.append(DPADMM(n_iterations=20).run(problem, **kwargs).history)
         naive.append(NaiveNoisyADMM(n_iterations=20).run(problem, **kwargs).history)
-    final = {name: {key: np.mean([h[key][-1] for h in runs]) for key in ("test_accuracy", "relative_gap")}
-             for name, runs in (("admm", admm), ("dp", dp), ("naive", naive))}
+    final = {
+        name: {key: np.mean([h[key][-1] for h in runs]) for key in ("test_accuracy", "relative_gap")}
+        for name, runs in (("admm", admm), ("dp", dp), ("naive", naive))
+    }
     assert abs(final["dp"]["test_accuracy"] - final["admm"]["test_accuracy"]) <= 0.02
     assert final["dp"]["relative_gap"] <= final["admm"]["relative_gap"] + 0.1
     assert final["naive"]["relative_gap"] >= 100 * final["dp"]["relative_gap"]

@@ -1,4 +1,5 @@
 """Tests for solvers.estimators: DPADMMClassifier in scikit-learn's machinery."""
+
 import warnings
 
 import numpy as np
@@ -6,8 +7,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import check_estimator
 from sklearn.preprocessing import FunctionTransformer, Normalizer
+from sklearn.utils.estimator_checks import check_estimator
 
 from solvers import DPADMMClassifier
 from solvers.datasets import twonorm

@@ -1,4 +1,5 @@
 """GraphTopology: construction, validation and the matrices the decentralized solvers use."""
+
 import numpy as np
 import pytest
 

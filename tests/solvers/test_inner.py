@@ -1,4 +1,5 @@
 """Tests for solvers.inner: batched Newton and FISTA against scipy and closed forms."""
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -28,8 +29,9 @@ def test_newton_matches_scipy_and_reaches_the_tolerance():
     solution = damped_newton(value, derivatives, np.full((4, 2, 3), 5.0), tol=1e-10)
     assert solution.x.shape == (4, 2, 3) and np.all(solution.residual <= 1e-10)
     for index in np.ndindex(4, 2):
-        reference = minimize(lambda x: value(np.broadcast_to(x, (4, 2, 3)))[index],
-                             np.zeros(3), method="BFGS", options={"gtol": 1e-12})
+        reference = minimize(
+            lambda x: value(np.broadcast_to(x, (4, 2, 3)))[index], np.zeros(3), method="BFGS", options={"gtol": 1e-12}
+        )
         np.testing.assert_allclose(solution.x[index], reference.x, atol=1e-6)
 
 
@@ -38,9 +40,11 @@ def test_newton_batch_element_equals_its_own_solve():
     x0 = np.random.default_rng(2).normal(size=(5, 3)) * 10
     batched = damped_newton(value, derivatives, x0)
     for b in range(5):
-        single = damped_newton(lambda x: value(np.where(np.arange(5)[:, None] == b, x, x0))[b],
-                               lambda x: tuple(a[b] for a in derivatives(np.where(np.arange(5)[:, None] == b, x, x0))),
-                               x0[b])
+        single = damped_newton(
+            lambda x: value(np.where(np.arange(5)[:, None] == b, x, x0))[b],
+            lambda x: tuple(a[b] for a in derivatives(np.where(np.arange(5)[:, None] == b, x, x0))),
+            x0[b],
+        )
         np.testing.assert_allclose(batched.x[b], single.x, rtol=0, atol=1e-14)
 
 
@@ -62,8 +66,12 @@ def test_fista_solves_a_separable_lasso_exactly(mu):
     b = rng.normal(size=(6, 4)) * 2
     lam = 0.7
     solution = accelerated_proximal_gradient(
-        lambda x: c * (x - b), lambda v, step: soft_threshold(v, step * lam), np.zeros((6, 4)),
-        lipschitz=2.0, strong_convexity=min(mu, c.min()), tol=1e-12,
+        lambda x: c * (x - b),
+        lambda v, step: soft_threshold(v, step * lam),
+        np.zeros((6, 4)),
+        lipschitz=2.0,
+        strong_convexity=min(mu, c.min()),
+        tol=1e-12,
     )
     np.testing.assert_allclose(solution.x, soft_threshold(b, lam / c), atol=1e-11)
     assert np.all(solution.residual <= 1e-12)
@@ -72,9 +80,14 @@ def test_fista_solves_a_separable_lasso_exactly(mu):
 def test_fista_accepts_per_problem_constants_and_reports_non_convergence():
     b = np.array([[1.0, -2.0], [3.0, 0.1]])
     solution = accelerated_proximal_gradient(
-        lambda x: x - b, lambda v, step: v, np.zeros((2, 2)), lipschitz=np.array([1.0, 3.0]), strong_convexity=np.array([1.0, 0.0])
+        lambda x: x - b,
+        lambda v, step: v,
+        np.zeros((2, 2)),
+        lipschitz=np.array([1.0, 3.0]),
+        strong_convexity=np.array([1.0, 0.0]),
     )
     np.testing.assert_allclose(solution.x, b, atol=1e-9)
     with pytest.raises(RuntimeError, match="not converged after 2 iterations"):
-        accelerated_proximal_gradient(lambda x: 0.01 * (x - 100), lambda v, s: v, np.zeros((1, 2)),
-                                      lipschitz=1.0, max_iter=2)
+        accelerated_proximal_gradient(
+            lambda x: 0.01 * (x - 100), lambda v, s: v, np.zeros((1, 2)), lipschitz=1.0, max_iter=2
+        )

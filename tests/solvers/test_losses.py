@@ -1,4 +1,5 @@
 """Tests for solvers.losses: values, derivatives, bounds and batching of the margin losses."""
+
 import numpy as np
 import pytest
 from hypothesis import assume, given
@@ -127,7 +128,9 @@ def test_logistic_is_stable_for_extreme_margins():
     loss = LogisticLoss()
     z = np.array([-1e4, -40.0, 0.0, 40.0, 1e4])
     with np.errstate(over="raise", divide="raise", invalid="raise"):
-        np.testing.assert_allclose(loss.phi(z), [1e4, 40.0 + np.log1p(np.exp(-40.0)), np.log(2), np.exp(-40.0), 0.0], rtol=1e-12)
+        np.testing.assert_allclose(
+            loss.phi(z), [1e4, 40.0 + np.log1p(np.exp(-40.0)), np.log(2), np.exp(-40.0), 0.0], rtol=1e-12
+        )
         np.testing.assert_allclose(loss.dphi(z), [-1.0, -1.0, -0.5, -np.exp(-40.0), 0.0], rtol=1e-12)
         np.testing.assert_allclose(loss.d2phi(z), [0.0, np.exp(-40.0), 0.25, np.exp(-40.0), 0.0], rtol=1e-9)
 

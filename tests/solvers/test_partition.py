@@ -1,4 +1,5 @@
 """Tests for solvers.datasets.partition: horizontal partitioning over agents."""
+
 import numpy as np
 import pytest
 
@@ -58,7 +59,9 @@ def test_near_equal_sizes():
 
 def test_partition_errors():
     X, y = toy(n=10)
-    with pytest.raises(ValueError, match=r"n_records=10 is not divisible by n_agents=4: pass sizes=near_equal_sizes\(10, 4\)"):
+    with pytest.raises(
+        ValueError, match=r"n_records=10 is not divisible by n_agents=4: pass sizes=near_equal_sizes\(10, 4\)"
+    ):
         partition_horizontal(X, y, 4, seed=0)
     with pytest.raises(ValueError, match=r"n_agents=11 exceeds the number of records \(10\)"):
         partition_horizontal(X, y, 11, seed=0)

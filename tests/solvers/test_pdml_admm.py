@@ -1,14 +1,15 @@
 """PDML's perturbed decentralized ADMM (seed 002 §III-B, (14)–(17)): exactness, noise, ledger."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pytest
-from accountants import Ledger, PureDpEvent
 from dp_accounting import GaussianDpEvent, dp_event
 from scipy.special import expit
 
+from accountants import Ledger, PureDpEvent
 from solvers.centralized import centralized_optimum
 from solvers.datasets import partition_horizontal, twonorm
 from solvers.graph import GraphTopology
@@ -71,17 +72,19 @@ def test_modified_and_perturbed_objectives_are_reached(problem):
     """Finite ε, R > 0, V = 0: every w_i(T) → argmin Σ_i Ĵ_i + η_iᵀw/n on the reported labels."""
     eps = np.array([0.4, 1.0, 2.0, np.inf])
     result = PDML(eps_label=eps, eta_bound=[0.0, 1.0, 3.0, 9.0], V=0.0, n_iterations=250).run(
-        problem, seed=4, record_white_box=True)
+        problem, seed=4, record_white_box=True
+    )
     y_noisy, eta = result.transcript["y_reported"][0], result.transcript["eta"][0]
     target = _perturbed_optimum(problem, y_noisy, eps, eta)
     assert np.abs(result.transcript["w"][-1] - target).max() <= 1e-6
-    assert np.all(y_noisy[3] == problem.partition.y[3])             # ε = ∞ keeps the labels
+    assert np.all(y_noisy[3] == problem.partition.y[3])  # ε = ∞ keeps the labels
     assert 0 < np.mean(y_noisy[0] != problem.partition.y[0]) < 0.6  # ε = 0.4 flips ~40 %
 
 
 def test_every_iteration_solves_15_and_dual_sums_to_zero(problem):
-    solver = PDML(eps_label=[0.5, 1.0, 1.0, 3.0], eta_bound=2.0, V=[0.1, 0.2, 0.05, 0.3], rho_decay=0.9,
-                  beta=0.7, n_iterations=12)
+    solver = PDML(
+        eps_label=[0.5, 1.0, 1.0, 3.0], eta_bound=2.0, V=[0.1, 0.2, 0.05, 0.3], rho_decay=0.9, beta=0.7, n_iterations=12
+    )
     result = solver.run(problem, seed=2, record_white_box=True)
     tr = result.transcript
     w, wt, gamma, eta, y_noisy = tr["w"], tr["w_tilde"], tr["gamma"], tr["eta"][0], tr["y_reported"][0]
@@ -89,8 +92,13 @@ def test_every_iteration_solves_15_and_dual_sums_to_zero(problem):
     deg = GRAPH.degrees[:, None]
     eps = result.info["eps_label"]
     for t in range(12):
-        foc = (_debiased_gradient(problem, w[t + 1], y_noisy, eps) + eta / N + gamma[t] + 2 * 0.7 * deg * w[t + 1]
-               - 0.7 * (deg * wt[t] + A @ wt[t]))
+        foc = (
+            _debiased_gradient(problem, w[t + 1], y_noisy, eps)
+            + eta / N
+            + gamma[t]
+            + 2 * 0.7 * deg * w[t + 1]
+            - 0.7 * (deg * wt[t] + A @ wt[t])
+        )
         assert np.abs(foc).max() <= 1e-9
         np.testing.assert_allclose(gamma[t + 1], gamma[t] + 0.7 * (GRAPH.laplacian() @ wt[t + 1]), atol=1e-12)
         np.testing.assert_allclose(wt[t + 1], w[t + 1] + tr["theta"][t + 1], atol=1e-15)
@@ -103,7 +111,8 @@ def test_noise_schedules(problem):
     """θ_i(t) ~ N(0, ρ^{t−1}V_i² I) (χ² over 150 trials), none where V_i = 0; η fixed with ‖η_i‖ ≤ R_i."""
     V, R = np.array([0.1, 0.0, 0.5, 2.0]), np.array([1.0, 0.0, 9.0, 3.0])
     result = PDML(eps_label=1.0, eta_bound=R, V=V, rho_decay=0.7, n_iterations=6).run(
-        problem, seed=5, trials=150, record_white_box=True, record_history=False)
+        problem, seed=5, trials=150, record_white_box=True, record_history=False
+    )
     theta, eta = result.transcript["theta"], result.transcript["eta"]
     for t in (1, 3, 6):
         for i in (0, 2, 3):
@@ -116,9 +125,12 @@ def test_noise_schedules(problem):
     norms = np.linalg.norm(eta[0], axis=-1)  # (trials, N)
     assert np.all(norms <= R * (1 + 1e-12)) and not np.any(norms[:, 1])
     # uniform in the ball: P(‖η_i‖ ≤ R_i/2) = 2^{−d} (450 draws, 4.5 standard errors)
-    assert np.mean(norms[:, [0, 2, 3]] <= R[[0, 2, 3]] / 2) == pytest.approx(2.0 ** -D, abs=0.07)
-    linf = PDML(eps_label=1.0, eta_bound=R, V=V, eta_dist="linf_uniform", n_iterations=1).run(
-        problem, seed=5, trials=50, record_white_box=True, record_history=False).transcript["eta"][0]
+    assert np.mean(norms[:, [0, 2, 3]] <= R[[0, 2, 3]] / 2) == pytest.approx(2.0**-D, abs=0.07)
+    linf = (
+        PDML(eps_label=1.0, eta_bound=R, V=V, eta_dist="linf_uniform", n_iterations=1)
+        .run(problem, seed=5, trials=50, record_white_box=True, record_history=False)
+        .transcript["eta"][0]
+    )
     assert np.all(np.abs(linf) <= R[:, None]) and np.abs(linf[:, 2]).max() > 9 / math.sqrt(D)
 
 
@@ -126,8 +138,7 @@ def test_reproducible_and_batched_equals_single(problem):
     solver = PDML(eps_label=0.8, eta_bound=1.0, V=0.1, n_iterations=5)
     batch = solver.run(problem, seeds=[3, 8])
     single = solver.run(problem, seed=8)
-    np.testing.assert_allclose(batch.transcript["w_tilde"][:, 1], single.transcript["w_tilde"], rtol=1e-10,
-                               atol=1e-12)
+    np.testing.assert_allclose(batch.transcript["w_tilde"][:, 1], single.transcript["w_tilde"], rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(single.transcript["w_tilde"], solver.run(problem, seed=8).transcript["w_tilde"])
     assert not np.allclose(batch.transcript["w_tilde"][-1, 0], batch.transcript["w_tilde"][-1, 1])
     assert set(single.transcript) == {"w_tilde"}  # white-box channels only on request
@@ -137,7 +148,8 @@ def test_ledger_per_participant_and_guarantees(problem, tmp_path):
     eps = np.array([0.4, 1.0, np.inf, 2.0])
     V = np.array([0.1, 0.2, 0.3, 0.0])
     result = PDML(eps_label=eps, eta_bound=1.0, V=V, rho_decay=0.8, n_iterations=7).run(
-        problem, seed=0, ledger_path=tmp_path / "ledger.jsonl")
+        problem, seed=0, ledger_path=tmp_path / "ledger.jsonl"
+    )
     ledger, info = result.ledger, result.info
     assert list(Ledger.load(tmp_path / "ledger.jsonl")) == list(ledger)
     assert ledger.participants == [f"users-{i}" for i in range(N)] + [f"server-{i}" for i in range(N)]
@@ -161,11 +173,20 @@ def test_ledger_per_participant_and_guarantees(problem, tmp_path):
     assert private.privacy["rdp"] >= private.privacy["exact_gaussian"] * (1 - 1e-9)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(eps_label=0.0), "eps_label"), (dict(eps_label=[1.0, 2.0]), "eps_label"), (dict(V=-0.1), "V"),
-    (dict(eta_bound=np.inf), "eta_bound"), (dict(rho_decay=1.5), "rho_decay"), (dict(eta_dist="gauss"), "eta_dist"),
-    (dict(n_iterations=0), "n_iterations"), (dict(beta=0.0), "beta"), (dict(x_max=0.5), "norm"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(eps_label=0.0), "eps_label"),
+        (dict(eps_label=[1.0, 2.0]), "eps_label"),
+        (dict(V=-0.1), "V"),
+        (dict(eta_bound=np.inf), "eta_bound"),
+        (dict(rho_decay=1.5), "rho_decay"),
+        (dict(eta_dist="gauss"), "eta_dist"),
+        (dict(n_iterations=0), "n_iterations"),
+        (dict(beta=0.0), "beta"),
+        (dict(x_max=0.5), "norm"),
+    ],
+)
 def test_bad_arguments(problem, kwargs, match):
     with pytest.raises(ValueError, match=match):
         PDML(**kwargs).run(problem, seed=0)

@@ -1,4 +1,5 @@
 """The PDML Table-I experiment (solvers.experiments.pdml_twonorm) on a tiny setting."""
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,9 @@ def test_run_report_and_orderings(tmp_path):
     assert growth == sorted(growth) and growth[-1] > 1e6  # unbounded in T for ρ < 1
     report = experiment.markdown(out)
     assert "| ε=0.4, R=9 |" in report and "92.28" in report and "paper gives no number" in report
-    checks = experiment.orderings({"accuracy": {(0.4, 0): [90], (1.0, 0): [95], (0.4, 9): [80], (1.0, 9): [96],
-                                                (0.4, 1): [89], (1.0, 1): [97]}})
+    checks = experiment.orderings(
+        {"accuracy": {(0.4, 0): [90], (1.0, 0): [95], (0.4, 9): [80], (1.0, 9): [96], (0.4, 1): [89], (1.0, 1): [97]}}
+    )
     assert checks["R=0: ε=0.4 < ε=1"] and checks["ε=1: R=1 > R=9"] and not checks["ε=1: R=0 > R=9"]
     experiment.figure(out, tmp_path / "figure.png")
     assert (tmp_path / "figure.png").stat().st_size > 1000

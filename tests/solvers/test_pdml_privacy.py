@@ -1,15 +1,16 @@
 """PDML's derived Phase-2 accounting (spec 002 §4.3–4.4): sensitivity, composition, joint label ε."""
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pytest
-from accountants import ExactGaussianAccountant
 from dp_accounting import GaussianDpEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from accountants import ExactGaussianAccountant
 from solvers.datasets import partition_horizontal, twonorm
 from solvers.graph import GraphTopology
 from solvers.losses import LogisticLoss
@@ -28,15 +29,30 @@ LOGISTIC = LogisticLoss()
 
 
 def _spec_sensitivity(m, eps, degree):
-    return broadcast_sensitivity(loss=LOGISTIC, eps_label=eps, sizes=m, degrees=degree, a=1.0, beta=1.0,
-                                 n_agents=10, x_max=1.0)
+    return broadcast_sensitivity(
+        loss=LOGISTIC, eps_label=eps, sizes=m, degrees=degree, a=1.0, beta=1.0, n_agents=10, x_max=1.0
+    )
 
 
-@pytest.mark.parametrize("m, eps, degree, delta_expected, rows", [
-    (4500, 1.0, 3, 1.152624e-4, [(1, 6.642713e-7, 0.005532), (10, 2.208895e-5, 0.031916),
-                                 (30, 2.143719e-3, 0.316344), (50, 1.861658e-1, 3.114177), (100, 1.304388e4, 1.38e4)]),
-    (518, 0.4, 2, 2.856432e-3, [(1, 4.079601e-4, 0.137475), (10, 1.356586e-2, 0.803965), (30, 1.316558, 9.103069)]),
-])
+@pytest.mark.parametrize(
+    "m, eps, degree, delta_expected, rows",
+    [
+        (
+            4500,
+            1.0,
+            3,
+            1.152624e-4,
+            [
+                (1, 6.642713e-7, 0.005532),
+                (10, 2.208895e-5, 0.031916),
+                (30, 2.143719e-3, 0.316344),
+                (50, 1.861658e-1, 3.114177),
+                (100, 1.304388e4, 1.38e4),
+            ],
+        ),
+        (518, 0.4, 2, 2.856432e-3, [(1, 4.079601e-4, 0.137475), (10, 1.356586e-2, 0.803965), (30, 1.316558, 9.103069)]),
+    ],
+)
 def test_spec_vectors(m, eps, degree, delta_expected, rows):
     """Spec 002 §4.3 test vectors (V = 0.1, ρ = 0.8, δ = 1e-5); ε via Ξ + 2 sqrt(Ξ ln(1/δ))."""
     sensitivity = _spec_sensitivity(m, eps, degree)
@@ -64,7 +80,7 @@ def test_growth_without_bound_and_exact_epsilon():
     is below the zCDP closed form."""
     sensitivity = _spec_sensitivity(350, 0.4, 3)
     xs = [float(zcdp_total(sensitivity, 0.1, 0.8, T)) for T in (10, 50, 100, 200)]
-    assert xs[-1] / xs[-2] == pytest.approx(0.8 ** -100, rel=1e-6) and xs[-1] > 1e15
+    assert xs[-1] / xs[-2] == pytest.approx(0.8**-100, rel=1e-6) and xs[-1] > 1e15
     for T in (1, 10, 40):
         accountant = ExactGaussianAccountant()
         for sigma in broadcast_sigmas(np.array([0.1]), 0.8, T)[:, 0]:
@@ -85,8 +101,9 @@ def test_sensitivity_monotone_and_tolerance():
         d(x_max=0.0)
 
 
-@pytest.mark.parametrize("e1, e2, expected", [(1, 1, 0.43378083), (0.4, 1, 0.18292946), (1, 0.5, 0.22733629),
-                                              (1, 10, 0.99989330)])
+@pytest.mark.parametrize(
+    "e1, e2, expected", [(1, 1, 0.43378083), (0.4, 1, 0.18292946), (1, 0.5, 0.22733629), (1, 10, 0.99989330)]
+)
 def test_joint_label_vectors(e1, e2, expected):
     joint, delta = joint_label_epsilon(e1, e2, 1e-5)
     assert float(joint) == pytest.approx(expected, abs=1e-8)
@@ -119,8 +136,12 @@ def test_first_broadcast_moves_at_most_the_sensitivity():
     part2 = partition_horizontal(X2, y2, 4, seed=0)
     assert part2.indices[0, 0] == slot
     solver = PDML(eps_label=0.7, eta_bound=2.0, V=0.0, n_iterations=1, x_max=x_max)
-    runs = [solver.run(HorizontalProblem(partition=p, lam=1.0, topology=graph), seed=9, record_white_box=True,
-                       record_history=False) for p in (part, part2)]
+    runs = [
+        solver.run(
+            HorizontalProblem(partition=p, lam=1.0, topology=graph), seed=9, record_white_box=True, record_history=False
+        )
+        for p in (part, part2)
+    ]
     moved = np.linalg.norm(runs[0].transcript["w"][1, 0] - runs[1].transcript["w"][1, 0])
     bound = runs[0].info["sensitivity"][0]
     assert 0.4 * bound < moved <= bound

@@ -1,4 +1,5 @@
 """Phase 1 of PDML (seed 002): randomized response on the labels and the debiased loss (19)–(22)."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mechanisms import make_rng
 
+from mechanisms import make_rng
 from solvers.losses import HuberHingeLoss, LogisticLoss, MarginLoss
 from solvers.pdml import (
     check_label_symmetric,
@@ -59,8 +60,8 @@ def test_flip_rate_and_likelihood_ratio(eps):
     flipped = reported != y
     rate = flipped.mean()
     assert abs(rate - p) < 5 * math.sqrt(p * (1 - p) / n)
-    keep_pos = np.mean(reported[0, : n // 2] == 1)   # Pr[y'=1 | y=1] = 1 − p
-    flip_neg = np.mean(reported[0, n // 2:] == 1)    # Pr[y'=1 | y=−1] = p
+    keep_pos = np.mean(reported[0, : n // 2] == 1)  # Pr[y'=1 | y=1] = 1 − p
+    flip_neg = np.mean(reported[0, n // 2 :] == 1)  # Pr[y'=1 | y=−1] = p
     log_ratio = math.log(keep_pos / flip_neg)
     se = math.sqrt((1 - keep_pos) / (keep_pos * n / 2) + (1 - flip_neg) / (flip_neg * n / 2))
     assert abs(log_ratio - eps) < 5 * se
@@ -104,17 +105,26 @@ def test_debias_coefficient_values():
     assert (math.exp(1) + 1) / (math.exp(1) - 1) == pytest.approx(2.1639534137, rel=1e-9)
 
 
-@pytest.mark.parametrize("y, z, eps, expected", [
-    (1.0, 0.5, 1.0, 0.18308863), (-1.0, 0.5, 1.0, 1.26506534), (1.0, -2.0, 0.4, 6.19341757),
-    (1.0, 0.0, 0.4, math.log(2.0)),
-])
+@pytest.mark.parametrize(
+    "y, z, eps, expected",
+    [
+        (1.0, 0.5, 1.0, 0.18308863),
+        (-1.0, 0.5, 1.0, 1.26506534),
+        (1.0, -2.0, 0.4, 6.19341757),
+        (1.0, 0.0, 0.4, math.log(2.0)),
+    ],
+)
 def test_spec_vectors(y, z, eps, expected):
     assert float(debiased_loss(LOGISTIC, y, z, eps)) == pytest.approx(expected, abs=5e-9)
 
 
 @settings(max_examples=100, deadline=None)
-@given(z=st.floats(-50, 50), y=st.sampled_from([-1.0, 1.0]), eps=st.floats(0.01, 20.0),
-       loss=st.sampled_from([LOGISTIC, SquaredLoss()]))
+@given(
+    z=st.floats(-50, 50),
+    y=st.sampled_from([-1.0, 1.0]),
+    eps=st.floats(0.01, 20.0),
+    loss=st.sampled_from([LOGISTIC, SquaredLoss()]),
+)
 def test_unbiased(z, y, eps, loss):
     """(20): (1−p) ℓ̂(y, z) + p ℓ̂(−y, z) = ℓ(y, z), p = 1/(1+e^ε)."""
     p = 1.0 / (1.0 + math.exp(eps))
@@ -143,7 +153,9 @@ def test_logistic_closed_form_hessian_and_slope(z, y, eps):
 
 def test_slope_bound_is_attained_and_infinite_epsilon_is_plain_loss():
     step = 1e-4
-    slope = (debiased_loss(LOGISTIC, 1.0, -40.0 + step, 1.0) - debiased_loss(LOGISTIC, 1.0, -40.0 - step, 1.0)) / (2 * step)
+    slope = (debiased_loss(LOGISTIC, 1.0, -40.0 + step, 1.0) - debiased_loss(LOGISTIC, 1.0, -40.0 - step, 1.0)) / (
+        2 * step
+    )
     assert abs(float(slope)) == pytest.approx(float(loss_slope_bound(LOGISTIC, 1.0)), rel=1e-6)
     z = np.linspace(-5, 5, 11)
     np.testing.assert_array_equal(debiased_loss(LOGISTIC, -1.0, z, np.inf), LOGISTIC.phi(-z))

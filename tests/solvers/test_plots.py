@@ -1,4 +1,5 @@
 """Tests for solvers.plots: figures are written, and matplotlib is loaded only when plotting."""
+
 import subprocess
 import sys
 
@@ -14,9 +15,14 @@ def fake_result(offset, batched):
     shape = (6, 3) if batched else (6,)
     base = np.linspace(1, 0.01, 6).reshape(6, *([1] if batched else []))
     return Result(
-        model=np.zeros((3, 2) if batched else 2), model_average=np.zeros((3, 2) if batched else 2),
+        model=np.zeros((3, 2) if batched else 2),
+        model_average=np.zeros((3, 2) if batched else 2),
         history={"objective_mean": np.broadcast_to(base + offset, shape), "test_accuracy": np.full(shape, 0.5)},
-        transcript=None, ledger=Ledger(), privacy={}, delta=None, seeds=(0,),
+        transcript=None,
+        ledger=Ledger(),
+        privacy={},
+        delta=None,
+        seeds=(0,),
     )
 
 
@@ -33,8 +39,10 @@ def test_missing_metric_is_named(tmp_path):
 
 
 def test_importing_solvers_loads_neither_matplotlib_nor_sklearn():
-    code = ("import sys, solvers; from solvers import DPADMM, plots; "
-            "assert 'matplotlib' not in sys.modules and 'sklearn' not in sys.modules; "
-            "solvers.plot_history; assert 'matplotlib' not in sys.modules; print('ok')")
+    code = (
+        "import sys, solvers; from solvers import DPADMM, plots; "
+        "assert 'matplotlib' not in sys.modules and 'sklearn' not in sys.modules; "
+        "solvers.plot_history; assert 'matplotlib' not in sys.modules; print('ok')"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"

@@ -1,4 +1,5 @@
 """Tests for solvers.datasets.preprocessing."""
+
 import numpy as np
 import pytest
 from hypothesis import given

@@ -1,4 +1,5 @@
 """Tests for solvers.problem: objectives and derivatives against solvers.losses, shapes, validation."""
+
 import numpy as np
 import pytest
 
@@ -46,8 +47,12 @@ def test_local_methods_agree_with_a_loop_over_agents_and_trials(data, loss, regu
             X, y = problem.partition.agent_data(i)
             v = w[r, i]
             assert problem.local_loss(w)[r, i] == pytest.approx(loss.value(v, X, y), rel=1e-13)
-            np.testing.assert_allclose(problem.local_loss_gradient(w)[r, i], loss.gradient(v, X, y), rtol=1e-12, atol=1e-15)
-            np.testing.assert_allclose(problem.local_loss_hessian(w)[r, i], loss.hessian(v, X, y), rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(
+                problem.local_loss_gradient(w)[r, i], loss.gradient(v, X, y), rtol=1e-12, atol=1e-15
+            )
+            np.testing.assert_allclose(
+                problem.local_loss_hessian(w)[r, i], loss.hessian(v, X, y), rtol=1e-12, atol=1e-15
+            )
             f = loss.value(v, X, y) + 0.3 / N * regularizer.value(v)
             assert problem.local_objective(w)[r, i] == pytest.approx(f, rel=1e-13)
             g = loss.gradient(v, X, y) + 0.3 / N * regularizer.gradient(v)
@@ -60,9 +65,7 @@ def test_objective_is_the_sum_of_local_objectives_at_consensus(data, loss, regul
     w = np.random.default_rng(3).normal(size=(2, 3, 4))
     consensus = np.broadcast_to(w[..., None, :], (2, 3, problem.n_agents, 4))
     np.testing.assert_allclose(problem.objective(w), problem.local_objective(consensus).sum(-1), rtol=1e-13)
-    np.testing.assert_allclose(
-        problem.empirical_loss(w), problem.local_loss(consensus).sum(-1), rtol=1e-13
-    )
+    np.testing.assert_allclose(problem.empirical_loss(w), problem.local_loss(consensus).sum(-1), rtol=1e-13)
     assert problem.objective(w[0, 0]).shape == ()
 
 

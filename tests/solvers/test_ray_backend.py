@@ -3,6 +3,7 @@
 One local Ray on loopback with 2 CPUs for the module; tiny problems. Skipped, with the reason, when
 Ray is not importable or cannot start here.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,14 @@ def _data(n=90, d=3, seed=0):
 @pytest.fixture(scope="module")
 def star_problem():
     X, y = _data()
-    return HorizontalProblem(partition_horizontal(X[:62], y[:62], 3, seed=0, sizes=[20, 21, 21]), lam=0.5,
-                             X_test=X[62:], y_test=y[62:], X_public=X[62:], y_public=y[62:])
+    return HorizontalProblem(
+        partition_horizontal(X[:62], y[:62], 3, seed=0, sizes=[20, 21, 21]),
+        lam=0.5,
+        X_test=X[62:],
+        y_test=y[62:],
+        X_public=X[62:],
+        y_public=y[62:],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +55,9 @@ def graph_problem():
 def ray_cluster():
     ray = pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
     try:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 _node_ip_address="127.0.0.1")
+        ray.init(
+            address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1"
+        )
     except Exception as error:  # pragma: no cover - depends on the sandbox
         pytest.skip(f"a local Ray cannot start here: {type(error).__name__}: {error}")
     # The test solvers below are defined in this module, which the workers cannot import by name.
@@ -69,8 +77,11 @@ def _max_difference(a, b) -> float:
 
 SOLVERS = {
     "dpadmm": (DPADMM(epsilon=0.5, n_iterations=8), "star", ("exact_gaussian",)),
-    "naive (exact local solves)": (NaiveNoisyADMM(epsilon=0.5, n_iterations=4, sensitivity="tight"), "star",
-                                   ("exact_gaussian",)),
+    "naive (exact local solves)": (
+        NaiveNoisyADMM(epsilon=0.5, n_iterations=4, sensitivity="tight"),
+        "star",
+        ("exact_gaussian",),
+    ),
     "radmm": (RADMM(eta=1.0, alpha=5.0, n_iterations=6), "graph", ("pure",)),
     "penalty perturbation": (PenaltyPerturbation(theta=0.5, alpha=5.0, n_iterations=4), "graph", ("pure",)),
 }
@@ -103,11 +114,15 @@ def test_single_run_and_estimator_on_ray(ray_cluster, star_problem):
     remote = solver.run(star_problem, seed=7, accountants=(), backend="ray")
     assert _max_difference(local, remote) <= TOLERANCE
     chunked = dict(seed=8, trials=3, accountants=(), max_chunk_bytes=1)  # one trial per chunk
-    assert _max_difference(solver.run(star_problem, **chunked),
-                           solver.run(star_problem, backend="ray", **chunked)) <= TOLERANCE
+    assert (
+        _max_difference(solver.run(star_problem, **chunked), solver.run(star_problem, backend="ray", **chunked))
+        <= TOLERANCE
+    )
     X, y = _data(n=60, seed=2)
-    fitted = [DPADMMClassifier(n_agents=3, n_iterations=5, epsilon=0.5, random_state=0, backend=backend).fit(X, y)
-              for backend in ("inprocess", "ray")]
+    fitted = [
+        DPADMMClassifier(n_agents=3, n_iterations=5, epsilon=0.5, random_state=0, backend=backend).fit(X, y)
+        for backend in ("inprocess", "ray")
+    ]
     assert np.max(np.abs(fitted[0].coef_ - fitted[1].coef_)) <= TOLERANCE
 
 
@@ -179,6 +194,7 @@ def test_agent_streams_give_each_agent_its_own_stream():
 
 
 # --- PDML (seed 002) and ADMM sharing (seed 004) on Ray -------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def pdml_problem():
@@ -257,9 +273,12 @@ def test_sharing_l1_estimator_and_parties_own_streams(ray_cluster, vertical_prob
         drawn = (noisy.transcript["u"][:, m] - noisy.transcript["u_clean"][:, m]) / sigma[m]
         np.testing.assert_allclose(drawn, np.random.default_rng(child).standard_normal((4, 60)), atol=1e-9)
     X, y = _data(n=60, d=4, seed=6)
-    fitted = [VerticalLogisticRegression(blocks=2, n_iterations=5, noise="output", noise_multiplier=0.5, b1=5.0,
-                                         random_state=0, backend=backend).fit(X, y)
-              for backend in ("inprocess", "ray")]
+    fitted = [
+        VerticalLogisticRegression(
+            blocks=2, n_iterations=5, noise="output", noise_multiplier=0.5, b1=5.0, random_state=0, backend=backend
+        ).fit(X, y)
+        for backend in ("inprocess", "ray")
+    ]
     assert np.max(np.abs(fitted[0].coef_ - fitted[1].coef_)) <= TOLERANCE
     with pytest.raises(ValueError, match="VerticalSGD has no agent program"):
         VerticalSGD(n_epochs=1).run(vertical_problem, seed=0, backend="ray")

@@ -8,6 +8,7 @@ relies on a Ray initialised in the pytest process. A is stopped by SIGINT (its `
 ends the cluster's processes), killed only if it does not exit in time. Skipped, with the reason,
 when Ray is not importable or A cannot start a cluster here.
 """
+
 from __future__ import annotations
 
 import os
@@ -61,8 +62,10 @@ def _problems():
     X /= np.linalg.norm(X, axis=1).max()
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
     parts = partition_horizontal(X[:45], y[:45], 3, seed=0)
-    return {"star": HorizontalProblem(parts, lam=0.5, X_public=X[45:], y_public=y[45:]),
-            "graph": DecentralizedProblem.create(parts, GraphTopology.ring(3), C=10.0, rho=1.0)}
+    return {
+        "star": HorizontalProblem(parts, lam=0.5, X_public=X[45:], y_public=y[45:]),
+        "graph": DecentralizedProblem.create(parts, GraphTopology.ring(3), C=10.0, rho=1.0),
+    }
 
 
 def _runs(backend, directory: Path) -> dict:
@@ -71,11 +74,22 @@ def _runs(backend, directory: Path) -> dict:
     from solvers.decentralized import RADMM
 
     problems = _problems()
-    cases = {"dpadmm": (DPADMM(epsilon=0.5, n_iterations=6), problems["star"], ("exact_gaussian",)),
-             "radmm": (RADMM(eta=1.0, alpha=5.0, n_iterations=4), problems["graph"], ("pure",))}
-    return {name: solver.run(problem, seed=3, trials=2, record_white_box=True, accountants=accountants,
-                             backend=backend, ledger_path=directory / f"{name}.jsonl")
-            for name, (solver, problem, accountants) in cases.items()}
+    cases = {
+        "dpadmm": (DPADMM(epsilon=0.5, n_iterations=6), problems["star"], ("exact_gaussian",)),
+        "radmm": (RADMM(eta=1.0, alpha=5.0, n_iterations=4), problems["graph"], ("pure",)),
+    }
+    return {
+        name: solver.run(
+            problem,
+            seed=3,
+            trials=2,
+            record_white_box=True,
+            accountants=accountants,
+            backend=backend,
+            ledger_path=directory / f"{name}.jsonl",
+        )
+        for name, (solver, problem, accountants) in cases.items()
+    }
 
 
 def _arrays(result) -> dict[str, np.ndarray]:
@@ -109,8 +123,13 @@ def _free_port() -> int:
 def environment():
     pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
     # A token of this test's own, so A and B authenticate to each other and to nobody else.
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-                OMP_NUM_THREADS="1", RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
+    return dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        OMP_NUM_THREADS="1",
+        RAY_AUTH_MODE="token",
+        RAY_AUTH_TOKEN=secrets.token_hex(32),
+    )
 
 
 def _stop(process: subprocess.Popen) -> int:
@@ -128,8 +147,15 @@ def _stop(process: subprocess.Popen) -> int:
 def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environment, tmp_path):
     from accountants import Ledger
 
-    head = subprocess.Popen([sys.executable, "-c", HEAD], cwd=ROOT, env=environment, stdout=subprocess.PIPE,
-                            stderr=open(tmp_path / "head.err", "w"), text=True, start_new_session=True)
+    head = subprocess.Popen(
+        [sys.executable, "-c", HEAD],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=open(tmp_path / "head.err", "w"),
+        text=True,
+        start_new_session=True,
+    )
     try:
         ready, started = [], time.monotonic()
         while not ready and time.monotonic() - started < START_TIMEOUT and head.poll() is None:
@@ -138,8 +164,14 @@ def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environme
             pytest.skip(f"a Ray cluster cannot start here: {(tmp_path / 'head.err').read_text()[-500:]}")
         address = ready[0]
         (tmp_path / "ray").mkdir()
-        driver = subprocess.run([sys.executable, "-c", DRIVER, address, str(tmp_path / "ray"), __file__],
-                                cwd=ROOT, env=environment, capture_output=True, text=True, timeout=240)
+        driver = subprocess.run(
+            [sys.executable, "-c", DRIVER, address, str(tmp_path / "ray"), __file__],
+            cwd=ROOT,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
         assert driver.returncode == 0, driver.stderr[-3000:]
         assert head.poll() is None  # the cluster outlived its client
     finally:
@@ -161,12 +193,15 @@ def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environme
 
 def test_an_address_without_a_cluster_fails_fast_naming_it(environment):
     address = f"127.0.0.1:{_free_port()}"  # nothing listens there
-    code = ("from solvers.backends import RayBackend\n"
-            "try:\n    RayBackend(address=%r).connect()\n"
-            "except ConnectionError as error:\n    print(error)\n" % address)
+    code = (
+        "from solvers.backends import RayBackend\n"
+        "try:\n    RayBackend(address=%r).connect()\n"
+        "except ConnectionError as error:\n    print(error)\n" % address
+    )
     started = time.monotonic()
-    probe = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True,
-                           timeout=60)
+    probe = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60
+    )
     assert time.monotonic() - started < 30  # ray.init alone retries such an address for minutes
     assert probe.returncode == 0, probe.stderr[-2000:]
     assert f"address='{address}'" in probe.stdout and "ray start --head" in probe.stdout

@@ -1,4 +1,5 @@
 """Tests for solvers.recorder: history metrics, ergodic average, channel storage."""
+
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
 """Tests for solvers.regularizers: values, (sub)gradients, proximal operators and constants."""
+
 import math
 
 import numpy as np

@@ -1,4 +1,5 @@
 """Tests for solvers.result: trial views and summaries."""
+
 import numpy as np
 import pytest
 
@@ -11,9 +12,14 @@ from solvers.transcript import Channel, Transcript
 def batched_result():
     transcript = Transcript([Channel("w", np.arange(3 * 2 * 4.0).reshape(3, 2, 4), "server")], StarTopology(2), True)
     return Result(
-        model=np.arange(8.0).reshape(2, 4), model_average=np.ones((2, 4)),
-        history={"objective": np.arange(6.0).reshape(3, 2)}, transcript=transcript, ledger=Ledger(),
-        privacy={"rdp": 0.5}, delta=1e-5, seeds=(10, 11),
+        model=np.arange(8.0).reshape(2, 4),
+        model_average=np.ones((2, 4)),
+        history={"objective": np.arange(6.0).reshape(3, 2)},
+        transcript=transcript,
+        ledger=Ledger(),
+        privacy={"rdp": 0.5},
+        delta=1e-5,
+        seeds=(10, 11),
     )
 
 

@@ -1,4 +1,5 @@
 """Tests for solvers.schedules: the spec's golden schedule table, Lemma 1 and Algorithm 2 constants."""
+
 import math
 
 import numpy as np
@@ -61,8 +62,11 @@ def test_golden_constant_c_and_first_sensitivity():
 
 
 @given(
-    epsilon=st.floats(0.01, 1.0), delta=st.floats(1e-8, 0.01), m=st.integers(1, 5000),
-    rho=st.floats(0.01, 10.0), dw=st.floats(0.1, 50.0),
+    epsilon=st.floats(0.01, 1.0),
+    delta=st.floats(1e-8, 0.01),
+    m=st.integers(1, 5000),
+    rho=st.floats(0.01, 10.0),
+    dw=st.floats(0.1, 50.0),
 )
 def test_noise_multiplier_constant_and_schedules_strictly_decreasing(epsilon, delta, m, rho, dw):
     k = np.arange(50)
@@ -91,8 +95,9 @@ def test_noiseless_theorem4_step_is_constant():
 
 
 def test_per_agent_sizes_give_a_t_by_n_table():
-    eta = eta_theorem4(np.arange(5), s1=1.0, s3=0.25, s4=1.0, m=np.array([100, 200, 300]),
-                       noise_multiplier=10.0, **SETTING)
+    eta = eta_theorem4(
+        np.arange(5), s1=1.0, s3=0.25, s4=1.0, m=np.array([100, 200, 300]), noise_multiplier=10.0, **SETTING
+    )
     assert eta.shape == (5, 3) and np.all(np.diff(eta, axis=1) > 0)
 
 
@@ -103,8 +108,11 @@ def test_naive_sensitivity_paper_and_tight():
     assert z * paper == pytest.approx(423.1, abs=0.05)  # spec 000 §3
     assert z * tight == pytest.approx(0.718, abs=5e-4)
     assert z * naive_sensitivity(s1=1, m=210, lam=0.17, n_agents=100, rho=1.0, strong_convexity=1.0) == pytest.approx(
-        2 * 100 * math.sqrt(2 * math.log(1250)) / (210 * 0.17 * 0.05), rel=1e-12)
-    assert naive_sensitivity(s1=1, m=210, lam=0.17, n_agents=100, rho=2.0, strong_convexity=0.0, mode="tight") == pytest.approx(2 / 420)
+        2 * 100 * math.sqrt(2 * math.log(1250)) / (210 * 0.17 * 0.05), rel=1e-12
+    )
+    assert naive_sensitivity(
+        s1=1, m=210, lam=0.17, n_agents=100, rho=2.0, strong_convexity=0.0, mode="tight"
+    ) == pytest.approx(2 / 420)
 
 
 def test_naive_paper_sensitivity_refuses_l1_and_suggests_tight():
@@ -121,7 +129,10 @@ def test_naive_paper_sensitivity_refuses_l1_and_suggests_tight():
         (lambda: eta_theorem3(np.array([-1]), dw=1, s1=1, s2=1, lam=1, n_agents=2), "k must"),
         (lambda: eta_theorem3(np.array([0.5]), dw=1, s1=1, s2=1, lam=1, n_agents=2), "k must"),
         (lambda: eta_theorem3(0, dw=0, s1=1, s2=1, lam=1, n_agents=2), "dw"),
-        (lambda: eta_theorem4(0, dw=1, s1=1, s3=1, s4=1, lam=1, n_agents=2, m=3, noise_multiplier=-1), "noise_multiplier"),
+        (
+            lambda: eta_theorem4(0, dw=1, s1=1, s3=1, s4=1, lam=1, n_agents=2, m=3, noise_multiplier=-1),
+            "noise_multiplier",
+        ),
     ],
 )
 def test_schedule_arguments_are_validated(call, match):
@@ -140,5 +151,9 @@ def test_estimate_dw_uses_only_the_public_rows():
     problem = HorizontalProblem(partition, X_public=X[:10], y_public=y[:10], lam=0.4)
     shuffled = HorizontalProblem(partition_horizontal(-X, y, 4, seed=1), X_public=X[:10], y_public=y[:10], lam=0.4)
     assert estimate_dw(problem) == estimate_dw(shuffled) > 0
-    assert estimate_dw(HorizontalProblem(partition, X_public=X[:10], y_public=y[:10], lam=0.4,
-                                         regularizer=L1Regularizer())) > 0
+    assert (
+        estimate_dw(
+            HorizontalProblem(partition, X_public=X[:10], y_public=y[:10], lam=0.4, regularizer=L1Regularizer())
+        )
+        > 0
+    )

@@ -1,4 +1,5 @@
 """Tests for solvers.sharing.admm: ADMM sharing (seed 004, Algorithm 1 and the two noise modes)."""
+
 import importlib.util
 import math
 from pathlib import Path
@@ -182,7 +183,10 @@ def test_l2_update_matches_a_naive_solve_and_the_ball_constrained_minimiser(seed
         return 0.5 * lam * v @ v + y @ (D @ v) + 0.5 * rho * np.sum((b + D @ v) ** 2)
 
     constrained = optimize.minimize(
-        objective, np.zeros(d), method="SLSQP", constraints=[{"type": "ineq", "fun": lambda v: b1**2 - v @ v}],
+        objective,
+        np.zeros(d),
+        method="SLSQP",
+        constraints=[{"type": "ineq", "fun": lambda v: b1**2 - v @ v}],
         options={"ftol": 1e-15, "maxiter": 500},
     ).x
     assert np.linalg.norm(x) <= b1
@@ -235,7 +239,9 @@ def test_output_mode_registers_t_by_m_gaussian_events_with_the_exact_closed_form
     # δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth & Su 2022, Cor. 2.13 and 3.3).
     mu = math.sqrt(T) / z
     closed_form = optimize.brentq(
-        lambda e: stats.norm.cdf(-e / mu + mu / 2) - math.exp(e) * stats.norm.cdf(-e / mu - mu / 2) - delta, 0, 50,
+        lambda e: stats.norm.cdf(-e / mu + mu / 2) - math.exp(e) * stats.norm.cdf(-e / mu - mu / 2) - delta,
+        0,
+        50,
         xtol=1e-14,
     )
     assert result.privacy["exact_gaussian"] == pytest.approx(closed_form, rel=1e-9)

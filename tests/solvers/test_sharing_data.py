@@ -1,4 +1,5 @@
 """Tests for solvers.sharing.data: the Adult (a9a) and gisette stand-ins."""
+
 import numpy as np
 import pytest
 
@@ -12,8 +13,16 @@ def test_adult_is_split_at_a9a_attribute_boundary():
     names = partition.feature_names
     first = {names[j].split("_")[0] for j in data.party_columns(0)}
     second = {names[j].split("_")[0] for j in data.party_columns(1)}
-    assert first == {"age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
-                     "relationship"}
+    assert first == {
+        "age",
+        "workclass",
+        "fnlwgt",
+        "education",
+        "education-num",
+        "marital-status",
+        "occupation",
+        "relationship",
+    }
     assert second == {"race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country"}
     assert names[:2] == ("age", "workclass_Federal-gov")  # a9a's attribute order
     assert np.linalg.norm(partition.X, axis=1).max() <= 1 + 1e-12 and data.X_test.shape == (200, 104)

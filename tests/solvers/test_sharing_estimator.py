@@ -1,4 +1,5 @@
 """Tests for solvers.sharing.estimator: the scikit-learn classifier trained by ADMM sharing."""
+
 import math
 
 import numpy as np
@@ -32,8 +33,9 @@ def test_matches_sklearn_logistic_regression_without_noise(data):
 
 def test_private_fit_reports_privacy_and_claims(data):
     X, y = data
-    model = VerticalLogisticRegression(blocks=3, noise="output", noise_multiplier=3.0, b1=1.0, n_iterations=5,
-                                       random_state=0).fit(X, y)
+    model = VerticalLogisticRegression(
+        blocks=3, noise="output", noise_multiplier=3.0, b1=1.0, n_iterations=5, random_state=0
+    ).fit(X, y)
     assert 0 < model.privacy_["exact_gaussian"] < math.inf
     claimed = clone(model).set_params(noise="parameter", noise_multiplier=None, epsilon=0.5).fit(X, y)
     assert claimed.info_["claim_verified"] is False and math.isinf(claimed.privacy_["exact_gaussian"])

@@ -1,4 +1,5 @@
 """Tests for solvers.experiments.sharing_adult and sharing_gisette (tiny settings: the pipeline, not the numbers)."""
+
 import json
 import math
 
@@ -7,9 +8,30 @@ import pytest
 from solvers.experiments import sharing_adult, sharing_gisette
 from solvers.sharing import corollary1_epsilon, gisette_vertical
 
-TINY = ["--seeds", "1", "--exact-iterations", "30", "--epochs", "3", "--trials", "2", "--epsilons", "10", "1e6",
-        "--sigmas", "1", "--claim-epsilons", "1", "--learning-rates", "1", "--rho-scales", "0.5", "1",
-        "--dp-iterations", "4"]
+TINY = [
+    "--seeds",
+    "1",
+    "--exact-iterations",
+    "30",
+    "--epochs",
+    "3",
+    "--trials",
+    "2",
+    "--epsilons",
+    "10",
+    "1e6",
+    "--sigmas",
+    "1",
+    "--claim-epsilons",
+    "1",
+    "--learning-rates",
+    "1",
+    "--rho-scales",
+    "0.5",
+    "1",
+    "--dp-iterations",
+    "4",
+]
 
 
 def test_help_describes_the_experiment(capsys):

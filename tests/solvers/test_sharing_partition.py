@@ -1,4 +1,5 @@
 """Tests for solvers.sharing.partition: vertical partitioners and their validation."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings

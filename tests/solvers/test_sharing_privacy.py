@@ -1,4 +1,5 @@
 """Tests for solvers.sharing.privacy: the paper's formulas as printed, Δ_safe, Lemma 1's counterexample."""
+
 import math
 
 import numpy as np

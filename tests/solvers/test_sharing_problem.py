@@ -1,4 +1,5 @@
 """Tests for solvers.sharing.problem: the vertical objective, its metrics and the centralized reference."""
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression

@@ -1,4 +1,5 @@
 """Tests for solvers.sharing.sgd: the FDML-style distributed SGD baseline on the same vertical split."""
+
 import numpy as np
 import pytest
 
@@ -52,8 +53,13 @@ def test_sgd_starts_from_a_small_random_model_and_admm_from_zero(problem):
 
 @pytest.mark.parametrize(
     "kwargs, message",
-    [({"learning_rate": 0.0}, "learning_rate"), ({"batch_size": 0}, "batch_size"), ({"n_epochs": 1.5}, "n_epochs"),
-     ({"schedule": "cosine"}, "schedule"), ({"init_scale": -1.0}, "init_scale")],
+    [
+        ({"learning_rate": 0.0}, "learning_rate"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"n_epochs": 1.5}, "n_epochs"),
+        ({"schedule": "cosine"}, "schedule"),
+        ({"init_scale": -1.0}, "init_scale"),
+    ],
 )
 def test_bad_parameters(kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -2,6 +2,7 @@
 
 Tolerances are 5 standard errors of the estimate; the seeds are fixed, so the tests are deterministic.
 """
+
 import math
 
 import numpy as np
@@ -61,9 +62,7 @@ def ringnorm_bayes_error(d: int = 20, shift_norm: float = 1.0) -> float:
         return max((d * math.log(2) - (t - shift_norm) ** 2 / 2 + t**2 / 8) / 0.375, 0.0)
 
     wide = integrate.quad(lambda t: stats.norm.pdf(t, 0, 2) * stats.chi2.cdf(threshold(t) / 4, d - 1), -40, 40)[0]
-    narrow = integrate.quad(
-        lambda t: stats.norm.pdf(t, shift_norm, 1) * stats.chi2.sf(threshold(t), d - 1), -40, 40
-    )[0]
+    narrow = integrate.quad(lambda t: stats.norm.pdf(t, shift_norm, 1) * stats.chi2.sf(threshold(t), d - 1), -40, 40)[0]
     return 0.5 * (wide + narrow)
 
 

@@ -1,4 +1,5 @@
 """Tests for solvers.topology: the star of seed 000."""
+
 import numpy as np
 import pytest
 

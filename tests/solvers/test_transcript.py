@@ -1,4 +1,5 @@
 """Tests for solvers.transcript: channels, white-box marking, trial views."""
+
 import numpy as np
 import pytest
 
@@ -16,7 +17,8 @@ def make_transcript(batched=True):
             Channel("w", server, "server", "broadcast"),
             Channel("w_local", agents * 2, "agents", "noise-free", white_box=True, agents=range(4)),
         ],
-        StarTopology(4), batched,
+        StarTopology(4),
+        batched,
     )
 
 

@@ -1,4 +1,5 @@
 """Tests for solvers.datasets.validation: every bad input raises its own clear error."""
+
 import warnings
 
 import numpy as np
@@ -45,7 +46,9 @@ def test_labels_must_be_plus_minus_one():
 
 def test_shapes():
     X, y = good()
-    with pytest.raises(ValueError, match=r"X and y must have the same number of records: X has 4 rows, y has 3 entries"):
+    with pytest.raises(
+        ValueError, match=r"X and y must have the same number of records: X has 4 rows, y has 3 entries"
+    ):
         check_dataset(X, y[:3])
     with pytest.raises(ValueError, match=r"X must be a 2-D array \(n_records, n_features\), got shape \(4,\)"):
         check_dataset(X[:, 0], y)
@@ -62,9 +65,13 @@ def test_shapes():
 def test_rows_outside_the_ball_raise_unless_clipped():
     X, y = good()
     X[3] = [3.0, 4.0]
-    with pytest.raises(ValueError, match=r"X row 3 has L2 norm 5 > max_norm=1 \(1 row\(s\) outside the ball\).*clip=True"):
+    with pytest.raises(
+        ValueError, match=r"X row 3 has L2 norm 5 > max_norm=1 \(1 row\(s\) outside the ball\).*clip=True"
+    ):
         check_dataset(X, y)
-    with pytest.warns(RowsClippedWarning, match=r"clipped 1 row\(s\) of X into the ball of radius max_norm=1 \(first rows: \[3\]"):
+    with pytest.warns(
+        RowsClippedWarning, match=r"clipped 1 row\(s\) of X into the ball of radius max_norm=1 \(first rows: \[3\]"
+    ):
         checked = check_dataset(X, y, clip=True)
     np.testing.assert_allclose(checked.X[3], [0.6, 0.8])
     np.testing.assert_array_equal(checked.X[:3], X[:3])
@@ -95,7 +102,9 @@ def test_rounding_above_one_is_accepted_silently():
 
 def test_fewer_records_than_agents():
     assert check_n_agents(10, 10) == 10
-    with pytest.raises(ValueError, match=r"n_agents=5 exceeds the number of records \(3\): every agent needs at least one record"):
+    with pytest.raises(
+        ValueError, match=r"n_agents=5 exceeds the number of records \(3\): every agent needs at least one record"
+    ):
         check_n_agents(3, 5)
     with pytest.raises(TypeError, match=r"n_agents must be a positive integer, got True"):
         check_n_agents(3, True)
