@@ -13,6 +13,8 @@ Events are ``dp_accounting`` ``DpEvent`` values as they are, plus :class:`PureDp
 dp-accounting only.
 """
 
+from accountants.version import __version__
+
 from accountants.approximate import AdvancedCompositionAccountant, PureEpsilonAccountant
 from accountants.base import Accountant
 from accountants.best import ACCOUNTANTS, BestBound, best_epsilon, epsilon_by_accountant
@@ -27,6 +29,7 @@ from accountants.moments import MomentsAccountant
 from accountants.pld import PLDAccountant
 
 __all__ = [
+    "__version__",
     "Accountant",
     "ACCOUNTANTS",
     "AdvancedCompositionAccountant",

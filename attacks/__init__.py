@@ -27,6 +27,8 @@ reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR). Attacks read only rel
   Neyman–Pearson replay test for the certified output mode (:mod:`attacks.sharing`).
 """
 
+from accountants.version import __version__
+
 from attacks.base import AttackScores
 from attacks.blackbox import LiRA, LossThreshold
 from attacks.kkt import KKTInference, KKTKnowledge
@@ -37,6 +39,7 @@ from attacks.sharing import ColumnSpaceTest, GramRecovery, SharingNP, recover_gr
 from attacks.whitebox import WhiteBoxNP, replay_statistics
 
 __all__ = [
+    "__version__",
     "AttackScores",
     "BroadcastNP",
     "ColumnSpaceTest",

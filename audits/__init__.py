@@ -10,6 +10,8 @@ lower bounds against every accountant (:mod:`audits.registry`, :mod:`audits.repo
 :mod:`audits.broken` keeps deliberately broken mechanisms that the audits must flag.
 """
 
+from accountants.version import __version__
+
 from audits.stats import (
     CONDITIONAL_ON_GDP,
     WORST_CASE,
@@ -28,6 +30,7 @@ from audits.stats import (
 )
 
 __all__ = [
+    "__version__",
     "Bonferroni",
     "CONDITIONAL_ON_GDP",
     "Fixed",

@@ -27,6 +27,8 @@ trials, with a per-agent sensitivity broadcast over the d = 10 coordinates::
     75.53
 """
 
+from accountants.version import __version__
+
 from mechanisms.base import AccountedMechanism, Mechanism
 from mechanisms.gamma_norm import GammaNormMechanism
 from mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, classic_gaussian_sigma
@@ -35,6 +37,7 @@ from mechanisms.randomized_response import RandomizedResponse
 from mechanisms.rng import SecureReseedingGenerator, begin_release, make_rng, spawn_rngs
 
 __all__ = [
+    "__version__",
     "AccountedMechanism",
     "GammaNormMechanism",
     "GaussianMechanism",

@@ -20,6 +20,8 @@ Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoi
 runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.backends``; optional extra ``ray``).
 """
 
+from accountants.version import __version__
+
 from solvers.lazy import lazy_exports
 
 # Public name → defining module. Everything is imported on first use, so ``import solvers`` (and
@@ -75,7 +77,7 @@ _EXPORTS = {
     "joint_label_epsilon": "solvers.pdml",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = ["__version__", *sorted(_EXPORTS)]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
