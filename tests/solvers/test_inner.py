@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from scipy.optimize import minimize
 
 from solvers.inner import accelerated_proximal_gradient, damped_newton
 
@@ -24,15 +23,17 @@ def logistic_problems(batch, n=30, d=3, reg=0.1, seed=0):
     return A, value, derivatives
 
 
-def test_newton_matches_scipy_and_reaches_the_tolerance():
+def test_newton_reaches_the_minimiser_within_its_tolerance():
+    """Each batch element is reg-strongly convex, so ‖x − x*‖ ≤ ‖∇f(x)‖ / reg: a gradient checked
+    directly at the solution bounds the distance to the exact minimiser (no optimiser as reference)."""
     _, value, derivatives = logistic_problems((4, 2))
     solution = damped_newton(value, derivatives, np.full((4, 2, 3), 5.0), tol=1e-10)
     assert solution.x.shape == (4, 2, 3) and np.all(solution.residual <= 1e-10)
-    for index in np.ndindex(4, 2):
-        reference = minimize(
-            lambda x: value(np.broadcast_to(x, (4, 2, 3)))[index], np.zeros(3), method="BFGS", options={"gtol": 1e-12}
-        )
-        np.testing.assert_allclose(solution.x[index], reference.x, atol=1e-6)
+    gradient, _ = derivatives(solution.x)
+    distance_bound = np.linalg.norm(gradient, axis=-1) / 0.1  # reg = 0.1 is the strong-convexity modulus
+    assert np.all(distance_bound <= 1e-9)
+    # and the minimiser is not the start: the check is not vacuous
+    assert np.all(np.linalg.norm(solution.x - 5.0, axis=-1) > 1.0)
 
 
 def test_newton_batch_element_equals_its_own_solve():
