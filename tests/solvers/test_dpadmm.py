@@ -20,14 +20,14 @@ INF = math.inf
 NO_ACCOUNTANTS = {"accountants": ()}
 
 
-def small_problem(n_agents=6, m=25, d=4, lam=0.5, regularizer=L2Regularizer(), loss=LogisticLoss(), seed=0):
+def small_problem(n_agents=6, m=25, d=4, lam=0.5, regularizer=None, loss=None, seed=0):
     """Twonorm in the unit ball: N·m training rows, 30 public rows, 100 test rows, with w*."""
     data = twonorm(n_agents * m + 130, seed, dim=d)
     X, y, n = data.X / max_row_norm(data.X), data.y, n_agents * m
     problem = HorizontalProblem(
         partition_horizontal(X[:n], y[:n], n_agents, seed=seed),
-        loss=loss,
-        regularizer=regularizer,
+        loss=LogisticLoss() if loss is None else loss,
+        regularizer=L2Regularizer() if regularizer is None else regularizer,
         lam=lam,
         X_test=X[n + 30 :],
         y_test=y[n + 30 :],
