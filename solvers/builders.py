@@ -20,9 +20,9 @@ import numpy as np
 
 from solvers.centralized import centralized_optimum
 from solvers.datasets import dpadmm_adult_split, partition_horizontal, ringnorm, twonorm
+from solvers.graph import GraphTopology
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer, L2Regularizer
-from solvers.graph import GraphTopology
 
 __all__ = ["adult_problem", "random_graph", "replace_record", "synthetic_problem"]
 
