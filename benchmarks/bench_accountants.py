@@ -85,7 +85,8 @@ def run(quick: bool = False) -> list[dict]:
             optimal_s,
             "DRV closed form (looser)",
             drv_s,
-            f"target < 1 s (ratio ≤ 1 expected: exact vs a closed form); ε optimal {optimal_eps:.4f} vs DRV {drv_eps:.4f}; {len(accountant.ledger)} ledger entry",
+            f"target < 1 s (ratio ≤ 1 expected: exact vs a closed form); ε optimal {optimal_eps:.4f} "
+            f"vs DRV {drv_eps:.4f}; {len(accountant.ledger)} ledger entry",
         )
     )
     return rows

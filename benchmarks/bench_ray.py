@@ -37,7 +37,8 @@ def _per_iteration(make_solver, problem, backend, lengths: tuple[int, int], repe
     for T in lengths:
         solver = make_solver(T)
         seconds, _ = best_of(
-            lambda: solver.run(problem, seed=0, accountants=(), record_history=False, backend=backend), repeats
+            lambda solver=solver: solver.run(problem, seed=0, accountants=(), record_history=False, backend=backend),
+            repeats,
         )
         times.append(seconds)
     per_iteration = (times[1] - times[0]) / (lengths[1] - lengths[0])

@@ -29,8 +29,8 @@ def sharing_loop(problem: VerticalProblem, solver: ADMMSharing, seed: int) -> di
     """Algorithm 1 (l2, no ball), optionally with output noise, one party and one sample at a time.
 
     Draws the output noise exactly as the solver does (party m: standard normals of shape (T, N)
-    from its own stream, child m of the seed, times σ_m). Returns the released shares u (T, M, N), the duals y (T, N) and the
-    final blocks x (M, d_m each, as a list).
+    from its own stream, child m of the seed, times σ_m). Returns the released shares u (T, M, N), the
+    duals y (T, N) and the final blocks x (M, d_m each, as a list).
     """
     if solver.b1 is not None and solver.noise is None:
         raise ValueError("sharing_loop implements the unconstrained update only")
@@ -54,12 +54,12 @@ def sharing_loop(problem: VerticalProblem, solver: ADMMSharing, seed: int) -> di
             x[m] = -np.linalg.solve(lam * np.eye(D.shape[1]) + rho * D.T @ D, D.T @ (y + rho * b))
             if solver.b1 is not None and np.linalg.norm(x[m]) > solver.b1:
                 raise ValueError("the ball constraint became active; sharing_loop does not implement it")
-        shared = np.stack([D @ xm for D, xm in zip(blocks, x)]) + noise[t]
+        shared = np.stack([D @ xm for D, xm in zip(blocks, x, strict=True)]) + noise[t]
         s = shared.sum(axis=0)
         z = np.empty(N)
         for i in range(N):  # (7), one scalar problem per sample
 
-            def derivative(v, i=i):
+            def derivative(v, i=i, y=y, s=s):
                 return -labels[i] / (N * (1 + np.exp(labels[i] * v))) - y[i] + rho * (v - s[i])
 
             width = 1.5 / (N * rho)  # the root lies within s + (y ± 1/N)/ρ; widened against rounding
@@ -76,7 +76,7 @@ def run(quick: bool = False) -> list[dict]:
     n_train, T, R = (2000, 10, 20) if quick else (30_162, 50, 100)
     data = adult_vertical(n_train=n_train, n_test=1000, seed=0)
     problem = data.problem()
-    problem.block_svd  # the factorisation is cached on the problem; both sides get it for free
+    _ = problem.block_svd  # the factorisation is cached on the problem; both sides get it for free
     solver = ADMMSharing(n_iterations=T)
     ours, _ = best_of(
         lambda: solver.run(problem, seed=0, accountants=(), record_history=False, record_transcript=False), repeats=3

@@ -4,6 +4,9 @@
     python -m benchmarks.run --quick    # small sizes, a smoke run
     python -m benchmarks.run --json out.json
 
+Run it from the repository root: ``benchmarks`` is a folder of the source tree, not an installed
+package (it measures the toolkit against peers that a user's installation does not need).
+
 Each ``benchmarks/bench_<name>.py`` defines ``run(quick: bool = False) -> list[dict]`` whose rows
 have the keys benchmark, ours_s, peer, peer_s, ratio (peer_s / ours_s) and note; ours and the
 peer are timed in the same call, on the same machine, one after the other.
@@ -19,6 +22,7 @@ import sys
 from pathlib import Path
 
 import benchmarks
+from accountants.version import __version__
 
 COLUMNS = ("benchmark", "ours_s", "peer", "peer_s", "ratio", "note")
 
@@ -45,6 +49,7 @@ def markdown(rows: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     parser.add_argument("--only", nargs="*", help="run only these benchmark modules (e.g. bench_accountants)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON to this file")
