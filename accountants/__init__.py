@@ -13,8 +13,6 @@ Events are ``dp_accounting`` ``DpEvent`` values as they are, plus :class:`PureDp
 dp-accounting only.
 """
 
-from accountants.version import __version__
-
 from accountants.approximate import AdvancedCompositionAccountant, PureEpsilonAccountant
 from accountants.base import Accountant
 from accountants.best import ACCOUNTANTS, BestBound, best_epsilon, epsilon_by_accountant
@@ -27,6 +25,7 @@ from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon, gaussian_m
 from accountants.ledger import Ledger, LedgerEntry, LedgerFile
 from accountants.moments import MomentsAccountant
 from accountants.pld import PLDAccountant
+from accountants.version import __version__
 
 __all__ = [
     "__version__",

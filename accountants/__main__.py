@@ -1,7 +1,12 @@
 """Command line: the privacy of a sequence of releases under every accountant.
 
-python -m accountants --noise-multiplier 10 --count 100 --delta 1e-5
-python -m accountants --ledger run.ledger.jsonl --delta 1e-5 --json
+dp-accountant --noise-multiplier 10 --count 100 --delta 1e-5
+dp-accountant --ledger run.ledger.jsonl --delta 1e-5 --json
+dp-accountant ledger repair run.ledger.jsonl
+
+(``python -m accountants`` is the same command.) Every usage error — a bad or missing argument, an
+unreadable ledger file — is one line on standard error naming the argument, with exit status 2;
+no input gives a traceback.
 """
 
 from __future__ import annotations
@@ -10,49 +15,152 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 from dp_accounting import dp_event
 
 from accountants.best import best_epsilon
 from accountants.events import PureDpEvent
 from accountants.ledger import Ledger, LedgerEntry
+from accountants.validation import check_count, check_delta, check_epsilon
+from accountants.version import __version__
+
+PROG = "dp-accountant"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose every error is one line (``PROG: error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        _usage_error(message, prog=self.prog)
+
+
+def _usage_error(message: str, prog: str = PROG) -> NoReturn:
+    one_line = " ".join(str(message).split())
+    sys.stderr.write(f"{prog}: error: {one_line}\n")
+    raise SystemExit(2)
+
+
+def _number(kind: str) -> Callable[[str], float]:
+    """An argparse ``type`` that reads a number and checks it as a ``kind`` ("noise", "epsilon"
+    or "delta"); argparse turns the ArgumentTypeError into a one-line usage error naming the option."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        try:
+            if kind == "delta":
+                return check_delta(value, name="δ")
+            if kind == "epsilon":
+                return check_epsilon(value, name="ε")
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        if math.isnan(value) or value < 0:  # ∞ is allowed: infinite noise reveals nothing (ε = 0)
+            raise argparse.ArgumentTypeError(f"the noise multiplier must be a number >= 0, got {text!r}")
+        return value
+
+    parse.__name__ = kind  # argparse names the type in some messages
+    return parse
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    try:
+        return check_count(value, name="the count")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m accountants",
+    parser = _Parser(
+        prog=PROG,
         description="Bound the privacy of repeated releases (or of a saved ledger) with every "
-        "accountant that supports them, and name the smallest valid bound.",
+        "accountant that supports them, and name the smallest valid bound. "
+        f"To repair a ledger file left with a torn last line: {PROG} ledger repair FILE.",
     )
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--noise-multiplier", type=float, help="Gaussian noise multiplier σ/Δ per release")
-    source.add_argument("--pure-epsilon", type=float, help="ε of a pure ε-DP release")
-    source.add_argument("--ledger", help="a ledger file written by accountants.LedgerFile")
-    parser.add_argument("--count", type=int, default=1, help="number of releases (default 1)")
-    parser.add_argument("--delta", type=float, default=1e-5, help="target δ (default 1e-5)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--noise-multiplier", type=_number("noise"), help="Gaussian noise multiplier σ/Δ per release (>= 0)"
+    )
+    source.add_argument("--pure-epsilon", type=_number("epsilon"), help="ε of a pure ε-DP release (finite, >= 0)")
+    source.add_argument("--ledger", help="a ledger file written by accountants.LedgerFile (or Ledger.dumps)")
+    parser.add_argument("--count", type=_count, default=None, help="number of releases (default 1; not with --ledger)")
+    parser.add_argument("--delta", type=_number("delta"), default=1e-5, help="target δ in [0, 1) (default 1e-5)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.ledger:
-        ledger = Ledger.load(args.ledger)
+def _ledger_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"{PROG} ledger", description="Work on a ledger file.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    repair = commands.add_parser(
+        "repair",
+        help="keep every complete entry of a ledger file and set torn or partial lines aside",
+        description="Make a ledger file loadable and appendable again: every complete entry is kept, "
+        "torn or partial lines (an interrupted write) are moved to a sibling file.",
+    )
+    repair.add_argument("file", metavar="FILE", help="the ledger file")
+    return parser
+
+
+def _repair(path: str) -> int:
+    from accountants.ledger import repair_ledger  # imported here: ledger.py provides it
+
+    try:
+        report = repair_ledger(path)
+    except (ValueError, OSError) as error:
+        _usage_error(f"argument FILE: cannot repair {path}: {error}", prog=f"{PROG} ledger repair")
+    entries = f"{report.kept} complete entr{'y' if report.kept == 1 else 'ies'}"
+    if report.set_aside:
+        fragments = len(report.set_aside)
+        where = f", saved in {report.fragment_path}" if report.fragment_path is not None else ""
+        print(
+            f"Repaired the ledger {report.path}: kept {entries} and set aside {fragments} torn or partial "
+            f"fragment{'s' if fragments != 1 else ''}{where}. The file loads and accepts appends again; "
+            "the fragments were never complete records, so no accepted release was lost."
+        )
     else:
-        if args.pure_epsilon is not None:
-            event = PureDpEvent(args.pure_epsilon)
-        else:
-            event = dp_event.GaussianDpEvent(10.0 if args.noise_multiplier is None else args.noise_multiplier)
-        ledger = Ledger([LedgerEntry(participant=None, event=event, count=args.count)])
+        print(f"The ledger {report.path} needed no repair of torn lines: {entries}, nothing set aside.")
+    return 0
+
+
+def _load_ledger(args: argparse.Namespace) -> Ledger:
+    if args.ledger is not None:
+        if args.count is not None:
+            _usage_error("argument --count: not allowed with argument --ledger (the ledger records its counts)")
+        try:
+            return Ledger.load(args.ledger)
+        except (ValueError, OSError) as error:
+            _usage_error(f"argument --ledger: cannot read {args.ledger}: {error}")
+    event: dp_event.DpEvent
+    if args.pure_epsilon is not None:
+        event = PureDpEvent(args.pure_epsilon)
+    else:
+        event = dp_event.GaussianDpEvent(args.noise_multiplier)
+    return Ledger([LedgerEntry(participant=None, event=event, count=1 if args.count is None else args.count)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["ledger"]:
+        return _repair(_ledger_parser().parse_args(arguments[1:]).file)
+    args = _parser().parse_args(arguments)
+    ledger = _load_ledger(args)
     try:
         best = best_epsilon(ledger, args.delta)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        _usage_error(str(error))
     if args.json:
         payload = {
             "delta": best.delta,
-            "best": {"epsilon": best.epsilon, "accountant": best.accountant},
+            "best": {"epsilon": best.epsilon if math.isfinite(best.epsilon) else None, "accountant": best.accountant},
             "participant": best.participant,
             "epsilon_upper": {k: (v if math.isfinite(v) else None) for k, v in best.bounds.items()},
         }

@@ -8,24 +8,34 @@ summary is the multiset of those guarantees, so order and splitting never matter
 from __future__ import annotations
 
 import math
+import numbers
 from collections import Counter
+from collections.abc import Callable
 
 from dp_accounting import dp_event
 
 from accountants import composition
 from accountants.base import Accountant
 from accountants.events import epsilon_delta_of, flatten
+from accountants.ledger import StrPath
 
-__all__ = ["PureEpsilonAccountant", "AdvancedCompositionAccountant"]
+__all__ = ["PureEpsilonAccountant", "AdvancedCompositionAccountant", "MAX_SUPPORT"]
+
+#: Largest ``max_support`` accepted: the exact enumeration allocates a few arrays of that many
+#: float64 atoms (10^8 atoms is a few GB).
+MAX_SUPPORT = 10**8
+
+#: A participant's summary: how many releases it made with each (ε, δ) guarantee.
+_Guarantees = Counter[tuple[float, float]]
 
 
-class _GuaranteeAccountant(Accountant):
+class _GuaranteeAccountant(Accountant[_Guarantees]):
     """Summary: Counter {(ε, δ): count}."""
 
-    def _empty(self) -> Counter:
+    def _empty(self) -> _Guarantees:
         return Counter()
 
-    def _compose(self, summary: Counter, event: dp_event.DpEvent, count: int) -> Counter:
+    def _compose(self, summary: _Guarantees, event: dp_event.DpEvent, count: int) -> _Guarantees:
         updated = Counter(summary)
         for leaf, repeats in flatten(event, count):
             if isinstance(leaf, dp_event.NonPrivateDpEvent):
@@ -38,7 +48,7 @@ class _GuaranteeAccountant(Accountant):
         return updated
 
     @staticmethod
-    def _triples(summary: Counter) -> list[tuple[float, float, int]]:
+    def _triples(summary: _Guarantees) -> list[tuple[float, float, int]]:
         return sorted((eps, delta, count) for (eps, delta), count in summary.items() if count)
 
 
@@ -51,10 +61,10 @@ class PureEpsilonAccountant(_GuaranteeAccountant):
 
     name = "pure"
 
-    def _epsilon(self, summary: Counter, delta: float) -> float:
+    def _epsilon(self, summary: _Guarantees, delta: float) -> float:
         return composition.basic_epsilon(self._triples(summary), delta)
 
-    def _delta(self, summary: Counter, epsilon: float) -> float:
+    def _delta(self, summary: _Guarantees, epsilon: float) -> float:
         return composition.basic_delta(self._triples(summary), epsilon)
 
 
@@ -65,21 +75,29 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
       theorem: "optimal" (default): Kairouz–Oh–Viswanath's exact optimal composition, enumerated
         in log space while the loss support has at most ``max_support`` atoms, else KOV Thm. 3.5;
         "drv": Dwork–Rothblum–Vadhan. Both also take the basic sum when it is smaller.
-      max_support: enumeration limit for the exact optimal composition.
+      max_support: enumeration limit for the exact optimal composition (an integer in
+        [1, ``MAX_SUPPORT``]).
     """
 
-    def __init__(self, theorem: str = "optimal", max_support: int = 200_000, ledger_path=None) -> None:
-        if theorem not in ("optimal", "drv"):
+    def __init__(
+        self, theorem: str = "optimal", max_support: int = 200_000, ledger_path: StrPath | None = None
+    ) -> None:
+        if not isinstance(theorem, str) or theorem not in ("optimal", "drv"):
             raise ValueError(f"theorem must be 'optimal' or 'drv', got {theorem!r}")
+        limit: object = max_support
+        if isinstance(limit, bool) or not isinstance(limit, numbers.Integral):
+            raise TypeError(f"max_support must be an integer >= 1, got {max_support!r}")
+        if not 1 <= int(limit) <= MAX_SUPPORT:
+            raise ValueError(f"max_support must be in [1, {MAX_SUPPORT}], got {max_support!r}")
         super().__init__(ledger_path)
-        self.theorem = theorem
-        self.max_support = max_support
+        self.theorem: str = theorem
+        self.max_support: int = int(limit)
         self.name = "optimal_composition" if theorem == "optimal" else "advanced_composition"
 
-    def _exact(self, triples) -> bool:
+    def _exact(self, triples: composition.Guarantees) -> bool:
         return self.theorem == "optimal" and composition.loss_support_size(triples) <= self.max_support
 
-    def _epsilon(self, summary: Counter, delta: float) -> float:
+    def _epsilon(self, summary: _Guarantees, delta: float) -> float:
         triples = self._triples(summary)
         if self._exact(triples):
             return composition.optimal_epsilon(triples, delta)
@@ -89,7 +107,7 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
             bound = min(bound, second(triples, delta))
         return bound
 
-    def _delta(self, summary: Counter, epsilon: float) -> float:
+    def _delta(self, summary: _Guarantees, epsilon: float) -> float:
         triples = self._triples(summary)
         if self._exact(triples):
             return composition.optimal_delta(triples, epsilon)
@@ -99,7 +117,7 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
         return min(basic, _invert_decreasing(lambda d: composition.kov_heterogeneous_epsilon(triples, d), epsilon))
 
 
-def _invert_decreasing(epsilon_of_delta, epsilon: float) -> float:
+def _invert_decreasing(epsilon_of_delta: Callable[[float], float], epsilon: float) -> float:
     """Smallest δ (to 1e-12 relative, rounded up) with epsilon_of_delta(δ) ≤ ε; 1.0 if none."""
     if epsilon_of_delta(1.0 - 1e-16) > epsilon:
         return 1.0
@@ -107,7 +125,9 @@ def _invert_decreasing(epsilon_of_delta, epsilon: float) -> float:
     if epsilon_of_delta(low) <= epsilon:
         return low
     for _ in range(200):
-        middle = math.sqrt(low * high) if high / low > 2 else (low + high) / 2
+        middle = math.sqrt(low) * math.sqrt(high) if high > 2 * low else (low + high) / 2  # no underflow
+        if not low < middle < high:  # adjacent floats
+            break
         if epsilon_of_delta(middle) <= epsilon:
             high = middle
         else:

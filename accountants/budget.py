@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import threading
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from dp_accounting import dp_event
 
 from accountants.base import Accountant
 from accountants.errors import PrivacyBudgetExceeded
-from accountants.ledger import Ledger
+from accountants.ledger import Ledger, check_participant
 from accountants.validation import check_delta, check_epsilon
 
 __all__ = ["BudgetFilter"]
@@ -19,42 +22,125 @@ class BudgetFilter:
     a release that would take its participant's ε at ``delta`` above ``epsilon``.
 
     The refused release is not recorded, so the caller must not perform it. The filter has the
-    accountant interface, so a solver attaches it like any accountant. (Adaptively chosen releases
-    under a fixed budget: Rogers et al. 2016 privacy filters; the check is the accountant's own
-    bound on the composed releases, which is valid for fully adaptive composition for the
-    composition theorems and RDP used here — Feldman & Zrnic 2021 for RDP filters.)
+    accountant interface a solver uses (``register``, ``register_many``, ``get_epsilon``,
+    ``get_delta``, ``epsilon_if_registered``, ``supports``, ``ledger``, ``participants``, ``name``),
+    so a solver can attach it like an accountant, and can refuse a whole run before its first
+    release (``register_many`` is all or nothing).
+
+    What is checked: the accountant's own bound on the composed releases, the candidate included.
+    For releases fixed in advance that is simply composition, valid for every accountant. For
+    releases chosen adaptively (each one, and the budget spent so far, depending on earlier
+    outputs) a privacy filter needs its own theorem (Rogers et al. 2016). Proven: basic
+    composition of (ε, δ) guarantees (:class:`accountants.PureEpsilonAccountant`; Rogers et al.
+    2016), RDP at one fixed order (a :class:`accountants.MomentsAccountant` given a single order;
+    Feldman & Zrnic 2021) and Gaussian DP (:class:`accountants.ExactGaussianAccountant`, μ² adding
+    up; Smith & Thakurta 2022). Not proven for adaptively chosen releases: RDP optimised over
+    several orders, the PLD accountant, and advanced or optimal composition (Whitehouse et al.
+    2023 give filters at advanced-composition rates, with constants other than these bounds').
+
+    Concurrency: the check and the registration are atomic. Threads sharing a filter take turns
+    (a lock). When the accountant has a ledger file, the filter also holds the file's OS lock
+    (``fcntl.flock``, POSIX) from the check until the release is synced to disk, and first
+    composes every release other processes appended to the file, so processes each with its own
+    filter on the same ``ledger_path`` never overspend together. On platforms without ``flock``
+    (Windows) only threads are serialised: processes must not share a ledger file there. Use the
+    accountant only through the filter: registering on it directly bypasses the check.
     """
 
-    def __init__(self, accountant: Accountant, epsilon: float, delta: float) -> None:
+    def __init__(self, accountant: Accountant[Any], epsilon: float, delta: float) -> None:
         if not isinstance(accountant, Accountant):
             raise TypeError(f"accountant must be an accountants.Accountant, got {accountant!r}")
         self.accountant = accountant
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.name = f"budget({accountant.name})"
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """This thread's turn: the filter's lock, and the ledger file's with its news composed."""
+        with self._lock, self.accountant._ledger_turn():
+            yield
 
     def register(
         self, event: dp_event.DpEvent, count: int = 1, participant: Hashable = None, iteration: int | None = None
     ) -> BudgetFilter:
-        would_be = self.accountant.epsilon_if_registered(event, self.delta, count, participant)
-        if would_be > self.epsilon:
-            raise PrivacyBudgetExceeded(participant, would_be, self.epsilon, self.delta)
-        self.accountant.register(event, count, participant, iteration)
+        """Record ``count`` releases of ``event`` by ``participant`` if that keeps its ε within
+        the budget; otherwise raise :class:`PrivacyBudgetExceeded` and record nothing."""
+        with self._turn():
+            would_be = self.accountant.epsilon_if_registered(event, self.delta, count, participant)
+            if not would_be <= self.epsilon:  # (a NaN bound is refused too)
+                raise PrivacyBudgetExceeded(participant, would_be, self.epsilon, self.delta)
+            self.accountant.register(event, count, participant, iteration)
         return self
+
+    def register_many(
+        self,
+        events: Sequence[dp_event.DpEvent],
+        participants: Sequence[Hashable] | None = None,
+        iteration: int | Sequence[int] | None = None,
+    ) -> BudgetFilter:
+        """:meth:`Accountant.register_many` under the budget, all or nothing: if any participant
+        would exceed it, raise :class:`PrivacyBudgetExceeded` (naming the first such participant)
+        before recording any release."""
+        events = list(events)
+        participants = [None] * len(events) if participants is None else list(participants)
+        if len(participants) != len(events):
+            raise ValueError(f"participants must have one entry per event: {len(participants)} != {len(events)}")
+        for event in events:
+            if not isinstance(event, dp_event.DpEvent):
+                raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}")
+        batches: dict[Hashable, list[dp_event.DpEvent]] = {}
+        for participant, event in zip(participants, events, strict=True):
+            batches.setdefault(check_participant(participant), []).append(event)
+        accountant = self.accountant
+        with self._turn():
+            for participant, batch in batches.items():
+                would_be = accountant._epsilon(
+                    accountant._compose_batch(accountant._summary(participant), batch), self.delta
+                )
+                if not would_be <= self.epsilon:
+                    raise PrivacyBudgetExceeded(participant, would_be, self.epsilon, self.delta)
+            accountant.register_many(events, participants, iteration)
+        return self
+
+    def compose(self, event: dp_event.DpEvent, count: int = 1) -> BudgetFilter:
+        """``dp_accounting``-style alias of :meth:`register` for the default participant."""
+        return self.register(event, count)
+
+    def epsilon_if_registered(
+        self, event: dp_event.DpEvent, delta: float, count: int = 1, participant: Hashable = None
+    ) -> float:
+        """The ε ``participant`` would have at ``delta`` after these releases; nothing is recorded."""
+        with self._turn():
+            return self.accountant.epsilon_if_registered(event, delta, count, participant)
 
     def remaining_epsilon(self, participant: Hashable = None) -> float:
         """Budget left for ``participant`` (the worst participant if None)."""
-        return max(0.0, self.epsilon - self.accountant.get_epsilon(self.delta, participant))
+        with self._turn():
+            return max(0.0, self.epsilon - self.accountant.get_epsilon(self.delta, participant))
 
     def get_epsilon(self, delta: float, participant: Hashable = None) -> float:
-        return self.accountant.get_epsilon(delta, participant)
+        with self._turn():
+            return self.accountant.get_epsilon(delta, participant)
 
     def get_delta(self, epsilon: float, participant: Hashable = None) -> float:
-        return self.accountant.get_delta(epsilon, participant)
+        with self._turn():
+            return self.accountant.get_delta(epsilon, participant)
 
     def supports(self, event: dp_event.DpEvent) -> bool:
         return self.accountant.supports(event)
 
     @property
     def ledger(self) -> Ledger:
-        return self.accountant.ledger
+        """Every release counted against the budget (with a ledger file: all of the file's)."""
+        with self._turn():
+            return self.accountant.ledger
+
+    @property
+    def participants(self) -> list[Hashable]:
+        with self._turn():
+            return self.accountant.participants
+
+    def __repr__(self) -> str:
+        return f"BudgetFilter({self.accountant!r}, epsilon={self.epsilon:g}, delta={self.delta:g})"

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
 __all__ = [
@@ -38,6 +39,11 @@ Guarantees = Sequence[tuple[float, float, int]]
 def _log_keep(guarantees: Guarantees) -> float:
     """log Π (1 − δ_i)^{count_i}."""
     return math.fsum(count * math.log1p(-delta) for _, delta, count in guarantees)
+
+
+def _one_minus_exp(x: float) -> float:
+    """1 − e^x, which is −∞ (never an OverflowError) for large x."""
+    return -math.expm1(x) if x < 700.0 else -math.inf
 
 
 def _total_delta(guarantees: Guarantees) -> float:
@@ -84,13 +90,14 @@ def drv_delta(guarantees: Guarantees, epsilon: float) -> float:
         return _total_delta(guarantees) if epsilon >= drift else 1.0
     if epsilon <= drift:
         return 1.0
-    return min(1.0, _total_delta(guarantees) + math.exp(-((epsilon - drift) ** 2) / (2.0 * sum_squares)))
+    gap = epsilon - drift  # gap * gap may overflow to inf (exp(-inf) = 0); ** would raise
+    return min(1.0, _total_delta(guarantees) + math.exp(-(gap * gap) / (2.0 * sum_squares)))
 
 
 def kov_heterogeneous_epsilon(guarantees: Guarantees, delta: float) -> float:
     """KOV (2015) Thm. 3.5: the composition is (ε̃, 1 − (1 − δ̃)Π(1 − δ_i))-DP for every δ̃."""
     log_keep = _log_keep(guarantees)
-    slack = -math.expm1(math.log1p(-delta) - log_keep)  # δ̃ with 1 − (1−δ̃)Π(1−δ_i) = δ
+    slack = _one_minus_exp(math.log1p(-delta) - log_keep)  # δ̃ with 1 − (1−δ̃)Π(1−δ_i) = δ
     if slack <= 0:
         return math.inf
     total = math.fsum(count * eps for eps, _, count in guarantees)
@@ -113,7 +120,7 @@ def loss_support_size(guarantees: Guarantees) -> int:
     return size
 
 
-def _loss_distribution(guarantees: Guarantees) -> tuple[np.ndarray, np.ndarray]:
+def _loss_distribution(guarantees: Guarantees) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Privacy-loss atoms L and their log-probabilities under the first distribution of the
     composed randomized-response pairs: L = Σ_j (k_j − 2 l_j) ε_j, l_j ~ Bin(k_j, 1/(1 + e^{ε_j}))."""
     losses = np.zeros(1)
@@ -132,7 +139,7 @@ def _loss_distribution(guarantees: Guarantees) -> tuple[np.ndarray, np.ndarray]:
     return losses, log_probs
 
 
-def _log_hockey_stick(losses: np.ndarray, log_probs: np.ndarray, epsilon: float) -> float:
+def _log_hockey_stick(losses: NDArray[np.float64], log_probs: NDArray[np.float64], epsilon: float) -> float:
     """log Σ_{L > ε} P(L) (1 − e^{ε − L})."""
     above = losses > epsilon
     if not np.any(above):
@@ -146,9 +153,15 @@ def optimal_delta(guarantees: Guarantees, epsilon: float) -> float:
     if any(math.isinf(eps) for eps, _, count in guarantees if count):
         return 1.0
     losses, log_probs = _loss_distribution(guarantees)
-    log_rr = _log_hockey_stick(losses, log_probs, epsilon)
-    # δ = 1 − Π(1 − δ_i)^{k_i} (1 − δ_RR)
-    return max(0.0, float(-np.expm1(_log_keep(guarantees) + np.log1p(-min(1.0, math.exp(log_rr))))))
+    return _delta_at(losses, log_probs, _log_keep(guarantees), epsilon)
+
+
+def _delta_at(losses: NDArray[np.float64], log_probs: NDArray[np.float64], log_keep: float, epsilon: float) -> float:
+    """δ = 1 − Π(1 − δ_i)^{k_i} (1 − δ_RR(ε)) of an enumerated loss distribution."""
+    rr = min(1.0, math.exp(_log_hockey_stick(losses, log_probs, epsilon)))
+    if rr >= 1.0:
+        return 1.0
+    return max(0.0, -math.expm1(log_keep + math.log1p(-rr)))
 
 
 def optimal_epsilon(guarantees: Guarantees, delta: float) -> float:
@@ -162,7 +175,7 @@ def optimal_epsilon(guarantees: Guarantees, delta: float) -> float:
         return math.inf
     log_keep = _log_keep(guarantees)
     total = math.fsum(count * eps for eps, _, count in guarantees)
-    rr_target = -math.expm1(math.log1p(-delta) - log_keep) if delta < 1 else 1.0  # allowed δ_RR
+    rr_target = _one_minus_exp(math.log1p(-delta) - log_keep) if delta < 1 else 1.0  # allowed δ_RR
     if rr_target <= 0:  # no room beyond the releases' own δ: only the plain sum can hold
         return basic_epsilon(guarantees, delta)
     losses, log_probs = _loss_distribution(guarantees)
@@ -182,11 +195,10 @@ def optimal_epsilon(guarantees: Guarantees, delta: float) -> float:
     above = losses >= atoms[low]
     log_a = float(special.logsumexp(log_probs[above]))
     log_b = float(special.logsumexp(log_probs[above] - losses[above]))
-    if log_target >= log_a:
-        root = 0.0
-    else:
-        root = log_a + math.log1p(-math.exp(log_target - log_a)) - log_b
+    root = 0.0 if log_target >= log_a else log_a + math.log(-math.expm1(log_target - log_a)) - log_b
     root = min(max(root, float(atoms[high]), 0.0), float(atoms[low]))
-    while optimal_delta(guarantees, root) > delta:  # step to the safe side of the root
-        root = math.nextafter(root, math.inf) + 1e-15 * root
+    step = 0.0
+    while root < total and _delta_at(losses, log_probs, log_keep, root) > delta:  # to the safe side
+        step = max(2.0 * step, math.nextafter(root, math.inf) - root, 1e-15 * root)  # doubling: few steps
+        root += step
     return min(root, total)

@@ -8,36 +8,278 @@
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 import attr
 from dp_accounting import dp_event
 
-from accountants.validation import check_delta, check_epsilon
+from accountants.validation import MAX_COUNT, check_delta, check_epsilon
 
-__all__ = ["PureDpEvent", "ApproxDpEvent", "epsilon_delta_of", "flatten"]
+__all__ = ["PureDpEvent", "ApproxDpEvent", "check_event", "check_events", "epsilon_delta_of", "flatten"]
+
+EventT = TypeVar("EventT", bound=dp_event.DpEvent)
 
 
-def _epsilon_validator(instance, attribute, value) -> None:
+def _epsilon_validator(instance: object, attribute: attr.Attribute[float], value: float) -> None:
     check_epsilon(value, name=f"{type(instance).__name__}.{attribute.name}")
 
 
-def _delta_validator(instance, attribute, value) -> None:
+def _delta_validator(instance: object, attribute: attr.Attribute[float], value: float) -> None:
     check_delta(value, name=f"{type(instance).__name__}.{attribute.name}")
+
+
+def _as_float(value: object) -> object:
+    """Real numbers (numpy scalars too) become floats; anything else is left for the validator to
+    refuse with the field's name."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    return value
 
 
 @attr.define(frozen=True)
 class PureDpEvent(dp_event.DpEvent):
     """A release that is ``epsilon``-differentially private (δ = 0), ε in nats."""
 
-    epsilon: float = attr.field(converter=float, validator=_epsilon_validator)
+    epsilon: float = attr.field(converter=_as_float, validator=_epsilon_validator)
 
 
 @attr.define(frozen=True)
 class ApproxDpEvent(dp_event.DpEvent):
     """A release that is (``epsilon``, ``delta``)-differentially private."""
 
-    epsilon: float = attr.field(converter=float, validator=_epsilon_validator)
-    delta: float = attr.field(converter=float, validator=_delta_validator)
+    epsilon: float = attr.field(converter=_as_float, validator=_epsilon_validator)
+    delta: float = attr.field(converter=_as_float, validator=_delta_validator)
+
+
+# ------------------------------------------------------------------------------------------------
+# The one check of an event's parameters, made where an event enters an accountant.
+#
+# dp_accounting's events are attrs classes without validators: GaussianDpEvent(float("nan")) and
+# RandomizedResponseDpEvent(1.5, 2) construct fine and would flow into the arithmetic as NaN or as
+# a meaningless probability. Each field below has one rule; a field check returns the value as a
+# plain float or int (numpy scalars are accepted and converted) or raises naming the field.
+_FieldCheck = Callable[[object, str], object]
+
+
+def _number(value: object, name: str, expected: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number ({expected}), got {value!r:.80}")
+    number = float(value)
+    if math.isnan(number):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    return number
+
+
+def _nonnegative(value: object, name: str) -> float:
+    """≥ 0, infinity allowed (an infinite noise scale is a release that reveals nothing)."""
+    number = _number(value, name, ">= 0")
+    if number < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return number
+
+
+def _nonnegative_finite(value: object, name: str) -> float:
+    number = _nonnegative(value, name)
+    if math.isinf(number):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return number
+
+
+def _finite(value: object, name: str) -> float:
+    number = _number(value, name, "a finite number")
+    if math.isinf(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return number
+
+
+def _probability(value: object, name: str) -> float:
+    number = _number(value, name, "in [0, 1]")
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return number
+
+
+def _at_least_one(value: object, name: str) -> float:
+    number = _number(value, name, "a finite number >= 1")
+    if not 1.0 <= number < math.inf:
+        raise ValueError(f"{name} must be a finite number >= 1, got {value!r}")
+    return number
+
+
+def _integer(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r:.80}")
+    number = int(value)
+    if not minimum <= number <= MAX_COUNT:
+        bound = f"in [{minimum}, 10**300]" if number > MAX_COUNT else f">= {minimum}"
+        raise ValueError(f"{name} must be an integer {bound}, got {value!r:.60}")
+    return number
+
+
+def _count(value: object, name: str) -> int:
+    return _integer(value, name, 0)
+
+
+def _size(value: object, name: str) -> int:
+    return _integer(value, name, 1)
+
+
+def _step_counts(value: object, name: str) -> int | list[int]:
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{name} must be a non-negative integer or a non-empty list of them, got {value!r}")
+        return [_count(item, f"{name}[{index}]") for index, item in enumerate(value)]
+    return _count(value, name)
+
+
+def _reals(check: _FieldCheck) -> _FieldCheck:
+    def check_all(value: object, name: str) -> list[object]:
+        if not isinstance(value, (list, tuple)) or not value:
+            raise TypeError(f"{name} must be a non-empty list of numbers, got {value!r:.80}")
+        return [check(item, f"{name}[{index}]") for index, item in enumerate(value)]
+
+    return check_all
+
+
+#: The parameters of every dp_accounting event (0.6) and of ours, with their rules. Nested events
+#: (``event``, ``events``) are checked recursively by :func:`check_event`.
+_FIELD_CHECKS: dict[type[dp_event.DpEvent], dict[str, _FieldCheck]] = {
+    dp_event.GaussianDpEvent: {"noise_multiplier": _nonnegative},
+    dp_event.LaplaceDpEvent: {"noise_multiplier": _nonnegative},
+    dp_event.RandomizedResponseDpEvent: {"noise_parameter": _probability, "num_buckets": _size},
+    dp_event.DiscreteLaplaceDpEvent: {"noise_parameter": _nonnegative, "sensitivity": _size},
+    dp_event.SelfComposedDpEvent: {"count": _count},
+    dp_event.ComposedDpEvent: {},
+    dp_event.PoissonSampledDpEvent: {"sampling_probability": _probability},
+    dp_event.SampledWithReplacementDpEvent: {"source_dataset_size": _size, "sample_size": _count},
+    dp_event.SampledWithoutReplacementDpEvent: {"source_dataset_size": _size, "sample_size": _count},
+    dp_event.SingleEpochTreeAggregationDpEvent: {"noise_multiplier": _nonnegative, "step_counts": _step_counts},
+    dp_event.RepeatAndSelectDpEvent: {"mean": _at_least_one, "shape": _nonnegative},
+    dp_event.MixtureOfGaussiansDpEvent: {
+        "standard_deviation": _nonnegative,
+        "sensitivities": _reals(_finite),
+        "sampling_probs": _reals(_probability),
+    },
+    dp_event.ZCDpEvent: {"rho": _nonnegative, "xi": _nonnegative_finite},
+    dp_event.TruncatedSubsampledGaussianDpEvent: {
+        "dataset_size": _size,
+        "sampling_probability": _probability,
+        "truncated_batch_size": _count,
+        "noise_multiplier": _nonnegative,
+    },
+    dp_event.NoOpDpEvent: {},
+    dp_event.NonPrivateDpEvent: {},
+    dp_event.UnsupportedDpEvent: {},
+}
+
+
+def check_event(event: EventT, where: str = "") -> EventT:
+    """Return ``event`` if every parameter is valid (numpy scalars replaced by Python numbers:
+    an equal event), else raise naming the event class and the parameter.
+
+    The one check of an event's parameters: every accountant calls it where an event enters
+    (``register``, ``register_many``, ``epsilon_if_registered``) and so does decoding
+    (:func:`accountants.serialization.event_from_json`), so no NaN, negative noise or probability
+    outside [0, 1] reaches the arithmetic. Nested events (``SelfComposedDpEvent``,
+    ``ComposedDpEvent``, ``PoissonSampledDpEvent``, the sampled and repeated events) are checked
+    recursively; the message then says where the bad event sits. An event class nobody here knows
+    (a user's own ``DpEvent`` subclass) is returned unchanged: the accountants refuse it as
+    unsupported.
+
+    Raises:
+      TypeError: ``event`` is not a ``DpEvent``, or a parameter has the wrong type.
+      ValueError: a parameter is out of range, e.g.
+        ``RandomizedResponseDpEvent.noise_parameter must be in [0, 1], got 1.5``.
+    """
+    if not isinstance(event, dp_event.DpEvent):
+        raise TypeError(f"{where or 'event'} must be a dp_accounting DpEvent, got {event!r:.100}")
+    cls = type(event)
+    if cls is dp_event.GaussianDpEvent or cls is dp_event.LaplaceDpEvent:  # the common case, fast
+        noise = event.noise_multiplier
+        if type(noise) is float and noise >= 0:  # False for NaN
+            return event
+    if cls in (PureDpEvent, ApproxDpEvent):  # validated on construction; re-checked if bypassed
+        _check_stated(event, where)
+        return event
+    checks = _FIELD_CHECKS.get(cls)
+    if checks is None:
+        return event
+    context = f" (in {where})" if where else ""
+    changes: dict[str, object] = {}
+    try:
+        for field, check in checks.items():
+            value = getattr(event, field)
+            checked = check(value, f"{cls.__name__}.{field}")
+            if type(checked) is not type(value) or (isinstance(checked, list) and checked != value):
+                changes[field] = checked
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{error}{context}") from None
+
+    def inner_where(field: str) -> str:
+        return f"{cls.__name__}.{field}" + (f" in {where}" if where else "")
+
+    if hasattr(event, "event"):
+        inner = check_event(event.event, inner_where("event"))
+        if inner is not event.event:
+            changes["event"] = inner
+    if isinstance(event, dp_event.ComposedDpEvent):
+        if not isinstance(event.events, (list, tuple)):
+            raise TypeError(f"ComposedDpEvent.events must be a list of DpEvents, got {event.events!r:.100}{context}")
+        inners = [check_event(e, inner_where(f"events[{i}]")) for i, e in enumerate(event.events)]
+        if any(new is not old for new, old in zip(inners, event.events, strict=True)):
+            changes["events"] = inners
+    _check_relations(event, context)
+    return attr.evolve(event, **changes) if changes else event
+
+
+def _check_stated(event: PureDpEvent | ApproxDpEvent, where: str) -> None:
+    context = f" (in {where})" if where else ""
+    name = type(event).__name__
+    try:
+        check_epsilon(event.epsilon, name=f"{name}.epsilon")
+        if isinstance(event, ApproxDpEvent):
+            check_delta(event.delta, name=f"{name}.delta")
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"{error}{context}") from None
+
+
+def _check_relations(event: dp_event.DpEvent, context: str) -> None:
+    """Constraints between parameters of one event."""
+    if isinstance(event, dp_event.SampledWithoutReplacementDpEvent) and event.sample_size > event.source_dataset_size:
+        raise ValueError(
+            f"SampledWithoutReplacementDpEvent.sample_size must be <= source_dataset_size "
+            f"({event.source_dataset_size}), got {event.sample_size!r}{context}"
+        )
+    if isinstance(event, dp_event.MixtureOfGaussiansDpEvent):
+        sensitivities, probabilities = list(event.sensitivities), list(event.sampling_probs)
+        if len(sensitivities) != len(probabilities):
+            raise ValueError(
+                "MixtureOfGaussiansDpEvent.sensitivities and sampling_probs must have equal lengths, "
+                f"got {len(sensitivities)} and {len(probabilities)}{context}"
+            )
+        if not math.isclose(math.fsum(probabilities), 1.0, rel_tol=1e-9):
+            raise ValueError(
+                f"MixtureOfGaussiansDpEvent.sampling_probs must sum to 1, got {math.fsum(probabilities)!r}{context}"
+            )
+    if (
+        isinstance(event, dp_event.TruncatedSubsampledGaussianDpEvent)
+        and event.truncated_batch_size > event.dataset_size
+    ):
+        raise ValueError(
+            f"TruncatedSubsampledGaussianDpEvent.truncated_batch_size must be <= dataset_size "
+            f"({event.dataset_size}), got {event.truncated_batch_size!r}{context}"
+        )
+
+
+def check_events(events: Iterable[dp_event.DpEvent]) -> list[dp_event.DpEvent]:
+    """:func:`check_event` for each of ``events`` (the same list if nothing needed converting)."""
+    events = list(events)
+    checked = [check_event(event) for event in events]
+    if all(new is old for new, old in zip(checked, events, strict=True)):
+        return events
+    return checked
 
 
 def epsilon_delta_of(event: dp_event.DpEvent) -> tuple[float, float] | None:
@@ -46,7 +288,10 @@ def epsilon_delta_of(event: dp_event.DpEvent) -> tuple[float, float] | None:
     Pure and approximate events state theirs; a Laplace release with noise multiplier b is
     (1/b, 0)-DP; k-ary randomized response with noise parameter p is (ln(1 + k(1-p)/p), 0)-DP under
     replace-one (dp_accounting's definition: with probability p output a uniform bucket).
+
+    Raises TypeError / ValueError for an event with invalid parameters (see :func:`check_event`).
     """
+    event = check_event(event)
     if isinstance(event, PureDpEvent):
         return event.epsilon, 0.0
     if isinstance(event, ApproxDpEvent):
@@ -77,6 +322,10 @@ def flatten(event: dp_event.DpEvent, count: int = 1) -> list[tuple[dp_event.DpEv
     if isinstance(event, dp_event.SelfComposedDpEvent):
         if isinstance(event.count, bool) or not isinstance(event.count, int) or event.count < 0:
             raise ValueError(f"SelfComposedDpEvent.count must be a non-negative integer, got {event.count!r}")
+        if count * event.count > MAX_COUNT:
+            raise ValueError(
+                f"SelfComposedDpEvent: {count} repetitions of count {event.count} make more than 10**300 releases"
+            )
         return flatten(event.event, count * event.count)
     if isinstance(event, dp_event.ComposedDpEvent):
         return [leaf for inner in event.events for leaf in flatten(inner, count)]

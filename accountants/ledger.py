@@ -1,10 +1,38 @@
 """The ledger: who released what, when.
 
 A ledger is an append-only sequence of :class:`LedgerEntry` (participant, iteration, event, count).
-It round-trips through JSON exactly under a versioned schema, and :class:`LedgerFile` appends each
-entry to a JSON-lines file and syncs it to disk before the release is accepted, so a crash never
-loses the record of a release (write-ahead: a record may exist for a release that a crash prevented,
-never the other way round).
+It round-trips through JSON exactly under a versioned schema (:meth:`Ledger.dumps`), and
+:class:`LedgerFile` appends each entry to a JSON-lines file and syncs it to disk before the release
+is accepted, so a crash never loses the record of a release (write-ahead: a record may exist for a
+release that a crash prevented, never the other way round).
+
+The ledger file (schema ``accountants.ledger``, version 1, unchanged since the first release):
+UTF-8 JSON lines, each ended by ``\\n``. Line 1 is the header ``{"schema": "accountants.ledger",
+"version": 1}``; every later line is one entry ``{"participant", "iteration", "count", "event"}``.
+Readers also accept, so that no record is ever left unread,
+
+- a single JSON document written with :meth:`Ledger.dumps` (on one line, or indented), and a
+  one-line document followed by entry lines;
+- a header line repeated later in the file (two processes once created the same file at the same
+  moment) and blank lines, which carry no record;
+- a last entry without its final newline (it is complete; the next append ends its line first).
+
+Writers keep the file loadable whatever happens to them:
+
+- every write (the header, or a batch of entries) happens under the file's lock
+  (:mod:`accountants.filelock`: ``flock`` on POSIX), is one ``os.write`` of complete lines, and is
+  synced (``fsync``) before the call returns; the header is written only into an empty file, under
+  the lock, so concurrent creators write it once;
+- before appending, the writer checks that the file ends with a complete line: a torn last line
+  (a writer killed mid-write) is never extended — the append is refused and names the way back;
+- a failed write (a full disk) is cut back to the length the file had before it (``ftruncate``),
+  so no partial line stays behind; if even that fails, the next append finds the partial line.
+
+The way back from a torn or partial line: :func:`repair_ledger` (``dp-accountant ledger repair
+FILE``) keeps every complete record, saves the fragments to a sibling file and rewrites the ledger
+atomically; ``Ledger.load(path, recover=True)`` reads the complete records without changing the file.
+Neither drops a line that is complete JSON: a complete entry that does not decode (a corrupted
+value, an event class this version does not know) is an error, never silently skipped.
 """
 
 from __future__ import annotations
@@ -12,27 +40,62 @@ from __future__ import annotations
 import json
 import numbers
 import os
-from collections.abc import Hashable, Iterable, Iterator
+import tempfile
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, SupportsIndex, overload
 
 from dp_accounting import dp_event
 
+from accountants.filelock import fsync_directory, locked_file
 from accountants.serialization import event_from_json, event_to_json
 from accountants.validation import check_count
 
-__all__ = ["LedgerEntry", "Ledger", "LedgerFile", "SCHEMA", "SCHEMA_VERSION", "check_participant"]
+__all__ = [
+    "LedgerEntry",
+    "Ledger",
+    "LedgerFile",
+    "LedgerFileError",
+    "RepairReport",
+    "repair_ledger",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "StrPath",
+    "check_participant",
+]
 
 SCHEMA = "accountants.ledger"
+#: The version written. Files of every version in ``_READABLE_VERSIONS`` are read.
 SCHEMA_VERSION = 1
+_READABLE_VERSIONS = (1,)
+
+#: A file path: a string or an ``os.PathLike`` (``pathlib.Path``).
+StrPath = str | os.PathLike[str]
+
+_HEADER_LINE = json.dumps({"schema": SCHEMA, "version": SCHEMA_VERSION}).encode("ascii") + b"\n"
 
 
-def check_participant(participant: Hashable) -> Hashable:
+class LedgerFileError(ValueError):
+    """A ledger (a file, a text or a JSON document) that cannot be read, or a ledger file that
+    cannot be appended to; the message names the file and line, and the way back if there is one.
+
+    ``path`` and ``line`` (1-based) locate the problem when it is in a file.
+    """
+
+    def __init__(self, message: str, path: Path | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+
+
+def check_participant(participant: object) -> str | int | None:
     """Participants are ``None``, strings or integers (so they survive JSON unchanged)."""
     if participant is None or isinstance(participant, str):
         return participant
-    if isinstance(participant, numbers.Integral) and not isinstance(participant, bool):
+    if not isinstance(participant, bool) and isinstance(participant, numbers.Integral):
         return int(participant)
     raise TypeError(f"participant must be None, a str or an int, got {participant!r}")
 
@@ -40,7 +103,7 @@ def check_participant(participant: Hashable) -> Hashable:
 class _EntryFields(NamedTuple):
     participant: Hashable
     event: dp_event.DpEvent
-    count: int
+    count: int  # type: ignore[assignment]  # the public field deliberately shadows tuple.count()
     iteration: int | None
 
 
@@ -65,7 +128,7 @@ class LedgerEntry(_EntryFields):
         return super().__new__(cls, participant, event, int(count), iteration)
 
     @classmethod
-    def _trusted_many(cls, rows: Iterable[tuple]) -> list[LedgerEntry]:
+    def _trusted_many(cls, rows: Iterable[tuple[Hashable, dp_event.DpEvent, int, int | None]]) -> list[LedgerEntry]:
         """Entries from (participant, event, count, iteration) rows the caller has already
         validated (bulk registration: no per-entry checks)."""
         return list(map(tuple.__new__, repeat(cls), rows))
@@ -79,13 +142,27 @@ class LedgerEntry(_EntryFields):
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> LedgerEntry:
-        return cls(
-            participant=data["participant"],
-            event=event_from_json(data["event"]),
-            count=data["count"],
-            iteration=data.get("iteration"),
-        )
+    def from_json(cls, data: object) -> LedgerEntry:
+        """Decode a mapping written by :meth:`to_json`; anything else raises :class:`LedgerFileError`."""
+        if not isinstance(data, dict):
+            raise LedgerFileError(f"a ledger entry must be a JSON object, got {_json_kind(data)}")
+        missing = [key for key in ("participant", "count", "event") if key not in data]
+        if missing:
+            raise LedgerFileError(
+                "a ledger entry needs the keys 'participant', 'count' and 'event'; "
+                f"missing {', '.join(map(repr, missing))}"
+            )
+        try:
+            return cls(
+                participant=data["participant"],
+                event=event_from_json(data["event"]),
+                count=data["count"],
+                iteration=data.get("iteration"),
+            )
+        except LedgerFileError:
+            raise
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
+            raise LedgerFileError(f"not a valid ledger entry: {error}") from error
 
 
 class Ledger:
@@ -113,7 +190,13 @@ class Ledger:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> LedgerEntry: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[LedgerEntry]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> LedgerEntry | list[LedgerEntry]:
         return self._entries[index]
 
     def __eq__(self, other: object) -> bool:
@@ -142,63 +225,575 @@ class Ledger:
         return json.dumps(self.to_json(), allow_nan=False)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Ledger:
+    def from_json(cls, data: object) -> Ledger:
+        """Decode a document written by :meth:`to_json`; anything else raises :class:`LedgerFileError`."""
         _check_header(data)
-        return cls(LedgerEntry.from_json(item) for item in data["entries"])
+        assert isinstance(data, dict)  # _check_header passed
+        items = data.get("entries")
+        if not isinstance(items, list):
+            raise LedgerFileError(f"a ledger document needs a list of 'entries', got {_json_kind(items)}")
+        entries = []
+        for index, item in enumerate(items):
+            try:
+                entries.append(LedgerEntry.from_json(item))
+            except LedgerFileError as error:
+                raise LedgerFileError(f"ledger document, entry {index}: {error}") from error
+        return cls(entries)
 
     @classmethod
     def loads(cls, text: str) -> Ledger:
-        return cls.from_json(json.loads(text))
+        """Read a ledger from text: a document written by :meth:`dumps`, or the JSON lines of a
+        ledger file. Anything else raises :class:`LedgerFileError` (a ``ValueError``)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        try:
+            value = json.loads(text, parse_constant=_refuse_constant)
+        except json.JSONDecodeError:
+            pass  # not one JSON value: JSON lines, or not a ledger (the line scanner says which)
+        else:
+            if isinstance(value, dict) and "entries" in value:
+                return cls.from_json(value)
+        return cls(_scan(text.encode("utf-8"), None, _STRICT).entries)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> Ledger:
-        """Read a ledger written by :class:`LedgerFile` (JSON lines: a header, then one entry a line)."""
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-        if not lines:
-            raise ValueError(f"ledger file {path} is empty: expected a header line")
-        try:
-            header = json.loads(lines[0])
-        except json.JSONDecodeError:
-            header = lines[0]
-        _check_header(header)
-        entries = []
-        for number, line in enumerate(lines[1:], start=2):
-            try:
-                entries.append(LedgerEntry.from_json(json.loads(line)))
-            except (json.JSONDecodeError, KeyError) as error:
-                raise ValueError(f"ledger file {path}, line {number} is not a complete entry: {error}") from error
-        return cls(entries)
+    def load(cls, path: StrPath, recover: bool = False) -> Ledger:
+        """Read a ledger file (JSON lines written by :class:`LedgerFile`, or a :meth:`dumps` document).
+
+        Raises :class:`LedgerFileError`, naming the path and line, for a missing, empty, torn or
+        non-ledger file. With ``recover=True`` a torn or partial line (an interrupted write) is set
+        aside instead and every complete record is returned (the file is not changed; to rewrite
+        it without the fragments use :func:`repair_ledger`); a complete line that is not a valid
+        entry still raises, since dropping it could drop a real release.
+        """
+        path = Path(path)
+        return cls(_scan(_read_file(path), path, _RECOVER if recover else _STRICT).entries)
+
+
+class LedgerCursor(NamedTuple):
+    """How much of a ledger file a reader has taken in: the file (device, inode), the byte offset
+    and line number reached, and the number of entries read up to there."""
+
+    device: int
+    inode: int
+    offset: int
+    line: int
+    entries: int
 
 
 class LedgerFile:
-    """Append-only JSON-lines ledger on disk; each entry is flushed and fsync'ed before returning."""
+    """Append-only JSON-lines ledger on disk; each batch is written whole, under the file's lock,
+    and fsync'ed before returning.
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    ``LedgerFile(path)`` creates the file (with its header) if it is missing or empty, and
+    otherwise checks that it is a ledger that can be appended to: a file whose last line is torn
+    is refused, with the way back (:func:`repair_ledger`). Instances hold no open file, so they
+    can be pickled; every operation opens and locks the file anew, so a file repaired (replaced)
+    meanwhile is found at its path.
+    """
+
+    def __init__(self, path: StrPath) -> None:
         self.path = Path(path)
-        if self.path.exists() and self.path.stat().st_size > 0:
-            Ledger.load(self.path)  # refuse to append to a file that is not a valid ledger
-        else:
-            header = {"schema": SCHEMA, "version": SCHEMA_VERSION}
-            self._write_line(json.dumps(header))
+        with self.locked(create=True) as held:
+            held.open_or_create()
+
+    @classmethod
+    def _open(cls, path: StrPath) -> tuple[LedgerFile, list[LedgerEntry], LedgerCursor]:
+        """A ledger file, the entries it holds and a cursor at its end (one read, one lock)."""
+        ledger_file = cls.__new__(cls)
+        ledger_file.path = Path(path)
+        with ledger_file.locked(create=True) as held:
+            entries, cursor = held.open_or_create()
+        return ledger_file, entries, cursor
 
     def append(self, entry: LedgerEntry) -> None:
         self.extend([entry])
 
     def extend(self, entries: Iterable[LedgerEntry]) -> None:
-        """Append several entries with one write and one sync."""
-        self._write_line("\n".join(json.dumps(e.to_json(), allow_nan=False) for e in entries))
+        """Append several entries with one write and one sync; a write that fails is cut back, so
+        no entry is left half-written."""
+        entries = list(entries)
+        if any(not isinstance(entry, LedgerEntry) for entry in entries):
+            raise TypeError("every entry must be a LedgerEntry")
+        if entries:
+            with self.locked() as held:
+                held.write(entries)
 
-    def _write_line(self, line: str) -> None:
-        if not line:
-            return
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+    @contextmanager
+    def locked(self, create: bool = False) -> Iterator[LockedLedgerFile]:
+        """Hold the file's lock (exclusive: threads of this process and, on POSIX, other processes
+        wait) for the ``with`` block. Nested use by the same thread reuses the held lock."""
+        with ExitStack() as stack:
+            try:
+                fd = stack.enter_context(locked_file(self.path, exclusive=True, create=create))
+            except FileNotFoundError as error:
+                if create:  # its directory is missing
+                    raise
+                raise LedgerFileError(
+                    f"ledger file {self.path} no longer exists (it was removed or renamed); releases "
+                    "recorded in it cannot be confirmed, so nothing more is appended",
+                    path=self.path,
+                ) from error
+            yield LockedLedgerFile(self.path, fd)
+
+    def __repr__(self) -> str:
+        return f"LedgerFile({str(self.path)!r})"
 
 
-def _check_header(data: dict[str, Any]) -> None:
+class LockedLedgerFile:
+    """A ledger file whose lock the caller holds (from :meth:`LedgerFile.locked`): what is read
+    inside stays true until the block ends, so a decision and the write it leads to are atomic."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd = fd
+
+    def open_or_create(self) -> tuple[list[LedgerEntry], LedgerCursor]:
+        """Write the header into an empty file; otherwise read (and check) the whole file."""
+        status = os.fstat(self.fd)
+        if status.st_size == 0:
+            _append(self.fd, _HEADER_LINE, 0)
+            os.fsync(self.fd)
+            fsync_directory(self.path.parent)
+            return [], LedgerCursor(status.st_dev, status.st_ino, len(_HEADER_LINE), 1, 0)
+        data = _read_from(self.fd, 0)
+        scan = _scan(data, self.path, _STRICT)
+        if scan.document:
+            raise self._document_error()
+        return scan.entries, LedgerCursor(status.st_dev, status.st_ino, scan.consumed, scan.lines, len(scan.entries))
+
+    def follow(self, cursor: LedgerCursor | None, recorded: Ledger) -> tuple[list[LedgerEntry], LedgerCursor]:
+        """The entries appended after ``cursor`` (all of them if None), and the cursor after them.
+
+        ``recorded`` is the reader's ledger, whose last ``cursor.entries`` entries came from this
+        file: if the file was replaced (repaired) since, the new file must still hold them first.
+        A torn last line is left unread (an unacknowledged write; appending refuses it).
+        """
+        status = os.fstat(self.fd)
+        if cursor is not None and (status.st_dev, status.st_ino) == (cursor.device, cursor.inode):
+            if status.st_size < cursor.offset:
+                raise LedgerFileError(
+                    f"ledger file {self.path} shrank from {cursor.offset} to {status.st_size} bytes since it was "
+                    "read: it was truncated or rewritten in place, and releases recorded in it may be lost",
+                    path=self.path,
+                )
+            if status.st_size == cursor.offset:
+                return [], cursor
+            scan = _scan(
+                _read_from(self.fd, cursor.offset), self.path, _FOLLOW, first_line=cursor.line + 1, need_header=False
+            )
+            return scan.entries, cursor._replace(
+                offset=cursor.offset + scan.consumed,
+                line=cursor.line + scan.lines,
+                entries=cursor.entries + len(scan.entries),
+            )
+        scan = _scan(_read_from(self.fd, 0), self.path, _FOLLOW)
+        if scan.document:
+            raise self._document_error()
+        seen = 0 if cursor is None else cursor.entries
+        if seen and scan.entries[:seen] != recorded[len(recorded) - seen :]:
+            raise LedgerFileError(
+                f"ledger file {self.path} was replaced by a file that does not begin with the {seen} releases "
+                "read from it before: releases would be lost, so nothing more is appended",
+                path=self.path,
+            )
+        fresh = LedgerCursor(status.st_dev, status.st_ino, scan.consumed, scan.lines, len(scan.entries))
+        return scan.entries[seen:], fresh
+
+    def write(self, entries: Sequence[LedgerEntry], cursor: LedgerCursor | None = None) -> LedgerCursor | None:
+        """Append ``entries`` with one write and sync it; returns ``cursor`` moved past them.
+
+        Refuses (:class:`LedgerFileError`) to write after a torn last line. On a failed write the
+        file is cut back to its previous length, so no partial line is left behind.
+        """
+        payload = b"".join(_entry_line(entry) for entry in entries)  # may raise: nothing written yet
+        if not payload:
+            return cursor
+        size = os.fstat(self.fd).st_size
+        prefix = b""
+        if size == 0:  # emptied since it was opened: a ledger file starts with its header
+            prefix = _HEADER_LINE
+        elif _read_range(self.fd, size - 1, 1) != b"\n":
+            last = self._last_line(size)
+            try:
+                _record(last)
+            except (_Torn, LedgerFileError) as problem:
+                raise LedgerFileError(
+                    f"ledger file {self.path}: its last line is not a complete entry ({problem}), so nothing "
+                    "can be appended after it: a write was interrupted (a crash, a kill or a full disk). "
+                    + _way_back(self.path),
+                    path=self.path,
+                ) from None
+            prefix = b"\n"  # a complete last entry without its newline: end its line first
+        if cursor is not None and cursor.offset != size:
+            raise LedgerFileError(f"ledger file {self.path} changed while its lock was held", path=self.path)
+        data = prefix + payload
+        _append(self.fd, data, size)
+        os.fsync(self.fd)
+        if cursor is None:
+            return None
+        return cursor._replace(
+            offset=size + len(data), line=cursor.line + data.count(b"\n"), entries=cursor.entries + len(entries)
+        )
+
+    def _last_line(self, size: int) -> bytes:
+        start = size
+        while start > 0:
+            start = max(0, start - 4096)
+            chunk = _read_range(self.fd, start, size - start)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                return chunk[cut + 1 :]
+        return _read_range(self.fd, 0, size)
+
+    def _document_error(self) -> LedgerFileError:
+        return LedgerFileError(
+            f"ledger file {self.path} holds an indented JSON document (Ledger.dumps), which cannot be appended "
+            "to line by line: read it with Ledger.load and write its entries to a new ledger file",
+            path=self.path,
+        )
+
+
+@dataclass(frozen=True)
+class RepairReport:
+    """What :func:`repair_ledger` did: the ledger file, how many complete entries it kept, the
+    torn or partial fragments it removed, and the sibling file where those were saved (None if
+    nothing was set aside)."""
+
+    path: Path
+    kept: int
+    set_aside: tuple[str, ...]
+    fragment_path: Path | None
+
+    def __str__(self) -> str:
+        if not self.set_aside:
+            return f"{self.path}: {self.kept} complete entries, nothing set aside"
+        return (
+            f"{self.path}: kept {self.kept} complete entries; set aside {len(self.set_aside)} torn "
+            f"fragment(s), saved in {self.fragment_path}"
+        )
+
+
+def repair_ledger(path: StrPath) -> RepairReport:
+    """Make a ledger file loadable and appendable again, keeping every complete record.
+
+    Torn or partial lines (interrupted writes) are appended to the sibling file ``<name>.torn``
+    (one per line, as they were, synced) and removed; repeated header lines and blank lines are
+    dropped and a missing final newline is added. The ledger is rewritten atomically — a temporary
+    file in the same directory, synced, ``os.replace``-d over it, the directory synced — under its
+    lock, so writers waiting on it append to the repaired file. A file that needs nothing is left
+    unchanged. Complete lines that are not valid entries are never dropped: they raise.
+
+    Raises:
+      LedgerFileError: the file is missing or is not a ledger at all.
+    """
+    path = Path(path)
+    try:
+        with locked_file(path, exclusive=True) as fd:
+            scan = _scan(_read_from(fd, 0), path, _RECOVER)
+            kept = len(scan.entries)
+            if scan.document or not (scan.fragments or scan.irregular or scan.header is None):
+                return RepairReport(path, kept, (), None)
+            fragment_path = None
+            if scan.fragments:
+                fragment_path = path.with_name(path.name + ".torn")
+                _save_fragments(fragment_path, scan.fragments)
+            header = _HEADER_LINE if scan.header is None else scan.header + b"\n"
+            content = header + b"".join(text + b"\n" for text in scan.texts)
+            _replace_file(path, content, os.fstat(fd).st_mode)
+    except FileNotFoundError as error:
+        raise LedgerFileError(f"no ledger file at {path}", path=path) from error
+    set_aside = tuple(fragment.decode("utf-8", "replace") for fragment in scan.fragments)
+    return RepairReport(path, kept, set_aside, fragment_path)
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading: one line at a time, in three modes.
+_STRICT = "strict"  # every problem raises
+_RECOVER = "recover"  # torn or partial lines are set aside (their complete parts salvaged)
+_FOLLOW = "follow"  # as strict, but a torn last line is left unread (a writer may have died in it)
+
+
+class _Torn(Exception):
+    """A line that is not complete JSON (not UTF-8, or cut short): an interrupted write."""
+
+
+@dataclass
+class _Scan:
+    entries: list[LedgerEntry] = field(default_factory=list)
+    texts: list[bytes] = field(default_factory=list)  # the text of each entry read from its own line
+    header: bytes | None = None  # line 1, as it is
+    fragments: list[bytes] = field(default_factory=list)  # set aside (recover mode)
+    consumed: int = 0  # bytes read
+    lines: int = 0  # newline-ended lines read
+    irregular: bool = False  # a repeated header, a blank line or no final newline (repair rewrites)
+    document: bool = False  # an indented JSON document (Ledger.dumps): entries hold all of it
+
+
+def _scan(data: bytes, path: Path | None, mode: str, *, first_line: int = 1, need_header: bool = True) -> _Scan:
+    scan = _Scan()
+    where = "ledger text" if path is None else f"ledger file {path}"
+    if need_header and not data.strip():
+        if mode == _STRICT:
+            raise LedgerFileError(f"{where} is empty: expected a header line", path=path, line=1)
+        scan.irregular = bool(data)
+        return scan
+    pieces = data.split(b"\n")
+    tail = pieces.pop()  # what follows the last newline: empty, or a line without its newline
+    for number, raw in enumerate(pieces, start=first_line):
+        if need_header and scan.header is None:
+            if not _take_header(scan, data, raw, True, path, mode):
+                return scan
+        else:
+            _take_line(scan, raw, number, True, path, mode)
+        scan.consumed += len(raw) + 1
+        scan.lines += 1
+    if tail:
+        number = first_line + len(pieces)
+        if need_header and scan.header is None:
+            taken = _take_header(scan, data, tail, False, path, mode)
+        else:
+            taken = _take_line(scan, tail, number, False, path, mode)
+        if taken and not scan.document:
+            scan.consumed += len(tail)
+            scan.irregular = True
+    return scan
+
+
+def _take_header(scan: _Scan, data: bytes, raw: bytes, complete: bool, path: Path | None, mode: str) -> bool:
+    """Read line 1; False when there is nothing more to read line by line."""
+    where = "ledger text" if path is None else f"ledger file {path}"
+    try:
+        record = _record(raw)
+    except _Torn as torn:
+        document = _whole_document(data)
+        if document is not None:  # an indented Ledger.dumps document
+            scan.entries = Ledger.from_json(document)._entries
+            scan.document = True
+            scan.consumed = len(data)
+            return False
+        if not complete and _HEADER_LINE.startswith(raw):  # a header cut short as the file was created
+            if mode == _STRICT:
+                raise _torn_error(path, 1, torn) from None
+            if mode == _RECOVER:
+                scan.fragments.append(raw)
+            return False
+        raise LedgerFileError(f"{where} is not a ledger: line 1 is {torn}", path=path, line=1) from None
+    except LedgerFileError as error:
+        raise LedgerFileError(f"{where} is not a ledger: line 1: {error}", path=path, line=1) from error
+    if isinstance(record, LedgerEntry):
+        raise LedgerFileError(
+            f"{where} is not a ledger: line 1 is an entry, expected the header {_HEADER_LINE.decode().strip()}",
+            path=path,
+            line=1,
+        )
+    scan.header = raw
+    if "entries" in record:  # a one-line Ledger.dumps document, perhaps with entry lines after it
+        try:
+            scan.entries.extend(Ledger.from_json(record))
+        except LedgerFileError as error:
+            raise LedgerFileError(f"{where}, line 1: {error}", path=path, line=1) from error
+    return True
+
+
+def _take_line(scan: _Scan, raw: bytes, number: int, complete: bool, path: Path | None, mode: str) -> bool:
+    """Read one line after the header; False if it was left unread (a torn tail, follow mode)."""
+    where = "ledger text" if path is None else f"ledger file {path}"
+    if not raw.strip():
+        scan.irregular = True
+        return True
+    try:
+        record = _record(raw)
+    except _Torn as torn:
+        if mode == _RECOVER:
+            _salvage(scan, raw, number, path)
+            return True
+        if mode == _FOLLOW and not complete:
+            return False
+        raise _torn_error(path, number, torn) from None
+    except LedgerFileError as error:
+        raise LedgerFileError(f"{where}, line {number}: {error}", path=path, line=number) from error
+    if isinstance(record, LedgerEntry):
+        scan.entries.append(record)
+        scan.texts.append(raw)
+    elif "entries" in record:
+        raise LedgerFileError(f"{where}, line {number}: a ledger document after line 1", path=path, line=number)
+    else:  # the header again: no record
+        scan.irregular = True
+    return True
+
+
+def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> None:
+    """Split a torn line into the complete records it holds (a fragment that a later write was
+    glued to) and the fragments around them, which are set aside."""
+    text = raw.decode("utf-8", "surrogateescape")
+    decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+    position = fragment_start = 0
+    scan.irregular = True
+    while (brace := text.find("{", position)) >= 0:
+        try:
+            value, end = decoder.raw_decode(text, brace)
+        except ValueError:
+            position = brace + 1
+            continue
+        if not (isinstance(value, dict) and ({"participant", "event"} <= value.keys() or "schema" in value)):
+            position = brace + 1  # an object nested in the fragment (an event), not a record
+            continue
+        try:
+            record = _record_of(value)
+        except LedgerFileError as error:
+            where = "ledger text" if path is None else f"ledger file {path}"
+            raise LedgerFileError(f"{where}, line {number}: {error}", path=path, line=number) from error
+        if text[fragment_start:brace].strip():
+            scan.fragments.append(text[fragment_start:brace].encode("utf-8", "surrogateescape"))
+        if isinstance(record, LedgerEntry):
+            scan.entries.append(record)
+            scan.texts.append(text[brace:end].encode("utf-8", "surrogateescape"))
+        position = fragment_start = end
+    if text[fragment_start:].strip():
+        scan.fragments.append(text[fragment_start:].encode("utf-8", "surrogateescape"))
+
+
+def _record(raw: bytes) -> LedgerEntry | dict[str, Any]:
+    """One line: an entry or a header; raises _Torn (not complete JSON) or LedgerFileError."""
+    try:
+        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise _Torn("not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise _Torn(f"not complete JSON: {error.msg} at column {error.colno}") from None
+    return _record_of(value)
+
+
+def _record_of(value: object) -> LedgerEntry | dict[str, Any]:
+    if isinstance(value, dict) and "schema" in value:
+        _check_header(value)
+        return value
+    if not isinstance(value, dict):
+        raise LedgerFileError(f"expected a JSON object (a ledger entry or the header), got {_json_kind(value)}")
+    return LedgerEntry.from_json(value)
+
+
+def _whole_document(data: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) and "schema" in value and "entries" in value else None
+
+
+def _refuse_constant(name: str) -> float:
+    raise LedgerFileError(f"{name} is not valid in a ledger (non-finite floats are encoded as {{'float': ...}})")
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    kinds = {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+    }
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _check_header(data: object) -> None:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise ValueError(f"not a ledger: expected schema {SCHEMA!r}, got {data!r:.200}")
-    if data.get("version") != SCHEMA_VERSION:
-        raise ValueError(f"unsupported ledger version {data.get('version')!r}; this code reads {SCHEMA_VERSION}")
+        raise LedgerFileError(f"not a ledger: expected schema {SCHEMA!r}, got {data!r:.200}")
+    if data.get("version") not in _READABLE_VERSIONS:
+        raise LedgerFileError(
+            f"unsupported ledger version {data.get('version')!r}; "
+            f"this code reads {', '.join(map(str, _READABLE_VERSIONS))}"
+        )
+
+
+def _torn_error(path: Path | None, number: int, torn: _Torn) -> LedgerFileError:
+    if path is None:
+        return LedgerFileError(f"ledger text, line {number} is not a complete entry ({torn})", line=number)
+    return LedgerFileError(
+        f"ledger file {path}, line {number} is not a complete entry ({torn}): a write was interrupted "
+        f"(a crash, a kill or a full disk). {_way_back(path)}",
+        path=path,
+        line=number,
+    )
+
+
+def _way_back(path: Path) -> str:
+    return (
+        f"To keep every complete record and set the fragment aside, run `dp-accountant ledger repair {path}` "
+        "(or read the complete records with Ledger.load(path, recover=True)), then start again"
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Bytes on disk.
+def _entry_line(entry: LedgerEntry) -> bytes:
+    return json.dumps(entry.to_json(), allow_nan=False).encode("utf-8") + b"\n"
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        with locked_file(path, exclusive=False) as fd:
+            return _read_from(fd, 0)
+    except FileNotFoundError as error:
+        raise LedgerFileError(f"no ledger file at {path}", path=path) from error
+
+
+def _read_from(fd: int, offset: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _read_range(fd: int, offset: int, length: int) -> bytes:
+    os.lseek(fd, offset, os.SEEK_SET)
+    return os.read(fd, length)
+
+
+def _append(fd: int, data: bytes, size: int) -> None:
+    """Write ``data`` at the end of the file (one ``os.write``, more only after a short write); on
+    any failure cut the file back to ``size`` so that no partial line stays behind."""
+    written = 0
+    try:
+        while written < len(data):
+            written += os.write(fd, data[written:] if written else data)
+    except BaseException:
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        except OSError:
+            pass  # the partial line stays; the next append finds it and refuses
+        raise
+
+
+def _save_fragments(fragment_path: Path, fragments: list[bytes]) -> None:
+    fd = os.open(fragment_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        os.write(fd, b"".join(fragment + b"\n" for fragment in fragments))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fsync_directory(fragment_path.parent)
+
+
+def _replace_file(path: Path, content: bytes, mode: int) -> None:
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".repair")
+    try:
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, mode & 0o7777)
+            view = memoryview(content)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)

@@ -13,24 +13,30 @@ log-moment orders τ that the DP-ADMM paper uses (Huang et al., Theorem 2 and Ap
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import numbers
+from collections.abc import Hashable
 
 import numpy as np
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
 from dp_accounting.rdp import RdpAccountant
+from numpy.typing import ArrayLike
 
 from accountants.base import Accountant
+from accountants.errors import UnsupportedEventError
 from accountants.events import ApproxDpEvent, PureDpEvent, flatten
-from accountants.rdp import DEFAULT_ORDERS, gaussian_rdp, pure_dp_rdp, rdp_to_delta, rdp_to_epsilon
+from accountants.ledger import StrPath
+from accountants.rdp import DEFAULT_ORDERS, FloatArray, gaussian_rdp, pure_dp_rdp, rdp_to_delta, rdp_to_epsilon
 
-__all__ = ["MomentsAccountant", "DELEGATED_MAX_ORDER"]
+__all__ = ["MomentsAccountant", "DELEGATED_MAX_ORDER", "MAX_ORDERS"]
 
 #: Largest order at which curves are taken from dp-accounting (its default grid stops at 1024).
 DELEGATED_MAX_ORDER = 1024.0
+#: Most RDP orders an accountant keeps (each summary is one float per order).
+MAX_ORDERS = 1_000_000
 
 
-class MomentsAccountant(Accountant):
+class MomentsAccountant(Accountant[FloatArray]):
     """RDP / moments accountant.
 
     Args:
@@ -48,44 +54,57 @@ class MomentsAccountant(Accountant):
 
     def __init__(
         self,
-        orders: Sequence[float] | None = None,
+        orders: ArrayLike | None = None,
         conversion: str = "improved",
         neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
-        ledger_path=None,
+        ledger_path: StrPath | None = None,
     ) -> None:
         super().__init__(ledger_path)
-        orders = DEFAULT_ORDERS if orders is None else np.asarray(orders, dtype=float)
-        if orders.ndim != 1 or orders.size == 0 or np.any(~np.isfinite(orders)) or np.any(orders <= 1):
+        try:
+            grid = DEFAULT_ORDERS if orders is None else np.asarray(orders, dtype=float)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"orders must be a 1-D sequence of numbers > 1, got {orders!r:.80}") from error
+        if grid.ndim != 1 or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 1):
             raise ValueError("orders must be a non-empty 1-D sequence of finite numbers > 1")
-        if conversion not in ("improved", "classic"):
+        if grid.size > MAX_ORDERS:
+            raise ValueError(f"orders must have at most {MAX_ORDERS} entries, got {grid.size}")
+        if not isinstance(conversion, str) or conversion not in ("improved", "classic"):
             raise ValueError(f"conversion must be 'improved' or 'classic', got {conversion!r}")
-        self.orders = np.array(orders)
+        if not isinstance(neighboring_relation, NeighboringRelation):
+            raise TypeError(
+                "neighboring_relation must be a dp_accounting NeighboringRelation "
+                f"(e.g. NeighboringRelation.REPLACE_ONE), got {neighboring_relation!r}"
+            )
+        self.orders = np.array(grid)
         self.orders.setflags(write=False)
         self.conversion = conversion
         self.neighboring_relation = neighboring_relation
-        self._curve_cache: dict[dp_event.DpEvent, np.ndarray] = {}
+        self._curve_cache: dict[dp_event.DpEvent, FloatArray] = {}
 
     @classmethod
-    def classic(cls, max_log_moment_order: int = 10_000, ledger_path=None) -> MomentsAccountant:
+    def classic(cls, max_log_moment_order: int = 10_000, ledger_path: StrPath | None = None) -> MomentsAccountant:
         """The moments accountant exactly as DP-ADMM's Theorem 2 uses it: integer τ = 1..max,
         i.e. RDP orders α = τ + 1, classic tail-bound conversion."""
-        if max_log_moment_order < 1:
-            raise ValueError(f"max_log_moment_order must be >= 1, got {max_log_moment_order!r}")
+        if isinstance(max_log_moment_order, bool) or not isinstance(max_log_moment_order, numbers.Integral):
+            raise TypeError(f"max_log_moment_order must be an integer >= 1, got {max_log_moment_order!r}")
+        if not 1 <= max_log_moment_order <= MAX_ORDERS:
+            raise ValueError(f"max_log_moment_order must be in [1, {MAX_ORDERS}], got {max_log_moment_order!r}")
         orders = np.arange(2, max_log_moment_order + 2, dtype=float)
         accountant = cls(orders=orders, conversion="classic", ledger_path=ledger_path)
         accountant.name = "moments_classic"
         return accountant
 
-    def _empty(self) -> np.ndarray:
+    def _empty(self) -> FloatArray:
         return np.zeros_like(self.orders)
 
-    def _compose(self, summary: np.ndarray, event: dp_event.DpEvent, count: int) -> np.ndarray:
+    def _compose(self, summary: FloatArray, event: dp_event.DpEvent, count: int) -> FloatArray:
         total = summary
-        for leaf, repeats in flatten(event, count):
-            total = total + repeats * self._curve(leaf)
+        with np.errstate(over="ignore"):  # a curve that overflows is ε_α = ∞, the right answer
+            for leaf, repeats in flatten(event, count):
+                total = total + float(repeats) * self._curve(leaf)
         return total
 
-    def _curve(self, event: dp_event.DpEvent) -> np.ndarray:
+    def _curve(self, event: dp_event.DpEvent) -> FloatArray:
         try:
             return self._curve_cache[event]
         except KeyError:
@@ -96,12 +115,16 @@ class MomentsAccountant(Accountant):
         except TypeError:  # an unhashable event (a list inside): compute without caching
             return self._compute_curve(event)
 
-    def _compute_curve(self, event: dp_event.DpEvent) -> np.ndarray:
+    def _compute_curve(self, event: dp_event.DpEvent) -> FloatArray:
+        # Parameters were checked on entry (accountants.events.check_event).
         if isinstance(event, dp_event.GaussianDpEvent):
-            z = event.noise_multiplier
-            if math.isnan(z) or z < 0:
-                raise ValueError(f"GaussianDpEvent.noise_multiplier must be >= 0, got {z!r}")
-            return gaussian_rdp(self.orders, z)
+            return gaussian_rdp(self.orders, event.noise_multiplier)
+        if isinstance(event, dp_event.LaplaceDpEvent):
+            scale = event.noise_multiplier
+            if math.isinf(scale):  # infinite noise reveals nothing
+                return np.zeros_like(self.orders)
+            if scale == 0 or math.isinf(1.0 / scale):  # no noise, or ε = 1/b overflows: dp-accounting fails
+                return np.full_like(self.orders, math.inf)
         if isinstance(event, PureDpEvent):
             return pure_dp_rdp(self.orders, event.epsilon)
         if isinstance(event, ApproxDpEvent):
@@ -113,25 +136,64 @@ class MomentsAccountant(Accountant):
         # dp-accounting's general curves cost O(α) per order; above DELEGATED_MAX_ORDER we use the
         # trivial bound ∞, which only removes those orders from the minimisation.
         low_orders = self.orders[self.orders <= DELEGATED_MAX_ORDER]
+        if _reveals_nothing(event):  # under any relation; dp-accounting divides by ∞ noise or a 0 rate here
+            return np.zeros_like(self.orders)
         delegate = RdpAccountant(orders=low_orders, neighboring_relation=self.neighboring_relation)
-        if not delegate.supports(event):
-            raise self.unsupported(event, f"dp_accounting's RdpAccountant refuses it under {self.neighboring_relation}")
-        delegate.compose(event)
+        try:
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # ∞ is a valid curve value
+                if not delegate.supports(event):
+                    reason = f"dp_accounting's RdpAccountant refuses it under {self.neighboring_relation}"
+                    raise self.unsupported(event, reason)
+                delegate.compose(event)
+        except (OverflowError, ZeroDivisionError, ValueError) as error:  # e.g. sampling a release without noise
+            if isinstance(error, UnsupportedEventError):
+                raise
+            reason = f"dp_accounting cannot compute its RDP curve for these parameters ({type(error).__name__})"
+            raise self.unsupported(event, reason) from None
+        if np.any(np.isnan(delegate.rdp)):
+            raise self.unsupported(event, "dp_accounting's RDP curve is undefined (NaN) for these parameters")
         curve = np.full_like(self.orders, math.inf)
         curve[self.orders <= DELEGATED_MAX_ORDER] = delegate.rdp
         return curve
 
-    def _epsilon(self, summary: np.ndarray, delta: float) -> float:
+    def _epsilon(self, summary: FloatArray, delta: float) -> float:
         return rdp_to_epsilon(self.orders, summary, delta, self.conversion)[0]
 
-    def _delta(self, summary: np.ndarray, epsilon: float) -> float:
+    def _delta(self, summary: FloatArray, epsilon: float) -> float:
         return rdp_to_delta(self.orders, summary, epsilon, self.conversion)[0]
 
-    def get_epsilon_and_order(self, delta: float, participant=None) -> tuple[float, float]:
+    def get_epsilon_and_order(self, delta: float, participant: Hashable = None) -> tuple[float, float]:
         """(ε, optimal RDP order α) for the worst participant (or the one named)."""
         results = [rdp_to_epsilon(self.orders, s, delta, self.conversion) for s in self._selected(participant)]
         return max(results)
 
-    def rdp(self, participant=None) -> np.ndarray:
+    def rdp(self, participant: Hashable = None) -> FloatArray:
         """The composed RDP curve at ``orders`` (pointwise maximum over participants if None)."""
-        return np.max(np.stack(self._selected(participant)), axis=0)
+        curve: FloatArray = np.max(np.stack(self._selected(participant)), axis=0)  # numpy's stubs type this Any
+        return curve
+
+
+def _reveals_nothing(event: dp_event.DpEvent) -> bool:
+    """Whether the output of ``event`` does not depend on its input at all (RDP curve 0): infinite
+    noise, nothing sampled, no repetition, or randomized response that always answers at random."""
+    if isinstance(event, dp_event.NoOpDpEvent):
+        return True
+    if isinstance(
+        event, (dp_event.GaussianDpEvent, dp_event.LaplaceDpEvent, dp_event.SingleEpochTreeAggregationDpEvent)
+    ):
+        return math.isinf(event.noise_multiplier)
+    if isinstance(event, dp_event.RandomizedResponseDpEvent):
+        return bool(event.noise_parameter == 1 or event.num_buckets == 1)
+    if isinstance(event, dp_event.ZCDpEvent):
+        return bool(event.rho == 0 and event.xi == 0)
+    if isinstance(event, dp_event.PoissonSampledDpEvent):
+        return event.sampling_probability == 0 or _reveals_nothing(event.event)
+    if isinstance(event, dp_event.SampledWithoutReplacementDpEvent):
+        return event.sample_size == 0 or _reveals_nothing(event.event)
+    if isinstance(event, dp_event.SelfComposedDpEvent):
+        return event.count == 0 or _reveals_nothing(event.event)
+    if isinstance(event, dp_event.RepeatAndSelectDpEvent):
+        return _reveals_nothing(event.event)
+    if isinstance(event, dp_event.ComposedDpEvent):
+        return all(_reveals_nothing(inner) for inner in event.events)
+    return False

@@ -11,23 +11,27 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.privacy_accountant import NeighboringRelation
 
 from accountants.base import Accountant
-from accountants.events import ApproxDpEvent, PureDpEvent, flatten
+from accountants.events import ApproxDpEvent, PureDpEvent, epsilon_delta_of, flatten
+from accountants.ledger import StrPath
 from accountants.validation import check_delta, check_positive
 
-__all__ = ["PLDAccountant"]
+__all__ = ["PLDAccountant", "MAX_GRID_INTERVAL", "MAX_GRID_POINTS", "MAX_SELF_COMPOSITIONS"]
 
-_Summary = tuple  # sorted tuple of (event key, count); immutable
-_Builder = Callable[..., pld_lib.PrivacyLossDistribution]
+#: A participant's summary: how many times it released each distinct event.
+_Releases = Counter[dp_event.DpEvent]
+#: A summary as a sorted tuple of (event, count); immutable, so it keys the caches.
+_Key = tuple[tuple[dp_event.DpEvent, int], ...]
 
 
-class PLDAccountant(Accountant):
+class PLDAccountant(Accountant[_Releases]):
     """Privacy-loss-distribution accountant.
 
     Args:
@@ -36,6 +40,12 @@ class PLDAccountant(Accountant):
         events; plain Gaussian and Laplace noise multipliers are read relative to the sensitivity
         under whatever relation the caller uses.
       ledger_path: see :class:`accountants.base.Accountant`.
+
+    Releases a privacy loss distribution cannot hold are refused (``UnsupportedEventError``, so
+    :func:`accountants.best_epsilon` uses the other accountants): more than
+    ``MAX_SELF_COMPOSITIONS`` releases of one non-Gaussian event, or releases whose loss would need
+    a grid step above ``MAX_GRID_INTERVAL`` nats (e.g. 10^12 Gaussian releases at noise 1). Infinite
+    noise gives ε = 0; noise scales above 10^12 are bounded by the PLD at 10^12 (a valid upper bound).
     """
 
     name = "pld"
@@ -44,25 +54,56 @@ class PLDAccountant(Accountant):
         self,
         value_discretization_interval: float = 1e-4,
         neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
-        ledger_path=None,
+        ledger_path: StrPath | None = None,
     ) -> None:
+        interval = check_positive(value_discretization_interval, "value_discretization_interval")
+        if interval > MAX_GRID_INTERVAL:
+            raise ValueError(
+                f"value_discretization_interval must be at most {MAX_GRID_INTERVAL}, "
+                f"got {value_discretization_interval!r}"
+            )
+        if not isinstance(neighboring_relation, NeighboringRelation):
+            raise TypeError(
+                "neighboring_relation must be a dp_accounting NeighboringRelation "
+                f"(e.g. NeighboringRelation.REPLACE_ONE), got {neighboring_relation!r}"
+            )
         super().__init__(ledger_path)
-        self.value_discretization_interval = check_positive(
-            value_discretization_interval, "value_discretization_interval"
-        )
+        self.value_discretization_interval = interval
         self.neighboring_relation = neighboring_relation
-        self._pld_cache: dict[tuple[_Summary, bool], pld_lib.PrivacyLossDistribution | None] = {}
-        self._query_cache: dict[tuple, float] = {}
+        self._pld_cache: dict[tuple[_Key, bool], pld_lib.PrivacyLossDistribution | None] = {}
+        self._query_cache: dict[tuple[_Key, str, float, bool], float] = {}
 
-    def _empty(self) -> Counter:
+    def _empty(self) -> _Releases:
         return Counter()
 
-    def _compose(self, summary: Counter, event: dp_event.DpEvent, count: int) -> Counter:
+    def _compose(self, summary: _Releases, event: dp_event.DpEvent, count: int) -> _Releases:
         updated = Counter(summary)
         for leaf, repeats in flatten(event, count):
             self._check_leaf(leaf)
             updated[leaf] += repeats
+            self._check_size(leaf, updated)
         return updated
+
+    def _check_size(self, leaf: dp_event.DpEvent, summary: _Releases) -> None:
+        """Refuse (as unsupported) a participant whose releases this accountant cannot compose
+        in reasonable time and memory, rather than overflow or run for hours at query time."""
+        count = summary[leaf]
+        if count > MAX_SELF_COMPOSITIONS and not isinstance(leaf, dp_event.GaussianDpEvent):
+            raise self.unsupported(
+                leaf,
+                f"{count} releases of it exceed {MAX_SELF_COMPOSITIONS}, the most this accountant "
+                "self-composes by FFT; use MomentsAccountant or AdvancedCompositionAccountant",
+            )
+        self._check_grid(leaf, _loss_span(leaf, count) / MAX_GRID_POINTS)
+
+    def _check_grid(self, event: dp_event.DpEvent, interval: float) -> None:
+        if interval > MAX_GRID_INTERVAL:
+            raise self.unsupported(
+                event,
+                f"the participant's privacy loss would need a grid step of {interval:.3g} nats "
+                f"(more than {MAX_GRID_INTERVAL}): too many or too nearly noiseless releases for a "
+                "privacy loss distribution; use ExactGaussianAccountant or MomentsAccountant",
+            )
 
     def _check_leaf(self, event: dp_event.DpEvent) -> None:
         builder = _BUILDERS.get(type(event))
@@ -74,10 +115,10 @@ class PLDAccountant(Accountant):
         hash(event)  # an unhashable event cannot be counted
 
     @staticmethod
-    def _key(summary: Counter) -> _Summary:
+    def _key(summary: _Releases) -> _Key:
         return tuple(sorted(summary.items(), key=repr))
 
-    def _cached_query(self, summary: Counter, kind: str, value: float, pessimistic: bool) -> float:
+    def _cached_query(self, summary: _Releases, kind: str, value: float, pessimistic: bool) -> float:
         """ε or δ of a summary, computed once per distinct summary (participants often share one)."""
         key = (self._key(summary), kind, value, pessimistic)
         if key not in self._query_cache:
@@ -89,12 +130,18 @@ class PLDAccountant(Accountant):
             self._query_cache[key] = result
         return self._query_cache[key]
 
-    def _pld(self, summary: Counter, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
+    def _pld(self, summary: _Releases, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
         """The composed PLD, or None if some release is not private at all."""
         key = (self._key(summary), pessimistic)
         if key not in self._pld_cache:
-            composed = None
+            composed: pld_lib.PrivacyLossDistribution | None = None
             interval = self.grid_interval(summary)
+            if key[0]:  # each event passed on registration; together they may still need too coarse a grid
+                self._check_grid(max(summary, key=lambda e: _loss_span(e, summary[e])), interval)
+            kept = math.fsum(count * math.log1p(-e.delta) for e, count in key[0] if isinstance(e, ApproxDpEvent))
+            if kept < _LOG_MIN_KEPT_MASS:  # see _epsilon_delta: δ = 1 up to a negligible mass
+                self._pld_cache[key] = None
+                return None
             for event, count in key[0]:
                 piece = _BUILDERS[type(event)](self, event, count, pessimistic, interval)
                 if piece is None:
@@ -105,7 +152,7 @@ class PLDAccountant(Accountant):
             self._pld_cache[key] = composed if composed is not None else pld_lib.identity(interval)
         return self._pld_cache[key]
 
-    def grid_interval(self, summary: Counter) -> float:
+    def grid_interval(self, summary: _Releases) -> float:
         """The grid step for a participant's releases: ``value_discretization_interval``, coarsened
         so that the composed privacy-loss support has at most ``MAX_GRID_POINTS`` points (nearly
         noiseless Gaussian releases have losses of order 1/σ²). A coarser pessimistic grid is still
@@ -113,13 +160,13 @@ class PLDAccountant(Accountant):
         span = math.fsum(_loss_span(event, count) for event, count in summary.items())
         return max(self.value_discretization_interval, span / MAX_GRID_POINTS)
 
-    def _epsilon(self, summary: Counter, delta: float, pessimistic: bool = True) -> float:
+    def _epsilon(self, summary: _Releases, delta: float, pessimistic: bool = True) -> float:
         return self._cached_query(summary, "epsilon", delta, pessimistic)
 
-    def _delta(self, summary: Counter, epsilon: float) -> float:
+    def _delta(self, summary: _Releases, epsilon: float) -> float:
         return self._cached_query(summary, "delta", epsilon, True)
 
-    def get_epsilon_interval(self, delta: float, participant=None) -> tuple[float, float]:
+    def get_epsilon_interval(self, delta: float, participant: Hashable = None) -> tuple[float, float]:
         """(optimistic lower estimate, pessimistic upper bound) of ε at ``delta``.
 
         Only the upper end is a guarantee; the interval shows the discretisation error.
@@ -153,6 +200,18 @@ def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
 
 #: Largest privacy-loss grid a query allocates (8 bytes a point, several arrays in the FFT).
 MAX_GRID_POINTS = 1_000_000
+#: Coarsest grid step (nats) a query uses; releases needing a coarser one are refused
+#: (dp-accounting's pessimistic discretisation computes e^step - 1, which overflows past ~709).
+MAX_GRID_INTERVAL = 100.0
+#: Most releases of one non-Gaussian event that are self-composed by FFT (the cost grows with the
+#: count: about 8 s for 10^6 Laplace releases). Gaussian releases compose exactly at any count.
+MAX_SELF_COMPOSITIONS = 1_000_000
+#: Noise scales above this are replaced by it: less noise is a valid (pessimistic) bound, the
+#: privacy loss at 10^12 is far below any grid step, and dp-accounting overflows near 10^200.
+_MAX_NOISE = 1e12
+#: A composition of (ε, δ) releases whose finite part keeps less mass than e^-27 (~2e-12) is
+#: treated as not private (δ = 1 up to that mass).
+_LOG_MIN_KEPT_MASS = -27.0
 #: Privacy-loss tails beyond this many standard deviations carry negligible mass (dp-accounting
 #: truncates at e^-50); used only to size the grid.
 _TAIL_SDS = 10.0
@@ -167,43 +226,56 @@ def _loss_span(event: dp_event.DpEvent, count: int) -> float:
         event = event.event
     if isinstance(event, dp_event.GaussianDpEvent) and event.noise_multiplier > 0:
         # dp-accounting enumerates the loss over both hypotheses' supports: its mean ±1/(2s²) too
-        s = event.noise_multiplier
-        return count / s**2 + 2.0 * _TAIL_SDS * math.sqrt(count) / s
+        s: float = event.noise_multiplier
+        return count / s / s + 2.0 * _TAIL_SDS * math.sqrt(count) / s  # s² may underflow: divide twice
+    sd: float
     if isinstance(event, dp_event.LaplaceDpEvent) and event.noise_multiplier > 0:
         sd = 1.0 / event.noise_multiplier
-    elif isinstance(event, (PureDpEvent, ApproxDpEvent)) and math.isfinite(event.epsilon):
-        sd = event.epsilon
+    elif isinstance(event, (PureDpEvent, ApproxDpEvent, dp_event.RandomizedResponseDpEvent)):
+        # the loss of an ε-DP release (randomized response: ε = log of its likelihood ratio) lies in [−ε, ε]
+        guarantee = epsilon_delta_of(event)
+        sd = guarantee[0] if guarantee is not None and math.isfinite(guarantee[0]) else 0.0
     else:
         return 0.0
     return 2.0 * _TAIL_SDS * math.sqrt(count) * sd
 
 
-def _gaussian(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
+def _gaussian(
+    acc: PLDAccountant, event: dp_event.GaussianDpEvent, count: int, pessimistic: bool, interval: float
+) -> pld_lib.PrivacyLossDistribution | None:
     if event.noise_multiplier == 0:
         return None
+    if math.isinf(event.noise_multiplier):  # infinite noise reveals nothing: ε = 0
+        return pld_lib.identity(interval)
     return pld_lib.from_gaussian_mechanism(
-        standard_deviation=event.noise_multiplier / math.sqrt(count),  # exact: Gaussians compose
+        standard_deviation=min(event.noise_multiplier / math.sqrt(count), _MAX_NOISE),  # exact: Gaussians compose
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
         use_connect_dots=pessimistic,  # connect-the-dots has no optimistic variant
     )
 
 
-def _laplace(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
+def _laplace(
+    acc: PLDAccountant, event: dp_event.LaplaceDpEvent, count: int, pessimistic: bool, interval: float
+) -> pld_lib.PrivacyLossDistribution | None:
     if event.noise_multiplier == 0:
         return None
+    if math.isinf(event.noise_multiplier):
+        return pld_lib.identity(interval)
     return pld_lib.from_laplace_mechanism(
-        parameter=event.noise_multiplier,
+        parameter=min(event.noise_multiplier, _MAX_NOISE),
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
         use_connect_dots=pessimistic,
     ).self_compose(count)
 
 
-def _randomized_response(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
-    if event.num_buckets == 1:
+def _randomized_response(
+    acc: PLDAccountant, event: dp_event.RandomizedResponseDpEvent, count: int, pessimistic: bool, interval: float
+) -> pld_lib.PrivacyLossDistribution | None:
+    if event.num_buckets == 1 or event.noise_parameter == 1:  # the output does not depend on the input
         return pld_lib.identity(interval)
-    if event.noise_parameter == 0:
+    if event.noise_parameter / event.num_buckets == 0:  # no noise, or so little that p/k underflows: ∞
         return None
     return pld_lib.from_randomized_response(
         noise_parameter=event.noise_parameter,
@@ -214,15 +286,19 @@ def _randomized_response(acc: PLDAccountant, event, count: int, pessimistic: boo
     ).self_compose(count)
 
 
-def _epsilon_delta(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
+def _epsilon_delta(
+    acc: PLDAccountant, event: PureDpEvent | ApproxDpEvent, count: int, pessimistic: bool, interval: float
+) -> pld_lib.PrivacyLossDistribution | None:
     """The dominating pair of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm. 2.2)."""
     epsilon = event.epsilon
-    delta = getattr(event, "delta", 0.0)
-    if math.isinf(epsilon):
+    delta: float = getattr(event, "delta", 0.0)
+    if math.isinf(epsilon) or count * math.log1p(-delta) < _LOG_MIN_KEPT_MASS:
+        # all but a negligible mass is the δ atom: (ε, δ) with δ = 1 − (1 − δ_i)^count ≈ 1; the
+        # FFT truncation would leave no finite mass (dp-accounting then fails), so report ∞ / δ = 1
         return None
     log_keep = math.log1p(-delta)
     log_p = -math.log1p(math.exp(-epsilon))  # e^ε / (1 + e^ε)
-    log_q = -math.log1p(math.exp(epsilon))  # 1 / (1 + e^ε)
+    log_q = log_p - epsilon  # 1 / (1 + e^ε), without overflowing e^ε
     upper = {1: log_keep + log_p, 2: log_keep + log_q}
     lower = {1: log_keep + log_q, 2: log_keep + log_p}
     if delta > 0:
@@ -236,15 +312,19 @@ def _epsilon_delta(acc: PLDAccountant, event, count: int, pessimistic: bool, int
     ).self_compose(count)
 
 
-def _poisson_sampled(acc: PLDAccountant, event, count: int, pessimistic: bool, interval: float):
+def _poisson_sampled(
+    acc: PLDAccountant, event: dp_event.PoissonSampledDpEvent, count: int, pessimistic: bool, interval: float
+) -> pld_lib.PrivacyLossDistribution | None:
     inner = event.event
     if event.sampling_probability == 0:
         return pld_lib.identity(interval)
     if inner.noise_multiplier == 0:
         return None
+    if math.isinf(inner.noise_multiplier):
+        return pld_lib.identity(interval)
     if isinstance(inner, dp_event.GaussianDpEvent):
         pld = pld_lib.from_gaussian_mechanism(
-            standard_deviation=inner.noise_multiplier,
+            standard_deviation=min(inner.noise_multiplier, _MAX_NOISE),
             pessimistic_estimate=pessimistic,
             value_discretization_interval=interval,
             sampling_prob=event.sampling_probability,
@@ -253,7 +333,7 @@ def _poisson_sampled(acc: PLDAccountant, event, count: int, pessimistic: bool, i
         )
     else:
         pld = pld_lib.from_laplace_mechanism(
-            parameter=inner.noise_multiplier,
+            parameter=min(inner.noise_multiplier, _MAX_NOISE),
             pessimistic_estimate=pessimistic,
             value_discretization_interval=interval,
             sampling_prob=event.sampling_probability,
@@ -262,7 +342,11 @@ def _poisson_sampled(acc: PLDAccountant, event, count: int, pessimistic: bool, i
     return pld.self_compose(count)
 
 
-_BUILDERS: dict[type, _Builder] = {
+#: Builds the PLD of ``count`` releases of one event (None: not private at all). Each builder takes
+#: its own event class, so the event argument is typed loosely here.
+_Builder = Callable[[PLDAccountant, Any, int, bool, float], pld_lib.PrivacyLossDistribution | None]
+
+_BUILDERS: dict[type[dp_event.DpEvent], _Builder] = {
     dp_event.GaussianDpEvent: _gaussian,
     dp_event.LaplaceDpEvent: _laplace,
     dp_event.RandomizedResponseDpEvent: _randomized_response,

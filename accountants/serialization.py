@@ -36,16 +36,35 @@ def event_to_json(event: dp_event.DpEvent) -> dict[str, Any]:
     return encoded
 
 
-def event_from_json(data: dict[str, Any]) -> dp_event.DpEvent:
-    """Decode a mapping written by :func:`event_to_json`."""
+def event_from_json(data: object) -> dp_event.DpEvent:
+    """Decode a mapping written by :func:`event_to_json`.
+
+    The decoded event passes :func:`accountants.events.check_event`, so a ledger entry whose event
+    has invalid parameters (NaN, a probability outside [0, 1], ...) is refused where it is read.
+
+    Raises:
+      ValueError: ``data`` is not an encoded event (not a mapping with a known ``type``, missing or
+        unknown fields, a field of the wrong kind), or the event's parameters are invalid.
+    """
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise ValueError(f"an encoded event must be a mapping with a 'type' name, got {data!r}")
+        raise ValueError(f"an encoded event must be a mapping with a 'type' name, got {data!r:.200}")
     name = data["type"]
     cls = EVENT_CLASSES.get(name)
     if cls is None:
         raise ValueError(f"unknown event class {name!r}; known: {sorted(EVENT_CLASSES)}")
-    fields = {key: _decode_value(value) for key, value in data.items() if key != "type"}
-    return cls(**fields)
+    expected = {field.name for field in attr.fields(cls)}
+    required = {field.name for field in attr.fields(cls) if field.default is attr.NOTHING}
+    given = set(data) - {"type"}
+    if not required <= given <= expected:
+        problems = [f"missing {sorted(required - given)}"] if required - given else []
+        problems += [f"unknown {sorted(given - expected)}"] if given - expected else []
+        raise ValueError(f"an encoded {name} has fields {sorted(expected)}: {'; '.join(problems)}")
+    fields = {key: _decode_value(value, f"{name}.{key}") for key, value in data.items() if key != "type"}
+    try:
+        event = cls(**fields)
+        return _our_events.check_event(event)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"an encoded {name} is not valid: {error}") from error
 
 
 def _encode_value(value: Any) -> Any:
@@ -58,11 +77,14 @@ def _encode_value(value: Any) -> Any:
     return value
 
 
-def _decode_value(value: Any) -> Any:
+def _decode_value(value: Any, name: str) -> Any:
     if isinstance(value, dict):
         if set(value) == {"float"}:
-            return float(value["float"])
+            text = value["float"]
+            if text not in ("inf", "-inf", "nan"):  # what _encode_value writes
+                raise ValueError(f"{name}: an encoded float must be 'inf', '-inf' or 'nan', got {text!r:.80}")
+            return float(text)
         return event_from_json(value)
     if isinstance(value, list):
-        return [_decode_value(item) for item in value]
+        return [_decode_value(item, f"{name}[{index}]") for index, item in enumerate(value)]
     return value

@@ -9,6 +9,8 @@ def test_my_property(ledger): ...
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+
 from dp_accounting import dp_event
 from hypothesis import strategies as st
 
@@ -33,19 +35,19 @@ def noise_multipliers(min_value: float = 0.5, max_value: float = 100.0) -> st.Se
     return st.floats(min_value=min_value, max_value=max_value, allow_nan=False, allow_infinity=False)
 
 
-def gaussian_events(min_value: float = 0.5, max_value: float = 100.0):
+def gaussian_events(min_value: float = 0.5, max_value: float = 100.0) -> st.SearchStrategy[dp_event.GaussianDpEvent]:
     return noise_multipliers(min_value, max_value).map(dp_event.GaussianDpEvent)
 
 
-def laplace_events(min_value: float = 0.5, max_value: float = 100.0):
+def laplace_events(min_value: float = 0.5, max_value: float = 100.0) -> st.SearchStrategy[dp_event.LaplaceDpEvent]:
     return noise_multipliers(min_value, max_value).map(dp_event.LaplaceDpEvent)
 
 
-def pure_events(max_epsilon: float = 2.0):
+def pure_events(max_epsilon: float = 2.0) -> st.SearchStrategy[PureDpEvent]:
     return st.floats(min_value=1e-4, max_value=max_epsilon).map(PureDpEvent)
 
 
-def approx_events(max_epsilon: float = 2.0, max_delta: float = 1e-6):
+def approx_events(max_epsilon: float = 2.0, max_delta: float = 1e-6) -> st.SearchStrategy[ApproxDpEvent]:
     return st.builds(
         ApproxDpEvent,
         st.floats(min_value=1e-4, max_value=max_epsilon),
@@ -53,7 +55,7 @@ def approx_events(max_epsilon: float = 2.0, max_delta: float = 1e-6):
     )
 
 
-def randomized_response_events():
+def randomized_response_events() -> st.SearchStrategy[dp_event.RandomizedResponseDpEvent]:
     return st.builds(
         dp_event.RandomizedResponseDpEvent,
         st.floats(min_value=0.05, max_value=0.95),
@@ -61,7 +63,7 @@ def randomized_response_events():
     )
 
 
-_KINDS = {
+_KINDS: dict[str, Callable[[], st.SearchStrategy[dp_event.DpEvent]]] = {
     "gaussian": gaussian_events,
     "laplace": laplace_events,
     "pure": pure_events,
@@ -70,7 +72,9 @@ _KINDS = {
 }
 
 
-def events(kinds: tuple[str, ...] = ("gaussian", "laplace", "pure", "approx", "randomized_response")):
+def events(
+    kinds: tuple[str, ...] = ("gaussian", "laplace", "pure", "approx", "randomized_response"),
+) -> st.SearchStrategy[dp_event.DpEvent]:
     """Single-release events of the given kinds."""
     unknown = set(kinds) - set(_KINDS)
     if unknown:
@@ -78,12 +82,16 @@ def events(kinds: tuple[str, ...] = ("gaussian", "laplace", "pure", "approx", "r
     return st.one_of([_KINDS[kind]() for kind in kinds])
 
 
-def participants(count: int = 3):
+def participants(count: int = 3) -> st.SearchStrategy[int | str]:
     """Participant ids: small integers and their string names."""
     return st.sampled_from([*range(count), *(f"agent-{i}" for i in range(count))])
 
 
-def ledger_entries(kinds=("gaussian",), max_count: int = 20, participant_ids=None):
+def ledger_entries(
+    kinds: tuple[str, ...] = ("gaussian",),
+    max_count: int = 20,
+    participant_ids: st.SearchStrategy[Hashable] | None = None,
+) -> st.SearchStrategy[LedgerEntry]:
     return st.builds(
         LedgerEntry,
         participant=participant_ids if participant_ids is not None else participants(),
@@ -93,5 +101,11 @@ def ledger_entries(kinds=("gaussian",), max_count: int = 20, participant_ids=Non
     )
 
 
-def ledgers(kinds=("gaussian",), min_size: int = 0, max_size: int = 12, max_count: int = 20, participant_ids=None):
+def ledgers(
+    kinds: tuple[str, ...] = ("gaussian",),
+    min_size: int = 0,
+    max_size: int = 12,
+    max_count: int = 20,
+    participant_ids: st.SearchStrategy[Hashable] | None = None,
+) -> st.SearchStrategy[Ledger]:
     return st.lists(ledger_entries(kinds, max_count, participant_ids), min_size=min_size, max_size=max_size).map(Ledger)

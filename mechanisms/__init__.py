@@ -28,7 +28,6 @@ trials, with a per-agent sensitivity broadcast over the d = 10 coordinates::
 """
 
 from accountants.version import __version__
-
 from mechanisms.base import AccountedMechanism, Mechanism
 from mechanisms.gamma_norm import GammaNormMechanism
 from mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, classic_gaussian_sigma

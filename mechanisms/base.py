@@ -13,7 +13,7 @@ import abc
 import numpy as np
 from dp_accounting import dp_event
 
-from mechanisms._validation import Shape, as_shape, check_broadcast
+from mechanisms._validation import FloatArray, Shape, as_shape, check_broadcast
 from mechanisms.rng import begin_release
 
 __all__ = ["Mechanism", "AccountedMechanism"]
@@ -27,7 +27,7 @@ class Mechanism(abc.ABC):
     def parameter_shape(self) -> Shape:
         """The broadcast shape of the mechanism's parameters (``()`` when all are scalars)."""
 
-    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> FloatArray:
         """One release of noise: a float64 array, independent across entries.
 
         Args:
@@ -39,14 +39,11 @@ class Mechanism(abc.ABC):
           TypeError: ``rng`` is not a ``numpy.random.Generator``, or ``shape`` is not a shape.
           ValueError: the parameters do not broadcast to ``shape``.
         """
-        if shape is None:
-            shape = self.parameter_shape
-        else:
-            shape = check_broadcast(self.parameter_shape, as_shape(shape))
-        return np.asarray(self._draw(begin_release(rng), shape))
+        sample_shape = self.parameter_shape if shape is None else check_broadcast(self.parameter_shape, as_shape(shape))
+        return np.asarray(self._draw(begin_release(rng), sample_shape))
 
     @abc.abstractmethod
-    def _draw(self, rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    def _draw(self, rng: np.random.Generator, shape: Shape) -> FloatArray:
         """Draw noise of ``shape`` (which the parameters broadcast to) from ``rng``."""
 
 
@@ -55,7 +52,7 @@ class AccountedMechanism(Mechanism):
 
     @property
     @abc.abstractmethod
-    def _event_parameters(self) -> np.ndarray:
+    def _event_parameters(self) -> FloatArray:
         """The value that fixes the event, broadcast to ``parameter_shape``."""
 
     @abc.abstractmethod

@@ -17,12 +17,11 @@ formulas combine α with the loss, the penalty and the data sizes), so the solve
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from mechanisms._validation import Shape, positive_array, readonly, scalar_or_array
+from mechanisms._validation import FloatArray, Shape, is_integer, positive_array, readonly, scalar_or_array
 from mechanisms.base import Mechanism
 
 __all__ = ["GammaNormMechanism"]
@@ -32,7 +31,7 @@ class GammaNormMechanism(Mechanism):
     """Noise in R^``dim`` with density ∝ exp(−α‖ε‖₂); ``alpha`` may be an array (e.g. per agent)."""
 
     def __init__(self, alpha: ArrayLike, dim: int) -> None:
-        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral):
+        if not is_integer(dim):
             raise TypeError(f"dim must be an int >= 1, got {dim!r}")
         if dim < 1:
             raise ValueError(f"dim must be an int >= 1, got {dim!r}")
@@ -44,7 +43,7 @@ class GammaNormMechanism(Mechanism):
         return self._alpha.shape
 
     @property
-    def alpha(self) -> float | np.ndarray:
+    def alpha(self) -> float | FloatArray:
         """The rate α > 0 of the norm (larger α, less noise)."""
         return scalar_or_array(self._alpha)
 
@@ -54,16 +53,16 @@ class GammaNormMechanism(Mechanism):
         return self._dim
 
     @property
-    def expected_norm(self) -> float | np.ndarray:
+    def expected_norm(self) -> float | FloatArray:
         """E‖ε‖ = d/α."""
         return scalar_or_array(readonly(self._dim / self._alpha))
 
-    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> FloatArray:
         """One release of noise vectors: an array of shape ``(*shape, dim)``; ``alpha`` broadcasts
         against ``shape`` (``None`` means ``alpha``'s shape)."""
         return super().sample(rng, shape)
 
-    def density_log(self, x: ArrayLike) -> float | np.ndarray:
+    def density_log(self, x: ArrayLike) -> float | FloatArray:
         """log p(x) = d log α + log Γ(d/2) − log 2 − (d/2) log π − log Γ(d) − α‖x‖₂.
 
         Args:
@@ -82,7 +81,7 @@ class GammaNormMechanism(Mechanism):
         log_density = log_normaliser - self._alpha * np.linalg.norm(x, axis=-1)
         return scalar_or_array(readonly(log_density))
 
-    def _draw(self, rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    def _draw(self, rng: np.random.Generator, shape: Shape) -> FloatArray:
         radius = rng.standard_gamma(self._dim, size=shape) / self._alpha
         direction = rng.standard_normal((*shape, self._dim))
         direction /= np.linalg.norm(direction, axis=-1, keepdims=True)

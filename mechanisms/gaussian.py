@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from accountants.gaussian_dp import gaussian_mu
 from accountants.validation import check_delta, check_positive
-from mechanisms._validation import Shape, positive_array, readonly, scalar_or_array
+from mechanisms._validation import FloatArray, Shape, positive_array, readonly, scalar_or_array
 from mechanisms.base import AccountedMechanism
 
 __all__ = ["GaussianMechanism", "analytic_gaussian_sigma", "classic_gaussian_sigma"]
@@ -29,7 +29,7 @@ __all__ = ["GaussianMechanism", "analytic_gaussian_sigma", "classic_gaussian_sig
 Calibration = Literal["classic", "analytic"]
 
 
-def classic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | np.ndarray:
+def classic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | FloatArray:
     """σ = Δ·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), for ε in (0, 1].
 
     Args:
@@ -43,7 +43,7 @@ def classic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float)
     return _sigma(sensitivity, _classic_multiplier(epsilon, delta))
 
 
-def analytic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | np.ndarray:
+def analytic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | FloatArray:
     """The smallest σ for which N(0, σ²) noise on a Δ-sensitive query is (ε, δ)-DP (Balle & Wang
     2018, Thm 8): the root in σ of Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) = δ (eq. (6)).
 
@@ -117,7 +117,7 @@ class GaussianMechanism(AccountedMechanism):
             raise ValueError(f"calibration must be 'classic' or 'analytic', got {calibration!r}")
         return cls.from_noise_multiplier(sensitivity, multiplier)
 
-    def _set(self, sensitivity: np.ndarray, sigma: np.ndarray, noise_multiplier: np.ndarray) -> None:
+    def _set(self, sensitivity: FloatArray, sigma: FloatArray, noise_multiplier: FloatArray) -> None:
         self._shape: Shape = np.broadcast_shapes(sensitivity.shape, sigma.shape)
         self._sensitivity = sensitivity
         self._sigma = readonly(sigma)
@@ -128,28 +128,28 @@ class GaussianMechanism(AccountedMechanism):
         return self._shape
 
     @property
-    def sensitivity(self) -> float | np.ndarray:
+    def sensitivity(self) -> float | FloatArray:
         """The L2 sensitivity Δ."""
         return scalar_or_array(self._sensitivity)
 
     @property
-    def sigma(self) -> float | np.ndarray:
+    def sigma(self) -> float | FloatArray:
         """The noise standard deviation σ (never a variance)."""
         return scalar_or_array(self._sigma)
 
     @property
-    def noise_multiplier(self) -> float | np.ndarray:
+    def noise_multiplier(self) -> float | FloatArray:
         """z = σ/Δ, broadcast to ``parameter_shape``."""
         return scalar_or_array(self._noise_multiplier)
 
     @property
-    def _event_parameters(self) -> np.ndarray:
+    def _event_parameters(self) -> FloatArray:
         return self._noise_multiplier
 
     def _event_of(self, value: float) -> dp_event.GaussianDpEvent:
         return dp_event.GaussianDpEvent(noise_multiplier=value)
 
-    def _draw(self, rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    def _draw(self, rng: np.random.Generator, shape: Shape) -> FloatArray:
         return rng.standard_normal(shape) * self._sigma
 
     def __repr__(self) -> str:
@@ -174,5 +174,5 @@ def _analytic_multiplier(epsilon: float, delta: float) -> float:
     return 1.0 / gaussian_mu(epsilon, delta)
 
 
-def _sigma(sensitivity: ArrayLike, multiplier: float) -> float | np.ndarray:
+def _sigma(sensitivity: ArrayLike, multiplier: float) -> float | FloatArray:
     return scalar_or_array(positive_array(sensitivity, "sensitivity") * multiplier)

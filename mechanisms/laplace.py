@@ -9,7 +9,7 @@ import numpy as np
 from dp_accounting import dp_event
 from numpy.typing import ArrayLike
 
-from mechanisms._validation import Shape, positive_array, readonly, scalar_or_array
+from mechanisms._validation import FloatArray, Shape, positive_array, readonly, scalar_or_array
 from mechanisms.base import AccountedMechanism
 
 __all__ = ["LaplaceMechanism"]
@@ -29,28 +29,28 @@ class LaplaceMechanism(AccountedMechanism):
         return self._shape
 
     @property
-    def sensitivity(self) -> float | np.ndarray:
+    def sensitivity(self) -> float | FloatArray:
         """The L1 sensitivity Δ."""
         return scalar_or_array(self._sensitivity)
 
     @property
-    def epsilon(self) -> float | np.ndarray:
+    def epsilon(self) -> float | FloatArray:
         """ε per release (nats)."""
         return scalar_or_array(self._epsilon)
 
     @property
-    def scale(self) -> float | np.ndarray:
+    def scale(self) -> float | FloatArray:
         """The Laplace scale b = Δ/ε (the standard deviation is sqrt(2)·b)."""
         return scalar_or_array(self._scale)
 
     @property
-    def _event_parameters(self) -> np.ndarray:
+    def _event_parameters(self) -> FloatArray:
         return np.broadcast_to(self._epsilon, self._shape)
 
     def _event_of(self, value: float) -> dp_event.LaplaceDpEvent:
         return dp_event.LaplaceDpEvent(noise_multiplier=1.0 / value)
 
-    def _draw(self, rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    def _draw(self, rng: np.random.Generator, shape: Shape) -> FloatArray:
         return rng.laplace(0.0, 1.0, size=shape) * self._scale
 
     def __repr__(self) -> str:

@@ -8,12 +8,14 @@ q = 2p = 2/(1+e^ε) and 2 buckets.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from dp_accounting import dp_event
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
-from mechanisms._validation import Shape, positive_array, readonly, scalar_or_array
+from mechanisms._validation import FloatArray, Shape, positive_array, readonly, scalar_or_array
 from mechanisms.base import AccountedMechanism
 
 __all__ = ["RandomizedResponse"]
@@ -31,21 +33,23 @@ class RandomizedResponse(AccountedMechanism):
         return self._epsilon.shape
 
     @property
-    def epsilon(self) -> float | np.ndarray:
+    def epsilon(self) -> float | FloatArray:
         """ε per label (nats)."""
         return scalar_or_array(self._epsilon)
 
     @property
-    def flip_probability(self) -> float | np.ndarray:
+    def flip_probability(self) -> float | FloatArray:
         """p = 1/(1+e^ε), computed stably as expit(−ε)."""
         return scalar_or_array(self._flip_probability)
 
     @property
-    def log_likelihood_ratio_bound(self) -> float | np.ndarray:
+    def log_likelihood_ratio_bound(self) -> float | FloatArray:
         """The largest |log Pr[y'|y=1]/Pr[y'|y=−1]|, which is ε exactly."""
         return self.epsilon
 
-    def randomize(self, labels: ArrayLike, rng: np.random.Generator) -> np.ndarray:
+    def randomize(
+        self, labels: ArrayLike, rng: np.random.Generator
+    ) -> NDArray[np.signedinteger[Any] | np.floating[Any]]:
         """The labels with each one flipped independently with probability ``flip_probability``.
 
         Args:
@@ -64,19 +68,19 @@ class RandomizedResponse(AccountedMechanism):
             raise ValueError(f"labels must all be -1 or +1, got {labels[not_sign].flat[0].item()!r}")
         return np.where(self.sample(rng, labels.shape) < 0, -labels, labels)
 
-    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> np.ndarray:
+    def sample(self, rng: np.random.Generator, shape: int | tuple[int, ...] | None = None) -> FloatArray:
         """Multiplicative sign noise: −1.0 with probability ``flip_probability``, else +1.0, so
         ``labels * sample(rng, labels.shape)`` is randomized response."""
         return super().sample(rng, shape)
 
     @property
-    def _event_parameters(self) -> np.ndarray:
+    def _event_parameters(self) -> FloatArray:
         return self._epsilon
 
     def _event_of(self, value: float) -> dp_event.RandomizedResponseDpEvent:
         return dp_event.RandomizedResponseDpEvent(noise_parameter=2.0 * float(expit(-value)), num_buckets=2)
 
-    def _draw(self, rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    def _draw(self, rng: np.random.Generator, shape: Shape) -> FloatArray:
         return np.where(rng.random(shape) < self._flip_probability, -1.0, 1.0)
 
     def __repr__(self) -> str:

@@ -31,12 +31,12 @@ reproducible, by design.
 
 from __future__ import annotations
 
-import numbers
 import secrets
 
 import numpy as np
 
 from accountants.validation import check_count
+from mechanisms._validation import is_integer
 
 __all__ = ["SecureReseedingGenerator", "begin_release", "make_rng", "spawn_rngs"]
 
@@ -84,8 +84,8 @@ class SecureReseedingGenerator(np.random.Generator):
         """Replace the internal state with one seeded from fresh OS entropy."""
         self.bit_generator.state = _os_pcg64().state
 
-    def __reduce__(self):
-        return type(self), (self.bit_generator,)
+    def __reduce__(self) -> tuple[type[SecureReseedingGenerator], tuple[np.random.BitGenerator], None]:
+        return type(self), (self.bit_generator,), None
 
 
 def begin_release(rng: object) -> np.random.Generator:
@@ -107,7 +107,7 @@ def _seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedS
         return seed
     if seed is None:
         return np.random.SeedSequence()
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+    if not is_integer(seed):
         raise TypeError(
             "seed must be None, a non-negative int, a numpy.random.SeedSequence or a "
             f"numpy.random.Generator, got {seed!r}"

@@ -66,7 +66,8 @@ def test_package_import_is_light():
     import subprocess
     import sys
 
-    code = "import sys, accountants; print(sorted(m for m in ('matplotlib', 'sklearn', 'ray', 'hypothesis') if m in sys.modules))"
+    heavy = "('matplotlib', 'sklearn', 'ray', 'hypothesis')"
+    code = f"import sys, accountants; print(sorted(m for m in {heavy} if m in sys.modules))"
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
     )
@@ -83,7 +84,7 @@ def test_bulk_registration_equals_one_by_one(name, tmp_path):
     bulk._ledger_file = accountants.LedgerFile(tmp_path / "bulk.jsonl")
     bulk.register_many(events, participants, iteration=7)
     single = ACCOUNTANTS[name]()
-    for event, participant in zip(events, participants):
+    for event, participant in zip(events, participants, strict=True):
         single.register(event, participant=participant, iteration=7)
     assert bulk.ledger == single.ledger == accountants.Ledger.load(tmp_path / "bulk.jsonl")
     for participant in range(3):

@@ -47,7 +47,7 @@ def test_kov_theorem_3_3_closed_form_points():
     k, eps = 10, 0.5
     for i in range(k // 2 + 1):
         expected = (
-            sum(math.comb(k, l) * (math.exp((k - l) * eps) - math.exp((k - 2 * i + l) * eps)) for l in range(i))
+            sum(math.comb(k, j) * (math.exp((k - j) * eps) - math.exp((k - 2 * i + j) * eps)) for j in range(i))
             / (1 + math.exp(eps)) ** k
         )
         assert optimal_delta([(eps, 0.0, k)], (k - 2 * i) * eps) == pytest.approx(expected, rel=1e-12, abs=1e-15)

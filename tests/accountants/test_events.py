@@ -9,7 +9,7 @@ from accountants.events import ApproxDpEvent, PureDpEvent, epsilon_delta_of, fla
 def test_events_are_immutable_hashable_values():
     assert PureDpEvent(0.1) == PureDpEvent(0.1)
     assert len({PureDpEvent(0.1), PureDpEvent(0.1), ApproxDpEvent(0.1, 1e-6)}) == 2
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):
         PureDpEvent(0.1).epsilon = 2.0
 
 

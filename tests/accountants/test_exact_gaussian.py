@@ -21,6 +21,23 @@ def test_issue_golden_values():
     assert acc.get_epsilon(1e-5) == pytest.approx(17.856586830107616, abs=1e-9)
 
 
+@pytest.mark.parametrize(
+    "sigma, delta, true_epsilon",
+    [(90219583.21511549, 4.3520542162789136e-13, 3.9892002971847792e-08), (10.0, 1e-5, 0.3406693646843264)],
+)
+def test_epsilon_is_never_below_the_truth(sigma, delta, true_epsilon):
+    """The first case was 3.9892000711605095e-08 before (below the truth by 6e-8 relative)."""
+    eps = ExactGaussianAccountant().register(dp_event.GaussianDpEvent(sigma)).get_epsilon(delta)
+    assert true_epsilon <= eps <= true_epsilon * (1 + 1e-12)
+
+
+def test_delta_is_never_below_the_truth():
+    """3.26137940677e-14 before, below the truth 3.26137948143e-14 by 2e-8 relative."""
+    accountant = ExactGaussianAccountant().register(dp_event.GaussianDpEvent(774546.2823380809))
+    delta = accountant.get_delta(6.633754074761472e-06)
+    assert 3.26137948143e-14 * (1 - 1e-11) <= delta <= 3.26137948143e-14 * (1 + 1e-11)
+
+
 @pytest.mark.parametrize("eps, expected", [(0.05, 0.2772), (0.1, 0.6339)])
 def test_dpadmm_paper_setting_exact_bound(eps, expected):
     """Spec 000 §4: T = 100 releases calibrated to (ε, 1e-3) are exactly μ-GDP, μ = 10/z."""

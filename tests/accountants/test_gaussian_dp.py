@@ -3,7 +3,7 @@ import math
 import mpmath
 import pytest
 from dp_accounting import get_epsilon_gaussian
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon, gaussian_mu
@@ -19,7 +19,8 @@ def mp_delta(mu, eps):
 
 @pytest.mark.parametrize("mu, eps", [(1.0, 0.0), (1.0, 4.377), (0.1, 0.3), (5.0, 20.0), (0.01, 0.05), (30.0, 500.0)])
 def test_delta_matches_mpmath_at_high_precision(mu, eps):
-    assert gaussian_delta(mu, eps) == pytest.approx(float(mp_delta(mu, eps)), rel=1e-9)
+    assert gaussian_delta(mu, eps) == pytest.approx(float(mp_delta(mu, eps)), rel=1e-12)
+    assert mpmath.mpf(gaussian_delta(mu, eps)) >= mp_delta(mu, eps)  # rounded up
 
 
 def test_golden_values_of_the_accountants_issue():
@@ -37,6 +38,7 @@ def test_epsilon_is_the_tight_upper_root(mu, delta):
 
 
 @given(st.floats(0.0, 30.0), st.floats(1e-10, 0.5))
+@example(eps=1.4551915228366852e-10, delta=1.3096723705530167e-10)  # was unsound (issue example)
 def test_mu_inverts_epsilon(eps, delta):
     mu = gaussian_mu(eps, delta)
     assert gaussian_delta(mu, eps) <= delta
@@ -51,3 +53,13 @@ def test_degenerate_and_bad_arguments():
         gaussian_epsilon(1.0, 1.5)
     with pytest.raises(ValueError, match="mu must not be NaN"):
         gaussian_epsilon(float("nan"), 1e-5)
+
+
+def test_issue_examples_are_on_the_safe_side():
+    """Each was on the wrong side of the truth before the cancellation-free evaluation."""
+    mu = gaussian_mu(1.4551915228366852e-10, 1.3096723705530167e-10)
+    assert mp_delta(mu, 1.4551915228366852e-10) <= 1.3096723705530167e-10
+    eps = gaussian_epsilon(1.0 / 90219583.21511549, 4.3520542162789136e-13)
+    assert 3.9892002971847792e-08 <= eps <= 3.9892002971847792e-08 * (1 + 1e-12)
+    delta = gaussian_delta(1.0 / 774546.2823380809, 6.633754074761472e-06)
+    assert delta == pytest.approx(3.26137948143e-14, rel=1e-11)

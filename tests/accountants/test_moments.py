@@ -37,7 +37,7 @@ GOLDEN_TABLE = {  # spec 000 §4: ε̄ (optimal τ) for T = 100, per-iteration (
 
 @pytest.mark.parametrize("eps", sorted(GOLDEN_TABLE))
 def test_dpadmm_spec_table(eps):
-    for delta, (expected, tau) in zip([1e-3, 1e-4, 1e-5, 1e-6], GOLDEN_TABLE[eps]):
+    for delta, (expected, tau) in zip([1e-3, 1e-4, 1e-5, 1e-6], GOLDEN_TABLE[eps], strict=True):
         total, order = dpadmm_total(eps, delta)
         assert round(total, 4) == expected
         assert order - 1 == tau

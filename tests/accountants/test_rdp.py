@@ -52,7 +52,7 @@ def test_classic_conversion_is_the_moments_tail_bound():
     orders = np.array([2.0, 3.0, 11.0])
     rdp = np.array([0.1, 0.2, 1.0])
     eps, order = rdp_to_epsilon(orders, rdp, 1e-5, "classic")
-    expected = min(r + math.log(1e5) / (a - 1) for a, r in zip(orders, rdp))
+    expected = min(r + math.log(1e5) / (a - 1) for a, r in zip(orders, rdp, strict=True))
     assert eps == pytest.approx(expected, rel=1e-15)
     delta, _ = rdp_to_delta(orders, rdp, eps, "classic")
     assert delta == pytest.approx(1e-5, rel=1e-9)

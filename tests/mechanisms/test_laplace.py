@@ -27,7 +27,7 @@ def test_one_call_draws_for_all_trials_and_agents():
     epsilon = np.array([0.25, 1.0, 4.0])
     mechanism = LaplaceMechanism(1.0, epsilon)
     noise = mechanism.sample(make_rng(8), (6_000, 3))
-    for column, scale in zip(noise.T, 1.0 / epsilon):
+    for column, scale in zip(noise.T, 1.0 / epsilon, strict=True):
         assert stats.kstest(column, stats.laplace(scale=scale).cdf).pvalue > KS_THRESHOLD
     assert stats.kstest(noise[:, 0], stats.laplace(scale=1.0).cdf).pvalue < KS_THRESHOLD
 

@@ -58,7 +58,7 @@ def test_bad_seed_is_refused(seed, error):
 def test_spawn_is_reproducible_and_children_differ():
     first, second = spawn_rngs(2024, 3), spawn_rngs(2024, 3)
     draws = [child.standard_normal(1000) for child in first]
-    for child, expected in zip(second, draws):
+    for child, expected in zip(second, draws, strict=True):
         np.testing.assert_array_equal(child.standard_normal(1000), expected)
     correlation = np.corrcoef(draws)
     assert np.all(np.abs(correlation[np.triu_indices(3, 1)]) < 0.15)
