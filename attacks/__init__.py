@@ -28,7 +28,6 @@ reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR). Attacks read only rel
 """
 
 from accountants.version import __version__
-
 from attacks.base import AttackScores
 from attacks.blackbox import LiRA, LossThreshold
 from attacks.kkt import KKTInference, KKTKnowledge

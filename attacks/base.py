@@ -56,7 +56,7 @@ class AttackScores:
         from audits.stats import roc_curve
 
         roc = roc_curve(self.scores_in, self.scores_out)
-        low, high = roc.tpr_at_fpr((0.001, 0.01))
+        low, high = np.asarray(roc.tpr_at_fpr((0.001, 0.01)))  # one TPR per FPR of the sequence
         return {"auroc": roc.auroc, "tpr_at_0.1%_fpr": float(low), "tpr_at_1%_fpr": float(high)}
 
     @classmethod

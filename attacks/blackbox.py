@@ -14,10 +14,14 @@ Both attacks read only released models, never a transcript or private state (``w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attacks.base import AttackScores
+
+if TYPE_CHECKING:  # solvers is imported only when an attack runs
+    from solvers.losses import MarginLoss
 
 __all__ = ["LiRA", "LossThreshold"]
 
@@ -39,7 +43,7 @@ class LossThreshold:
 
     x: np.ndarray
     y: float
-    loss: object
+    loss: MarginLoss
 
     name = "black-box loss threshold"
 

@@ -38,11 +38,15 @@ import math
 import numbers
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attacks.base import AttackScores
 from attacks.reconstruction_bound import best_rero_bound
+
+if TYPE_CHECKING:  # solvers is imported only when an attack runs
+    from solvers.losses import MarginLoss
 
 __all__ = [
     "KKTInference",
@@ -80,7 +84,7 @@ class KKTKnowledge:
     rho: float
     n_agents: int
     adjacency: np.ndarray
-    loss: object
+    loss: MarginLoss
 
     @classmethod
     def from_problem(cls, problem, agent: int = 0) -> KKTKnowledge:
@@ -437,7 +441,7 @@ def attacker_variants(info, agent: int) -> list[tuple[str, dict]]:
     η̂ ∈ {θ, 10η, 0.1η}; the two η-free estimates."""
     eta = np.asarray(info["eta"])[:, agent]
     theta = float(np.asarray(info["theta"])[0, agent])
-    out = [("η known", {"eta": eta})]
+    out: list[tuple[str, dict]] = [("η known", {"eta": eta})]
     if info.get("alpha") is not None:
         out.append(("η known, weighted α²/η", {"eta": eta, "weights": np.asarray(info["alpha"])[:, agent] ** 2 / eta}))
     if not np.allclose(eta, theta):

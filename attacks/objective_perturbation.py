@@ -213,7 +213,7 @@ class TranscriptNP:
         return {
             "reads": "every broadcast f_j(t), t = 0..T (public channel 'f') and the public schedules "
             "(η, θ, α, noise scale s)",
-            "knows": "every record except which candidate node %d holds" % self.agent,
+            "knows": f"every record except which candidate node {int(self.agent)} holds",
             "statistic": "exact log-likelihood ratio Σ_t α_t(‖ε_t^D′‖ − ‖ε_t^D‖) + ln det H_t(D) − ln det H_t(D′)",
             "agent": int(self.agent),
         }

@@ -27,10 +27,14 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attacks.base import AttackScores
+
+if TYPE_CHECKING:  # solvers is imported only when an attack runs
+    from solvers.sharing import ADMMSharing, VerticalProblem
 
 __all__ = ["ColumnSpaceTest", "GramRecovery", "SharingNP", "recover_gram"]
 
@@ -171,8 +175,8 @@ class ColumnSpaceTest:
       party: m, the party whose block differs.
     """
 
-    problem_in: object
-    problem_out: object
+    problem_in: VerticalProblem
+    problem_out: VerticalProblem
     party: int
     name: str = "column-space residual test"
     white_box: bool = False
@@ -230,9 +234,9 @@ class SharingNP:
       party: m.
     """
 
-    solver: object
-    problem_in: object
-    problem_out: object
+    solver: ADMMSharing
+    problem_in: VerticalProblem
+    problem_out: VerticalProblem
     party: int
     name: str = "white-box NP (summed Gaussian LLR of party m's shares)"
     white_box: bool = False

@@ -29,10 +29,14 @@ give the same test up to estimation error.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attacks.base import AttackScores
+
+if TYPE_CHECKING:  # solvers is imported only when an attack runs
+    from solvers.problem import HorizontalProblem
 
 __all__ = ["WhiteBoxNP", "replay_statistics"]
 
@@ -149,8 +153,8 @@ class WhiteBoxNP:
     """
 
     solver: object
-    problem_in: object
-    problem_out: object
+    problem_in: HorizontalProblem
+    problem_out: HorizontalProblem
     agent: int = 0
     noise: str = "claimed"
     sigma_estimate: np.ndarray | None = field(default=None, repr=False)

@@ -20,16 +20,19 @@ Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoi
 runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.backends``; optional extra ``ray``).
 """
 
-from accountants.version import __version__
+from typing import TYPE_CHECKING
 
+from accountants.version import __version__
 from solvers.lazy import lazy_exports
 
 # Public name → defining module. Everything is imported on first use, so ``import solvers`` (and
 # ``import solvers.datasets``) stays light: no dp_accounting, scikit-learn or matplotlib until needed.
+# The ``TYPE_CHECKING`` block below lists the same names, so that type checkers see the real objects.
 _EXPORTS = {
     "DEFAULT_ACCOUNTANTS": "solvers.accounting",
     "AgentFailure": "solvers.backends",
     "RayBackend": "solvers.backends",
+    "HorizontalSolver": "solvers.base",
     "RunPlan": "solvers.base",
     "Solver": "solvers.base",
     "centralized_optimum": "solvers.centralized",
@@ -76,6 +79,57 @@ _EXPORTS = {
     "debiased_loss": "solvers.pdml",
     "joint_label_epsilon": "solvers.pdml",
 }
+
+if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from solvers.accounting import DEFAULT_ACCOUNTANTS as DEFAULT_ACCOUNTANTS
+    from solvers.backends import AgentFailure as AgentFailure
+    from solvers.backends import RayBackend as RayBackend
+    from solvers.base import HorizontalSolver as HorizontalSolver
+    from solvers.base import RunPlan as RunPlan
+    from solvers.base import Solver as Solver
+    from solvers.centralized import centralized_optimum as centralized_optimum
+    from solvers.centralized import regularized_erm as regularized_erm
+    from solvers.decentralized import DVP as DVP
+    from solvers.decentralized import MADMM as MADMM
+    from solvers.decentralized import MRADMM as MRADMM
+    from solvers.decentralized import RADMM as RADMM
+    from solvers.decentralized import DecentralizedADMM as DecentralizedADMM
+    from solvers.decentralized import DecentralizedProblem as DecentralizedProblem
+    from solvers.decentralized import ObjectivePerturbationADMM as ObjectivePerturbationADMM
+    from solvers.decentralized import PenaltyPerturbation as PenaltyPerturbation
+    from solvers.dpadmm import ADMM as ADMM
+    from solvers.dpadmm import DPADMM as DPADMM
+    from solvers.dpadmm import NaiveNoisyADMM as NaiveNoisyADMM
+    from solvers.estimators import DPADMMClassifier as DPADMMClassifier
+    from solvers.graph import GraphTopology as GraphTopology
+    from solvers.losses import HuberHingeLoss as HuberHingeLoss
+    from solvers.losses import LogisticLoss as LogisticLoss
+    from solvers.losses import MarginLoss as MarginLoss
+    from solvers.pdml import PDML as PDML
+    from solvers.pdml import debiased_loss as debiased_loss
+    from solvers.pdml import joint_label_epsilon as joint_label_epsilon
+    from solvers.pdml import randomize_labels as randomize_labels
+    from solvers.plots import plot_history as plot_history
+    from solvers.problem import HorizontalProblem as HorizontalProblem
+    from solvers.problem import Optimum as Optimum
+    from solvers.regularizers import L1Regularizer as L1Regularizer
+    from solvers.regularizers import L2Regularizer as L2Regularizer
+    from solvers.regularizers import Regularizer as Regularizer
+    from solvers.result import Result as Result
+    from solvers.schedules import dpadmm_sensitivity as dpadmm_sensitivity
+    from solvers.schedules import estimate_dw as estimate_dw
+    from solvers.schedules import eta_theorem3 as eta_theorem3
+    from solvers.schedules import eta_theorem4 as eta_theorem4
+    from solvers.schedules import naive_sensitivity as naive_sensitivity
+    from solvers.sharing import ADMMSharing as ADMMSharing
+    from solvers.sharing import VerticalLogisticRegression as VerticalLogisticRegression
+    from solvers.sharing import VerticalProblem as VerticalProblem
+    from solvers.sharing import VerticalSGD as VerticalSGD
+    from solvers.sharing import partition_vertical as partition_vertical
+    from solvers.topology import StarTopology as StarTopology
+    from solvers.topology import Topology as Topology
+    from solvers.transcript import Channel as Channel
+    from solvers.transcript import Transcript as Transcript
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

@@ -24,12 +24,14 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from dp_accounting import dp_event
 
 from mechanisms import GaussianMechanism
-from solvers.base import RunPlan, Solver
+from mechanisms.gaussian import Calibration
+from solvers.base import HorizontalSolver, RunPlan
 from solvers.inner import accelerated_proximal_gradient, damped_newton
 from solvers.problem import HorizontalProblem
 from solvers.recorder import ChannelSpec, Recorder
@@ -49,11 +51,14 @@ _BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, b
 
 
 @dataclass(frozen=True)
-class _StarADMM(Solver):
+class _StarADMM(HorizontalSolver[HorizontalProblem]):
     """Shared parameters, validation and the trainer's updates (3c)–(3d)."""
 
     rho: float = 1.0
     n_iterations: int = 100
+
+    #: The channel of the agents' releases ŵ_i^{k+1} (the exact or the noisy local model).
+    _sent: ClassVar[str]
 
     def __post_init__(self) -> None:
         _check_real(self.rho, "rho", low=0.0, low_open=True)
@@ -204,7 +209,7 @@ class NaiveNoisyADMM(_ExactLocalADMM):
     delta: float = 1e-3
     delta_target: float | None = None
     sensitivity: str = "paper"
-    calibration: str = "classic"
+    calibration: Calibration = "classic"
 
     name = "naive"
     channels = {
@@ -272,7 +277,7 @@ class DPADMM(_StarADMM):
     delta_target: float | None = None
     step_size: str | float = "auto"
     dw: float | None = None
-    calibration: str = "classic"
+    calibration: Calibration = "classic"
 
     name = "dpadmm"
     _sent = "w_tilde"
@@ -394,7 +399,7 @@ def linearized_update(
     return (rho * w[:, None, :] + gamma + w_tilde * inv - gradient) / (rho + inv)
 
 
-def _noise_multiplier(epsilon: float, delta: float, calibration: str) -> float:
+def _noise_multiplier(epsilon: float, delta: float, calibration: Calibration) -> float:
     """z = σ/Δ of the per-iteration Gaussian mechanism (0 for ε = ∞), from ``mechanisms``."""
     if math.isinf(epsilon):
         return 0.0
@@ -428,9 +433,10 @@ def _check_real(
 ) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    if math.isinf(value) and not (allow_inf and value > 0):
+    # A numbers.Real declares only < and <= (typeshed): ``not value <= x`` is value > x (no NaN here).
+    if math.isinf(value) and not (allow_inf and not value <= 0):
         raise ValueError(f"{name} must be finite, got {value!r}")
     below = value <= low if low_open else value < low
-    if below or (high is not None and value >= high):
+    if below or (high is not None and not value < high):
         interval = f"{'(' if low_open else '['}{low:g}, {'∞' if high is None else f'{high:g}'})"
         raise ValueError(f"{name} must be in {interval}, got {value!r}")

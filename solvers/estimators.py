@@ -3,9 +3,18 @@
 ``DPADMMClassifier`` splits the training rows at random over ``n_agents`` agents, runs Algorithm 1,
 2 or 3 on a star, and keeps the final global model as a linear classifier without intercept
 (spec 000 §6: predict the positive class iff wᵀx ≥ 0).
+
+A fitted private estimator is something one publishes, so it holds only what is safe to publish:
+the model, the privacy spent and its ledger, and the public run constants (``info_``: schedules,
+noise multiplier, D_w from public rows). The noise seed undoes the noise (with it, an adversary who
+knows every record but one re-runs the fit on both candidates and matches ``coef_`` exactly), and
+the training history is not private; both are kept only on request (``keep_secrets=True``), under
+``secret_result_`` and ``secret_seed_``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -13,15 +22,46 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from solvers.backends import BackendLike
 from solvers.datasets import near_equal_sizes
 from solvers.dpadmm import ADMM, DPADMM, NaiveNoisyADMM
 from solvers.losses import LogisticLoss
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer, L2Regularizer
 
-__all__ = ["DPADMMClassifier"]
+__all__ = ["DPADMMClassifier", "noise_seed_sequence"]
 
 _REGULARIZERS = {"l1": L1Regularizer, "l2": L2Regularizer}
+
+#: ``Result.info`` keys of the DP-ADMM family fixed before the run from public values only.
+_PUBLIC_INFO = ("eta", "sensitivity", "sigma", "noise_multiplier", "dw")
+
+
+def noise_seed_sequence(random_state: object) -> np.random.SeedSequence:
+    """The root ``SeedSequence`` of a fit: from OS entropy when ``random_state`` is None (never from
+    numpy's global generator, which ``np.random.seed`` makes public), else from the int or
+    ``RandomState`` the user chose for reproducibility (scikit-learn's convention)."""
+    if random_state is None:
+        return np.random.SeedSequence()
+    return np.random.SeedSequence(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def public_info(info: Mapping[str, object], keys: Sequence[str] = (), prefixes: Sequence[str] = ()) -> dict:
+    """The entries of ``Result.info`` that are public run constants (named in ``keys`` or starting
+    with one of ``prefixes``): the rest (inner-solver diagnostics, norms of iterates, ranks of the
+    data) is computed from the private data."""
+    return {k: v for k, v in info.items() if k in keys or any(k.startswith(p) for p in prefixes)}
+
+
+class _RemovedResult:
+    """``result_`` is gone: it held the noise seed and the non-private training history."""
+
+    def __get__(self, instance: object, owner: type | None = None) -> object:
+        raise AttributeError(
+            "result_ was removed: it held the noise seed (which undoes the noise) and the non-private training "
+            "history; a fitted estimator keeps only what is safe to publish (coef_, privacy_, ledger_, info_). "
+            "Fit with keep_secrets=True and read secret_result_ (never publish it)"
+        )
 
 
 def validate_binary_data(estimator: BaseEstimator, X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -61,14 +101,22 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
       clip: scale rows with ‖x‖ > 1 onto the unit sphere (with a warning) instead of refusing
         them; the privacy analysis assumes ‖x‖ ≤ 1.
       accountants: accountants (names from ``accountants.ACCOUNTANTS``) reported in ``privacy_``.
-      random_state: int, RandomState or None; fixes the partition and the noise.
+      random_state: None (default: the partition and the noise come from fresh OS entropy, never
+        from numpy's global generator), or an int or RandomState that fixes both, for
+        reproducibility. An int is then the noise seed: whoever knows it can undo the noise.
       backend: where the agents run, "inprocess" (default) or "ray" (one Ray actor per agent,
         ``solvers.backends``), or a ``solvers.backends.RayBackend``; the fit is the same.
+      keep_secrets: also keep the fit's secrets (default False): ``secret_result_`` (the solver's
+        ``Result``: seeds, training history, diagnostics) and ``secret_seed_`` (the root seed of the
+        partition and the noise). Never publish an estimator fitted with it.
 
-    Attributes (after ``fit``):
-      coef_ (1, d), intercept_ (1,) = 0, classes_ (2,), n_features_in_, privacy_ {name: ε},
-      ledger_ (every release), result_ (the solver's ``Result``), n_iter_.
+    Attributes (after ``fit``), all safe to publish:
+      coef_ (1, d), intercept_ (1,) = 0, classes_ (2,), n_features_in_, privacy_ {name: ε at δ},
+      ledger_ (every release), info_ (public run constants: step sizes η, σ, z, D_w), n_iter_.
+      With ``keep_secrets=True`` also secret_result_ and secret_seed_.
     """
+
+    result_ = _RemovedResult()
 
     def __init__(
         self,
@@ -88,7 +136,8 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
         clip: bool = False,
         accountants: tuple[str, ...] = ("moments_classic", "exact_gaussian"),
         random_state: int | np.random.RandomState | None = None,
-        backend: str | object = "inprocess",
+        backend: BackendLike = "inprocess",
+        keep_secrets: bool = False,
     ) -> None:
         self.n_agents = n_agents
         self.epsilon = epsilon
@@ -107,6 +156,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
         self.accountants = accountants
         self.random_state = random_state
         self.backend = backend
+        self.keep_secrets = keep_secrets
 
     def fit(
         self,
@@ -137,9 +187,10 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
             if not np.isin(y_public, self.classes_).all():
                 raise ValueError(f"y_public must hold labels from classes_={self.classes_.tolist()}")
             public = {"X_public": X_public, "y_public": np.where(y_public == self.classes_[1], 1.0, -1.0)}
-        partition_seed, noise_seed = np.random.SeedSequence(
-            check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        ).spawn(2)
+        if not isinstance(self.keep_secrets, (bool, np.bool_)):
+            raise ValueError(f"keep_secrets must be True or False, got {self.keep_secrets!r}")
+        root = noise_seed_sequence(self.random_state)
+        partition_seed, noise_seed = root.spawn(2)
         problem = HorizontalProblem.from_data(
             X,
             np.where(y == self.classes_[1], 1.0, -1.0),
@@ -152,27 +203,54 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
             lam=self.lam,
             **public,
         )
-        self.result_ = self._solver(problem).run(
-            problem, seed=noise_seed, accountants=self.accountants, record_transcript=False, backend=self.backend
+        keep = bool(self.keep_secrets)
+        result = self._solver(problem).run(
+            problem,
+            seed=noise_seed,
+            accountants=self.accountants,
+            record_history=keep,
+            record_transcript=False,
+            backend=self.backend,
         )
-        model = self.result_.model if self.output == "last" else self.result_.model_average
-        self.coef_ = model[None, :].copy()
+        model = result.model if self.output == "last" else result.model_average
+        self.coef_ = np.array(model[None, :], dtype=np.float64)
         self.intercept_ = np.zeros(1)
-        self.privacy_ = dict(self.result_.privacy)
-        self.ledger_ = self.result_.ledger
+        self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
+        self.ledger_ = result.ledger
+        self.info_ = public_info(result.info, _PUBLIC_INFO)
         self.n_iter_ = self.n_iterations
+        for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
+            self.__dict__.pop(name, None)
+        if keep:
+            self.secret_result_ = result
+            self.secret_seed_ = root
         return self
 
     def _solver(self, problem: HorizontalProblem) -> ADMM | NaiveNoisyADMM | DPADMM:
-        common = {"rho": self.rho, "n_iterations": self.n_iterations}
-        private = {"epsilon": self.epsilon, "delta": self.delta, "delta_target": self.delta_target}
+        rho, T = self.rho, self.n_iterations
+        epsilon, delta, delta_target = self.epsilon, self.delta, self.delta_target
         if self.algorithm == "admm":
-            return ADMM(**common)
+            return ADMM(rho=rho, n_iterations=T)
         if self.algorithm == "naive":
-            return NaiveNoisyADMM(**common, **private, sensitivity=self.sensitivity)
+            return NaiveNoisyADMM(
+                rho=rho,
+                n_iterations=T,
+                epsilon=epsilon,
+                delta=delta,
+                delta_target=delta_target,
+                sensitivity=self.sensitivity,
+            )
         if self.algorithm == "dpadmm":
             dw = self.dw if (self.dw is not None or problem.X_public is not None) else 1.0
-            return DPADMM(**common, **private, step_size=self.step_size, dw=dw)
+            return DPADMM(
+                rho=rho,
+                n_iterations=T,
+                epsilon=epsilon,
+                delta=delta,
+                delta_target=delta_target,
+                step_size=self.step_size,
+                dw=dw,
+            )
         raise ValueError(f"algorithm must be 'dpadmm', 'admm' or 'naive', got {self.algorithm!r}")
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:

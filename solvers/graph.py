@@ -82,7 +82,7 @@ class GraphTopology(Topology):
     def ring(cls, n_agents: int) -> GraphTopology:
         """The cycle 0−1−…−(N−1)−0 (N ≥ 3; N = 2 gives the single edge)."""
         N = _count(n_agents, "n_agents")
-        return cls.from_edges(N, {tuple(sorted((i, (i + 1) % N))) for i in range(N)})
+        return cls.from_edges(N, {_edge(i, (i + 1) % N) for i in range(N)})
 
     @classmethod
     def complete(cls, n_agents: int) -> GraphTopology:
@@ -142,7 +142,7 @@ class GraphTopology(Topology):
     @property
     def edges(self) -> tuple[tuple[int, int], ...]:
         """The undirected edges (i, j), i < j."""
-        return tuple(map(tuple, np.argwhere(np.triu(self._A)).tolist()))
+        return tuple((i, j) for i, j in np.argwhere(np.triu(self._A)).tolist())
 
     def adjacency_matrix(self) -> np.ndarray:
         """A as float64 (N, N)."""
@@ -164,6 +164,11 @@ class GraphTopology(Topology):
 
     def __repr__(self) -> str:
         return f"GraphTopology(n_agents={self.n_agents}, edges={list(self.edges)})"
+
+
+def _edge(i: int, j: int) -> tuple[int, int]:
+    """The edge between i and j as (min, max)."""
+    return (i, j) if i < j else (j, i)
 
 
 def _unreached(A: np.ndarray) -> list[int]:

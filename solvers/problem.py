@@ -21,17 +21,27 @@ from __future__ import annotations
 import functools
 import math
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 
-from solvers.datasets import HorizontalPartition, check_dataset, partition_horizontal
-from solvers.datasets.validation import NORM_RTOL
+from solvers.datasets import (
+    HorizontalPartition,
+    check_dataset,
+    check_horizontal_partition,
+    first_row_outside,
+    partition_horizontal,
+)
 from solvers.losses import LogisticLoss, MarginLoss
 from solvers.regularizers import L2Regularizer, Regularizer
 from solvers.topology import StarTopology, Topology
 
 __all__ = ["HorizontalProblem", "Optimum"]
+
+#: A HorizontalProblem or a subclass (``with_optimum`` keeps the class).
+_Problem = TypeVar("_Problem", bound="HorizontalProblem")
 
 # Bound the (N, b, d, m) temporary of a batched Hessian to about this many bytes.
 _HESSIAN_TEMP_BYTES = 64 * 2**20
@@ -88,8 +98,9 @@ class HorizontalProblem:
     topology: Topology | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.partition, HorizontalPartition):
-            raise TypeError(f"partition must be a HorizontalPartition, got {type(self.partition).__name__}")
+        # The partition's own constructor checked it; check again here so that every route into a
+        # problem (a partition unpickled, or built around __init__) meets the same check.
+        check_horizontal_partition(self.partition, "partition")
         if not isinstance(self.loss, MarginLoss):
             raise TypeError(f"loss must be a solvers.losses.MarginLoss, got {self.loss!r}")
         if not isinstance(self.regularizer, Regularizer):
@@ -122,7 +133,7 @@ class HorizontalProblem:
         n_agents: int,
         *,
         seed: int | np.random.Generator | None,
-        sizes: list[int] | None = None,
+        sizes: Sequence[int] | np.ndarray | None = None,
         clip: bool = False,
         **kwargs,
     ) -> HorizontalProblem:
@@ -133,8 +144,8 @@ class HorizontalProblem:
         partition = partition_horizontal(checked.X, checked.y, n_agents, seed=seed, sizes=sizes)
         return cls(partition=partition, **kwargs)
 
-    def with_optimum(self, optimum: Optimum) -> HorizontalProblem:
-        """A copy of this problem carrying the reference ``optimum``."""
+    def with_optimum(self: _Problem, optimum: Optimum) -> _Problem:
+        """A copy of this problem (of the same class) carrying the reference ``optimum``."""
         return replace(self, optimum=optimum)
 
     # ------------------------------------------------------------------------------------------
@@ -165,8 +176,8 @@ class HorizontalProblem:
     def check_feature_bound(self, bound: float = 1.0) -> None:
         """Raise if some record has ‖x‖ > bound: the privacy analyses assume ‖x‖ ≤ 1 (spec 000 §7
         item 11), so a solver that relies on it calls this before its first release."""
-        if self.max_feature_norm > bound * (1.0 + NORM_RTOL):
-            norms = np.sqrt(np.einsum("nmd,nmd->nm", self.partition.X, self.partition.X))
+        norms = np.sqrt(np.einsum("nmd,nmd->nm", self.partition.X, self.partition.X))
+        if first_row_outside(norms, bound) is not None:  # NaN-safe; reports the largest norm
             agent, slot = np.unravel_index(int(norms.argmax()), norms.shape)
             raise ValueError(
                 f"problem.partition.X: agent {agent}'s record {slot} has L2 norm "
@@ -199,13 +210,14 @@ class HorizontalProblem:
 
     def accuracy(self, w: np.ndarray) -> np.ndarray:
         """Test accuracy of sign(wᵀx) with ties wᵀx = 0 predicted +1 (spec 000 §6), shape (...)."""
-        if not self.has_test:
+        X_test, y_test = self.X_test, self.y_test
+        if X_test is None or y_test is None:  # given together (__post_init__)
             raise ValueError("accuracy needs a test set: build the problem with X_test and y_test")
         w = self._check_w(w, local=False)
         lead, flat = w.shape[:-1], w.reshape(-1, self.n_features)
-        predicted_positive = self.X_test @ flat.T >= 0  # (n_test, B)
-        correct = predicted_positive == (self.y_test > 0)[:, None]
-        return (np.count_nonzero(correct, axis=0) / self.y_test.shape[0]).reshape(lead)
+        predicted_positive = X_test @ flat.T >= 0  # (n_test, B)
+        correct = predicted_positive == (y_test > 0)[:, None]
+        return (np.count_nonzero(correct, axis=0) / y_test.shape[0]).reshape(lead)
 
     # ------------------------------------------------------------------------------------------
     # One model per agent w (..., N, d).

@@ -1,4 +1,13 @@
-"""The result of a solver run: models, history, transcript, ledger and privacy, for R trials."""
+"""The result of a solver run: models, history, transcript, ledger and privacy, for R trials.
+
+What ``privacy`` covers (``Result.privacy_scope``): a single run is one deployment, and its ledger
+and ε cover its releases. A batched run (``trials=R`` or ``seeds=``) simulates R independent runs
+on the same data, for audits and experiments: its ledger and ε are those of *each* trial, once. The
+trials are not releases of one deployment, and ε is not their composition: publishing the outputs
+of k trials would spend up to k times the per-trial budget (k-fold composition), which no number
+here states. ``run(..., ledger_path=f)`` says the same next to the ledger file
+(``<ledger>.runs.jsonl``, :mod:`solvers.run_record`).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +19,37 @@ import numpy as np
 from accountants import Ledger
 from solvers.transcript import Transcript
 
-__all__ = ["Result"]
+__all__ = ["ONE_DEPLOYMENT", "Result", "UnreplayableSeed", "privacy_scope"]
+
+#: ``Result.privacy_scope`` of a single run.
+ONE_DEPLOYMENT = "one deployment: the ledger and privacy cover the releases of this run"
+
+
+def privacy_scope(n_trials: int, batched: bool) -> str:
+    """What the ledger and ε of a run cover: one deployment, or each of R simulated trials."""
+    if not batched:
+        return ONE_DEPLOYMENT
+    return (
+        f"each of {n_trials} simulated trials; the trials are not a composition: the ledger and privacy "
+        f"cover one trial's releases, and the {n_trials} trials are independent simulations on the same "
+        f"data (for audits), not releases of one deployment (publishing k trials' outputs spends up to "
+        f"k times this ε)"
+    )
+
+
+@dataclass(frozen=True)
+class UnreplayableSeed:
+    """``Result.seeds`` entry of a trial whose noise came from a ``SecureReseedingGenerator``.
+
+    The generator reseeds from OS entropy at every release, so no seed replays the trial, and none
+    is kept; passing this to ``run(seed=...)`` is refused (TypeError) rather than silently drawing
+    other noise.
+    """
+
+    reason: str = "noise drawn from a SecureReseedingGenerator (fresh OS entropy at every release)"
+
+    def __repr__(self) -> str:
+        return f"UnreplayableSeed({self.reason!r})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,10 +69,14 @@ class Result:
       privacy: {accountant name: ε at ``delta``} for the worst agent; ∞ for a non-private run.
       delta: the target δ of ``privacy`` (None for a non-private solver).
       seeds: the seed of each trial (a single run: one entry); ``solver.run(problem, seed=s)``
-        reproduces trial r exactly with s = ``seeds[r]``.
+        reproduces trial r exactly with s = ``seeds[r]``. The seeds undo the noise: keep them
+        secret (a run with a ``SecureReseedingGenerator`` keeps none, ``UnreplayableSeed``).
       solver: the solver's name and parameters.
       info: data-independent run constants (schedules η (T, N) and σ (T, N), z, D_w, ...) and
         inner-solver diagnostics.
+      privacy_scope: what ``ledger`` and ``privacy`` cover (module docstring): "one deployment" for
+        a single run, "each of R simulated trials; the trials are not a composition" for a batched
+        run. Filled in from the trials axis when not given.
     """
 
     model: np.ndarray
@@ -46,6 +89,11 @@ class Result:
     seeds: tuple
     solver: Mapping[str, object] = field(default_factory=dict)
     info: Mapping[str, object] = field(default_factory=dict)
+    privacy_scope: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.privacy_scope:
+            object.__setattr__(self, "privacy_scope", privacy_scope(self.n_trials, self.batched))
 
     @property
     def batched(self) -> bool:
@@ -54,7 +102,16 @@ class Result:
 
     @property
     def n_trials(self) -> int:
+        """R, the number of simulated trials (1 for a single run)."""
         return self.model.shape[0] if self.batched else 1
+
+    def __repr__(self) -> str:
+        name = self.solver.get("name", "?")
+        shape = "x".join(map(str, self.model.shape))
+        return (
+            f"Result(solver={name!r}, n_trials={self.n_trials}, model=<{shape}>, privacy={dict(self.privacy)!r}, "
+            f"delta={self.delta!r}, privacy_scope={self.privacy_scope!r})"
+        )
 
     def trial(self, r: int) -> Result:
         """Trial ``r`` of a batched run, shaped like a single run."""
@@ -73,6 +130,7 @@ class Result:
             seeds=(self.seeds[r],),
             solver=self.solver,
             info=self.info,
+            privacy_scope=self.privacy_scope,  # still one of the R simulations
         )
 
     def summary(self) -> dict[str, float]:

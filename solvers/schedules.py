@@ -120,7 +120,7 @@ def estimate_dw(problem: HorizontalProblem) -> float:
       ValueError: the problem has no public records (pass ``dw`` to the solver instead), or
         w_pre = 0.
     """
-    if problem.X_public is None:
+    if problem.X_public is None or problem.y_public is None:  # given together (HorizontalProblem)
         raise ValueError(
             "estimating D_w needs public records: build the problem with X_public and y_public "
             "(seed 000 uses 162 pre-training rows), or pass dw= to the solver"

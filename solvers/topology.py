@@ -55,7 +55,7 @@ class Topology(ABC):
         return self.adjacency.sum(axis=1)
 
     def _check_agent(self, agent: object) -> int:
-        if isinstance(agent, bool) or not isinstance(agent, numbers.Integral) or not (0 <= agent < self.n_agents):
+        if isinstance(agent, bool) or not isinstance(agent, numbers.Integral) or not (0 <= int(agent) < self.n_agents):
             raise ValueError(f"agent must be an integer in [0, {self.n_agents}), got {agent!r}")
         return int(agent)
 
@@ -73,10 +73,10 @@ class StarTopology(Topology):
     def __init__(self, n_agents: int) -> None:
         if isinstance(n_agents, bool) or not isinstance(n_agents, numbers.Integral) or n_agents < 1:
             raise ValueError(f"n_agents must be a positive integer, got {n_agents!r}")
-        self._n_agents = int(n_agents)
+        self._n_agents: int = int(n_agents)
         adjacency = np.zeros((self._n_agents, self._n_agents), dtype=bool)
         adjacency.setflags(write=False)
-        self._adjacency = adjacency
+        self._adjacency: np.ndarray = adjacency
 
     @property
     def n_agents(self) -> int:

@@ -29,6 +29,7 @@ import json
 import math
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,8 +86,10 @@ def _with_first_record(problem: DecentralizedProblem, x: np.ndarray, label: floa
     return dataclasses.replace(problem, partition=dataclasses.replace(part, X=X, y=y))
 
 
-def _solvers(levels, T: int):
-    out = [("M-ADMM", math.inf, MADMM(theta=THETA, q1=Q1, n_iterations=T))]
+def _solvers(levels, T: int) -> list[tuple[str, float, PenaltyPerturbation]]:
+    out: list[tuple[str, float, PenaltyPerturbation]] = [
+        ("M-ADMM", math.inf, MADMM(theta=THETA, q1=Q1, n_iterations=T))
+    ]
     for alpha in levels:
         out.append(("DVP", alpha, DVP(theta=THETA, alpha=alpha, q2=Q2, n_iterations=T)))
         out.append(("PP", alpha, PenaltyPerturbation(theta=THETA, q1=Q1, alpha=alpha, q2=Q2, n_iterations=T)))
@@ -116,6 +119,8 @@ def run_experiment(
                 attack = KKTInference(knowledge, THETA, label=label, **kwargs)
                 metrics = attack.evaluate(result.transcript, pool[target], pool_y[target], pool, int(target))
                 per_attacker.setdefault(label, []).append(metrics)
+        if privacy is None:  # set by the first target
+            raise ValueError(f"n_targets must be >= 1, got {n_targets}")
         pure, optimal = privacy[0][0], privacy[-1][0]
         bounds = {
             name: best_rero_bound(privacy, kappa)
@@ -224,14 +229,15 @@ def _figure(report: dict, path: Path) -> None:
         )
         if not points:
             continue
-        a, cos, top1, bound = map(np.array, zip(*points))
+        a, cos, top1, bound = map(np.array, zip(*points, strict=True))
         axes[0].plot(a, cos, marker="o", label=f"{method}, {attacker}")
         axes[1].plot(a, top1, marker="o", label=f"{method}, {attacker}")
         if method == "PP" and attacker == "η known":
             axes[1].plot(a, bound, "k--", label="ReRo bound (PP's ε)")
     axes[0].axhline(noise["abs_cosine"], color="grey", ls=":", label="pure-noise reference")
     axes[1].axhline(noise["top1"], color="grey", ls=":", label="pure-noise reference")
-    for ax, ylabel in zip(axes, ("mean |cos(v̂, x₁)|", f"top-1 rate among {report['setting']['n_candidates']}")):
+    labels = ("mean |cos(v̂, x₁)|", f"top-1 rate among {report['setting']['n_candidates']}")
+    for ax, ylabel in zip(axes, labels, strict=True):
         ax.set_xscale("log")
         ax.set_xlabel("α(1) (larger = less noise)")
         ax.set_ylabel(ylabel)
@@ -253,6 +259,7 @@ def main(argv=None) -> int:
     parser.add_argument("--trials", type=int, help="trials per target R (default 2; quick 1)")
     parser.add_argument("--iterations", type=int, help="T (default 30; quick 8)")
     args = parser.parse_args(argv)
+    config: dict[str, Any]  # run_experiment's keyword arguments
     if args.quick:
         config = dict(levels=(10.0, 1000.0), T=8, records_per_node=60, n_targets=2, trials=1, n_candidates=200)
     else:

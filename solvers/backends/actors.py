@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from solvers.backends.protocol import AgentProgram
 from solvers.backends.streams import AGENT_AXIS, AgentSeed, AgentStreams
 
+if TYPE_CHECKING:  # solvers.base imports the backends
+    from solvers.base import RunPlan
+
 __all__ = ["AgentActor", "ActorPool", "own_noise"]
 
 
-def own_noise(plan, n_agents: int, agent: int, seeds: Sequence[AgentSeed]) -> np.ndarray | None:
+def own_noise(plan: RunPlan, n_agents: int, agent: int, seeds: Sequence[AgentSeed]) -> np.ndarray | None:
     """Agent ``agent``'s noise for the trials whose agent seeds are ``seeds``: (R, *noise_shape) with
     the agents axis cut to this agent (None for a noiseless plan)."""
     if plan.mechanism is None:
@@ -38,10 +42,14 @@ def own_noise(plan, n_agents: int, agent: int, seeds: Sequence[AgentSeed]) -> np
 class AgentActor:
     """Wrapped with ``ray.remote`` by the backend: one agent of one run at a time (``load``)."""
 
+    # What a message from the driver carries has no static type: the program checks its inbound.
+    program: AgentProgram[Any] | None
+    plan: RunPlan | None
+
     def __init__(self) -> None:
         self.program = self.plan = None
 
-    def load(self, program: AgentProgram, plan, n_agents: int) -> int:
+    def load(self, program: AgentProgram[Any], plan: RunPlan, n_agents: int) -> int:
         """Become ``program``'s agent for a run; returns the process id."""
         self.program, self.plan, self.n_agents = program, plan, n_agents
         return os.getpid()
@@ -52,10 +60,17 @@ class AgentActor:
 
     def begin(self, seeds: Sequence[AgentSeed]) -> None:
         """Start a chunk of trials with this agent's seeds."""
-        self.program.begin(own_noise(self.plan, self.n_agents, self.program.agent, seeds), len(seeds))
+        program, plan = self._loaded()
+        program.begin(own_noise(plan, self.n_agents, program.agent, seeds), len(seeds))
 
     def step(self, k: int, inbound: object) -> Mapping[str, object]:
-        return self.program.step(k, inbound)
+        program, _ = self._loaded()
+        return program.step(k, inbound)
+
+    def _loaded(self) -> tuple[AgentProgram[Any], RunPlan]:
+        if self.program is None or self.plan is None:
+            raise RuntimeError("the actor holds no agent program: load() one first")
+        return self.program, self.plan
 
 
 class ActorPool:

@@ -20,7 +20,10 @@ from solvers.backends.share import AgentShare
 from solvers.decentralized.admm import _even_step, _exact_step, _neighbour_sum
 from solvers.recorder import Recorder
 
-__all__ = ["GraphDriver", "GraphNode", "neighbourhoods", "outbound_to", "received_broadcasts"]
+__all__ = ["Broadcasts", "GraphDriver", "GraphNode", "neighbourhoods", "outbound_to", "received_broadcasts", "required"]
+
+#: What one node receives in a round: (its senders, their broadcasts (R, k, d)).
+Broadcasts = tuple[np.ndarray, np.ndarray]
 
 
 def neighbourhoods(graph) -> list[np.ndarray]:
@@ -28,21 +31,36 @@ def neighbourhoods(graph) -> list[np.ndarray]:
     return [np.array(sorted({i, *graph.neighbours(i)}), dtype=np.int64) for i in range(graph.n_agents)]
 
 
-def outbound_to(broadcasts: np.ndarray, senders: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def outbound_to(broadcasts: np.ndarray, senders: np.ndarray) -> Broadcasts:
     """What one node receives: its senders and their broadcasts (R, k, d) from all (R, N, d)."""
     return senders, broadcasts[:, senders]
 
 
-def received_broadcasts(inbound: tuple[np.ndarray, np.ndarray], n_agents: int) -> np.ndarray:
+def required(value: np.ndarray | None, what: str) -> np.ndarray:
+    """``value``, which an earlier round of the protocol has set (``what`` names it)."""
+    if value is None:
+        raise RuntimeError(f"{what} is not set: the rounds of a chunk must run in order from round 0")
+    return value
+
+
+def received_broadcasts(inbound: Broadcasts | None, n_agents: int) -> np.ndarray:
     """(senders, values (R, k, d)) as an (R, N, d) array: the senders' rows filled, zeros elsewhere."""
+    if inbound is None:
+        raise RuntimeError("round 0 has no broadcasts to receive")
     senders, values = inbound
     out = np.zeros((values.shape[0], n_agents, values.shape[2]))
     out[:, senders] = values
     return out
 
 
-class GraphNode(AgentProgram):
+class GraphNode(AgentProgram[Broadcasts | None]):
     """Node ``share.agent`` of a ``_DecentralizedSolver``."""
+
+    # The node's state in a chunk of trials (None until the round that sets it).
+    f: np.ndarray | None
+    f_before: np.ndarray | None
+    lam_before: np.ndarray | None
+    Af_before: np.ndarray | None
 
     def __init__(self, solver, share: AgentShare, plan, adjacency: np.ndarray) -> None:
         super().__init__(solver, share, plan)
@@ -54,11 +72,13 @@ class GraphNode(AgentProgram):
         self.n_agents, self.rows = A.shape[0], rows
 
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
+        if noise is None:
+            raise ValueError("a decentralized plan draws every node's f(0): its noise cannot be None")
         self.noise = noise
         self.lam = np.zeros((n_trials, 1, self.share.n_features))
         self.f = self.f_before = self.lam_before = self.Af_before = None
 
-    def step(self, t: int, inbound: tuple[np.ndarray, np.ndarray] | None) -> Mapping[str, object]:
+    def step(self, t: int, inbound: Broadcasts | None) -> Mapping[str, object]:
         info, i = self.plan.info, self.rows
         T = self.plan.n_iterations - 1
         zero = np.zeros_like(self.lam)
@@ -79,7 +99,7 @@ class GraphNode(AgentProgram):
             eps = zero if slot < 0 else self.noise[:, 1 + slot]
             f_new, residual, iterations = _exact_step(
                 self.share,
-                self.f,
+                required(self.f, "f(t - 1)"),
                 Af,
                 self.lam,
                 info["noise_scale"][t - 1][i][:, None] * eps,
@@ -106,8 +126,12 @@ class GraphNode(AgentProgram):
         return reply
 
 
-class GraphDriver(Coordinator):
+class GraphDriver(Coordinator[Broadcasts | None]):
     """Routes f(t−1) along the edges, collects f(t), records iteration t−1 with its complete duals."""
+
+    # The broadcasts f(t−1) and noise of the last round (None before round 0).
+    f: np.ndarray | None
+    noise: np.ndarray | None
 
     def __init__(self, solver, problem, plan, n_trials: int, recorder: Recorder) -> None:
         super().__init__()
@@ -117,8 +141,8 @@ class GraphDriver(Coordinator):
         self.senders = neighbourhoods(problem.graph)
         self.f = self.noise = None
 
-    def inbound(self, t: int, agent: int) -> tuple[np.ndarray, np.ndarray] | None:
-        return None if t == 0 else outbound_to(self.f, self.senders[agent])
+    def inbound(self, t: int, agent: int) -> Broadcasts | None:
+        return None if t == 0 else outbound_to(required(self.f, "f(t - 1)"), self.senders[agent])
 
     def receive(self, t: int, replies: Sequence[Mapping[str, object]]) -> None:
         self._merge(replies)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from solvers.backends.graph import neighbourhoods, outbound_to, received_broadcasts
+from solvers.backends.graph import Broadcasts, neighbourhoods, outbound_to, received_broadcasts, required
 from solvers.backends.protocol import AgentProgram, Coordinator
 from solvers.backends.share import AgentShare
 from solvers.pdml.admm import solve_local
@@ -33,7 +33,7 @@ def pdml_white_box(recorder: Recorder) -> bool:
     return any(name in recorder.specs for name in _WHITE_BOX)
 
 
-class PDMLServer(AgentProgram):
+class PDMLServer(AgentProgram[Broadcasts | None]):
     """Server ``share.agent`` of a ``PDML`` run on the problem's graph."""
 
     def __init__(
@@ -65,7 +65,7 @@ class PDMLServer(AgentProgram):
         self.w = np.zeros((n_trials, 1, d))
         self.gamma = np.zeros((n_trials, 1, d))
 
-    def step(self, t: int, inbound: tuple[np.ndarray, np.ndarray] | None) -> Mapping[str, object]:
+    def step(self, t: int, inbound: Broadcasts | None) -> Mapping[str, object]:
         if t == 0:
             w_tilde, theta = np.zeros_like(self.w), np.zeros_like(self.w)
         else:
@@ -101,8 +101,12 @@ class PDMLServer(AgentProgram):
         return reply
 
 
-class PDMLDriver(Coordinator):
+class PDMLDriver(Coordinator[Broadcasts | None]):
     """Routes w̃(t−1) along the edges, collects w̃(t), rebuilds γ(t) by (17), records iteration t."""
+
+    # The broadcasts w̃(t−1) and the duals γ(t−1) of the last round (None before round 0).
+    w_tilde: np.ndarray | None
+    gamma: np.ndarray | None
 
     def __init__(self, solver, problem, plan, n_trials: int, recorder: Recorder) -> None:
         super().__init__()
@@ -114,18 +118,17 @@ class PDMLDriver(Coordinator):
         self.w_tilde = self.gamma = None
         self.white: dict[str, np.ndarray] = {}
 
-    def inbound(self, t: int, agent: int) -> tuple[np.ndarray, np.ndarray] | None:
-        return None if t == 0 else outbound_to(self.w_tilde, self.senders[agent])
+    def inbound(self, t: int, agent: int) -> Broadcasts | None:
+        return None if t == 0 else outbound_to(required(self.w_tilde, "w̃(t − 1)"), self.senders[agent])
 
     def receive(self, t: int, replies: Sequence[Mapping[str, object]]) -> None:
         self._merge(replies)
         joined = {key: np.concatenate([r[key] for r in replies], axis=1) for key in replies[0] if key != "diagnostics"}
-        self.w_tilde = joined["w_tilde"]
+        w_tilde = joined["w_tilde"]
         if t == 0:
-            self.gamma = np.zeros_like(self.w_tilde)
+            gamma = np.zeros_like(w_tilde)
         else:
-            self.gamma = self.gamma + self.solver.beta * np.einsum("ij,rjd->rid", self.Lap, self.w_tilde)
+            gamma = required(self.gamma, "γ(t − 1)") + self.solver.beta * np.einsum("ij,rjd->rid", self.Lap, w_tilde)
+        self.w_tilde, self.gamma = w_tilde, gamma
         self.white.update({key: value for key, value in joined.items() if key != "w_tilde"})
-        self.recorder.record(
-            t, self.w_tilde.mean(axis=1), self.w_tilde, w_tilde=self.w_tilde, gamma=self.gamma, **self.white
-        )
+        self.recorder.record(t, w_tilde.mean(axis=1), w_tilde, w_tilde=w_tilde, gamma=gamma, **self.white)

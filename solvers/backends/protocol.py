@@ -12,14 +12,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from typing import Generic, TypeVar, cast
 
 import numpy as np
 
 __all__ = ["AgentProgram", "Coordinator"]
 
+#: What an agent receives in a round (the released messages it is entitled to).
+Inbound = TypeVar("Inbound")
 
-class AgentProgram(ABC):
-    """One agent's side: ``begin`` a chunk of trials with its own noise, then one ``step`` a round."""
+
+class AgentProgram(ABC, Generic[Inbound]):
+    """One agent's side: ``begin`` a chunk of trials with its own noise, then one ``step`` a round;
+    generic in what it receives each round (the ``Inbound`` of its family's ``Coordinator``)."""
 
     agent: int
 
@@ -35,12 +40,12 @@ class AgentProgram(ABC):
         agents axis of length 1 (this agent's block), None for a noiseless solver."""
 
     @abstractmethod
-    def step(self, k: int, inbound: object) -> Mapping[str, object]:
+    def step(self, k: int, inbound: Inbound) -> Mapping[str, object]:
         """Round k: the released messages ``inbound`` in, this agent's reply out (its release,
         white-box values when recorded, and ``"diagnostics"``)."""
 
 
-class Coordinator(ABC):
+class Coordinator(ABC, Generic[Inbound]):
     """The coordinating side of one chunk of trials; it sees only what the agents release."""
 
     #: Rounds in a chunk; round k < ``plan.n_iterations`` carries iteration k's releases.
@@ -50,7 +55,7 @@ class Coordinator(ABC):
         self.diagnostics: dict[str, float] = {}
 
     @abstractmethod
-    def inbound(self, k: int, agent: int) -> object:
+    def inbound(self, k: int, agent: int) -> Inbound:
         """What ``agent`` receives in round k."""
 
     @abstractmethod
@@ -59,5 +64,6 @@ class Coordinator(ABC):
 
     def _merge(self, replies: Sequence[Mapping[str, object]]) -> None:
         for reply in replies:
-            for key, value in reply.get("diagnostics", {}).items():  # type: ignore[union-attr]
+            diagnostics = cast(Mapping[str, float], reply.get("diagnostics", {}))  # {name: value} by the protocol
+            for key, value in diagnostics.items():
                 self.diagnostics[key] = max(value, self.diagnostics.get(key, value))

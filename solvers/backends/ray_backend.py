@@ -152,7 +152,7 @@ class RayBackend:
             cpus = min(1.0, float(ray.cluster_resources().get("CPU", 1.0)) / N)
         options = dict(self.actor_options)
         actors = _POOL.take(ray, N, cpus, options)
-        releases = _by_iteration(ledger, plan.n_iterations)
+        releases = [] if ledger_file is None else _by_iteration(ledger, plan.n_iterations)
         path = None if ledger_file is None else ledger_file.path
         diagnostics: dict[str, float] = {}
         failed: set[int] = set()
@@ -207,7 +207,8 @@ class RayBackend:
         ``failed`` holds every agent that raised, died or did not reply)."""
         ready, _ = ray.wait(refs, num_returns=len(refs), timeout=timeout)
         arrived = set(ready)
-        replies, failures = [], []
+        replies: list = []
+        failures: list[tuple[int, str, BaseException | None]] = []
         for agent, ref in enumerate(refs):
             if ref not in arrived:
                 failures.append((agent, f"no reply within timeout={timeout:g} s", None))
@@ -220,10 +221,10 @@ class RayBackend:
                 failures.append((agent, f"{type(error).__name__}: {cause}", error))
         if failures:
             errors = [f for f in failures if f[2] is not None]
-            agent, cause, error = (errors or failures)[0]
+            agent, cause, first_error = (errors or failures)[0]
             failure = AgentFailure(agent, iteration, cause, ledger_path)
             failure.failed = {f[0] for f in failures}
-            raise failure from error
+            raise failure from first_error
         return replies
 
 
@@ -294,5 +295,7 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 def _by_iteration(ledger: Ledger, n_iterations: int) -> list[list[LedgerEntry]]:
     releases: list[list[LedgerEntry]] = [[] for _ in range(n_iterations)]
     for entry in ledger:
+        if entry.iteration is None:  # a solver's plan states the iteration of every release
+            raise ValueError(f"ledger entry without an iteration: {entry!r}")
         releases[entry.iteration].append(entry)
     return releases

@@ -57,6 +57,8 @@ class AgentShare:
     def local_hessian_seed(self, f: np.ndarray) -> np.ndarray:
         """∇²O(f_i, D_i) = C ∇²(mean loss) + (ρ/N) I for the l2 regulariser, shape (..., 1, d, d)
         (a ``DecentralizedProblem``'s share only)."""
+        if self._rho_over_n is None:
+            raise TypeError("local_hessian_seed needs the share of a DecentralizedProblem (which has ρ)")
         H = self.C * self.local.local_loss_hessian(f)
         H += self._rho_over_n * self.local.regularizer.hessian_bound * np.eye(self.local.n_features)
         return H

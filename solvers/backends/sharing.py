@@ -17,15 +17,18 @@ from types import SimpleNamespace
 import numpy as np
 
 from solvers.backends.protocol import AgentProgram, Coordinator
-from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
 from solvers.sharing.admm import ball_constrained_l2_coefficients, z_update
+from solvers.sharing.base import VerticalRecorder
 from solvers.sharing.problem import BlockSVD, VerticalProblem
 
-__all__ = ["PartyShare", "SharingParty", "SharingServer", "sharing_white_box"]
+__all__ = ["PartyShare", "ServerBroadcast", "SharingParty", "SharingServer", "sharing_white_box"]
+
+#: What every party receives in round t: the server's broadcast (r^t, y^t), each (R, N).
+ServerBroadcast = tuple[np.ndarray, np.ndarray]
 
 
-def sharing_white_box(recorder: Recorder) -> bool:
+def sharing_white_box(recorder: VerticalRecorder) -> bool:
     """Whether the parties must also return D_m x_m without noise (recorded white-box)."""
     return "u_clean" in recorder.specs
 
@@ -46,7 +49,7 @@ class PartyShare:
         self.lam, self.regularizer, self.n_samples = problem.lam, problem.regularizer, problem.n_samples
 
 
-class SharingParty(AgentProgram):
+class SharingParty(AgentProgram[ServerBroadcast]):
     """Party ``share.agent`` of an ``ADMMSharing`` run."""
 
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
@@ -55,7 +58,7 @@ class SharingParty(AgentProgram):
         self.x = np.zeros((1, n_trials, svd.Vt.shape[2]))
         self.shared = np.zeros((1, n_trials, svd.U.shape[1]))
 
-    def step(self, t: int, inbound: tuple[np.ndarray, np.ndarray]) -> Mapping[str, object]:
+    def step(self, t: int, inbound: ServerBroadcast) -> Mapping[str, object]:
         r, y = inbound
         solver, share, svd = self.solver, self.share, self.share.block_svd
         rho = self.plan.info["rho"]
@@ -80,10 +83,10 @@ class SharingParty(AgentProgram):
         return reply
 
 
-class SharingServer(Coordinator):
+class SharingServer(Coordinator[ServerBroadcast]):
     """The server: broadcasts (r^t, y^t), sums the shares, (7) and (8), records iteration t."""
 
-    def __init__(self, solver, problem: VerticalProblem, plan, n_trials: int, recorder: Recorder) -> None:
+    def __init__(self, solver, problem: VerticalProblem, plan, n_trials: int, recorder: VerticalRecorder) -> None:
         super().__init__()
         self.diagnostics = {"z_newton_iterations": 0.0, "max_x_norm": 0.0, "max_y_norm": 0.0, "max_z_norm": 0.0}
         self.solver, self.problem, self.recorder = solver, problem, recorder
@@ -91,7 +94,7 @@ class SharingServer(Coordinator):
         N = problem.n_samples
         self.r, self.y = np.zeros((n_trials, N)), np.zeros((n_trials, N))
 
-    def inbound(self, t: int, agent: int) -> tuple[np.ndarray, np.ndarray]:
+    def inbound(self, t: int, agent: int) -> ServerBroadcast:
         return self.r, self.y
 
     def receive(self, t: int, replies: Sequence[Mapping[str, object]]) -> None:

@@ -24,7 +24,7 @@ def white_box_needed(recorder: Recorder, solver) -> bool:
     return "w_local" in recorder.specs and solver._sent != "w_local"
 
 
-class StarAgent(AgentProgram):
+class StarAgent(AgentProgram[np.ndarray]):
     """Agent ``share.agent`` of a ``_StarADMM`` solver."""
 
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
@@ -44,7 +44,7 @@ class StarAgent(AgentProgram):
         return reply
 
 
-class StarTrainer(Coordinator):
+class StarTrainer(Coordinator[np.ndarray]):
     """The trainer: broadcasts w^k, averages the releases, records every iteration."""
 
     def __init__(self, solver, problem, plan, n_trials: int, recorder: Recorder) -> None:

@@ -61,24 +61,24 @@ class AgentStreams(np.random.Generator):
         """The streams as agent ``agent`` holds them: its own, and none of the others'."""
         return cls([seed if i == agent else None for i in range(n_agents)])
 
-    def standard_normal(self, size=None, dtype=np.float64, out=None):  # type: ignore[override]
+    def standard_normal(self, size=None, dtype=np.float64, out=None):
         _no_out(out)
         return self._blocks(lambda rng, shape: rng.standard_normal(shape, dtype=dtype), size)
 
-    def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):  # type: ignore[override]
+    def standard_gamma(self, shape, size=None, dtype=np.float64, out=None):
         _no_out(out)
         return self._blocks(lambda rng, sub: rng.standard_gamma(shape, size=sub, dtype=dtype), size)
 
-    def laplace(self, loc=0.0, scale=1.0, size=None):  # type: ignore[override]
+    def laplace(self, loc=0.0, scale=1.0, size=None):
         if np.ndim(loc) or np.ndim(scale):
             raise ValueError("AgentStreams.laplace takes scalar loc and scale (scale the draw instead)")
         return self._blocks(lambda rng, sub: rng.laplace(loc, scale, size=sub), size)
 
-    def random(self, size=None, dtype=np.float64, out=None):  # type: ignore[override]
+    def random(self, size=None, dtype=np.float64, out=None):
         _no_out(out)
         return self._blocks(lambda rng, sub: rng.random(sub, dtype=dtype), size)
 
-    def spawn(self, n_children: int):  # type: ignore[override]
+    def spawn(self, n_children: int):
         raise TypeError("AgentStreams cannot spawn: spawn from the trial's seed instead")
 
     def _blocks(self, draw: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray], size) -> np.ndarray:

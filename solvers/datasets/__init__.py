@@ -13,7 +13,12 @@ from solvers.datasets.adult import (
     load_adult,
 )
 from solvers.datasets.dataset import Dataset, random_split, train_test_split
-from solvers.datasets.partition import HorizontalPartition, near_equal_sizes, partition_horizontal
+from solvers.datasets.partition import (
+    HorizontalPartition,
+    check_horizontal_partition,
+    near_equal_sizes,
+    partition_horizontal,
+)
 from solvers.datasets.preprocessing import (
     append_bias,
     max_row_norm,
@@ -30,6 +35,8 @@ from solvers.datasets.validation import (
     check_dataset,
     check_n_agents,
     check_random_state,
+    check_records,
+    first_row_outside,
 )
 
 __all__ = [
@@ -43,9 +50,12 @@ __all__ = [
     "adult_categories",
     "append_bias",
     "check_dataset",
+    "check_horizontal_partition",
     "check_n_agents",
     "check_random_state",
+    "check_records",
     "dpadmm_adult_split",
+    "first_row_outside",
     "load_adult",
     "max_row_norm",
     "maxabs_scale_columns",

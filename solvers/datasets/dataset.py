@@ -30,7 +30,7 @@ class Dataset:
     feature_names: tuple[str, ...]
     name: str
     description: str = ""
-    row_ids: np.ndarray = field(default=None)  # type: ignore[assignment]
+    row_ids: np.ndarray = field(default=None)  # type: ignore[arg-type]  # None: __post_init__ sets 0..n−1
 
     def __post_init__(self) -> None:
         features, labels, _ = check_dataset(self.X, self.y, max_norm=None)
@@ -106,7 +106,7 @@ def random_split(
     bounds = np.cumsum([0, *counts])
     return tuple(
         dataset.take(order[start:stop], name=f"{dataset.name}[{label}]")
-        for start, stop, label in zip(bounds[:-1], bounds[1:], labels)
+        for start, stop, label in zip(bounds[:-1], bounds[1:], labels, strict=True)
     )
 
 

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.datasets.validation import check_dataset, check_n_agents, check_random_state
+from solvers.datasets.validation import (
+    _as_float_array,
+    check_dataset,
+    check_n_agents,
+    check_random_state,
+    check_records,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,6 +35,15 @@ class HorizontalPartition:
       sizes: (N,) int64, records held by each agent (m_i).
       indices: (N, m_max) int64, for each slot the row of the X given to ``partition_horizontal``;
         −1 for padding.
+
+    A partition built by hand is checked like one from ``partition_horizontal``
+    (:func:`check_horizontal_partition`): finite X and y, labels exactly ±1 on real records, zero
+    padding, consistent shapes. Writable arrays are copied (and the copies made read-only), so the
+    checked data cannot change afterwards. Row norms are checked by the solvers against the bound
+    their privacy analysis assumes.
+
+    Raises:
+      TypeError, ValueError: the message names the field, the offending index and value.
     """
 
     X: np.ndarray
@@ -36,6 +51,14 @@ class HorizontalPartition:
     mask: np.ndarray
     sizes: np.ndarray
     indices: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name, array in zip(("X", "y", "mask", "sizes", "indices"), _checked_fields(self), strict=True):
+            if array.flags.writeable:
+                if array is getattr(self, name):  # the caller's array: freeze a copy, not theirs
+                    array = array.copy()
+                array.setflags(write=False)
+            object.__setattr__(self, name, array)
 
     @property
     def n_agents(self) -> int:
@@ -61,6 +84,62 @@ class HorizontalPartition:
         return self.X[agent, :size], self.y[agent, :size]
 
 
+def check_horizontal_partition(partition: HorizontalPartition, name: str = "partition") -> None:
+    """Check ``partition`` as its constructor does (the problems call this on the partition they
+    are given, so a partition that skipped its constructor, e.g. unpickled, is checked too).
+
+    Raises:
+      TypeError, ValueError: bad shapes or dtypes, NaN/inf, labels other than ±1 on real records,
+        non-zero padding (the message names ``name.field``, the index and the value).
+    """
+    if not isinstance(partition, HorizontalPartition):
+        raise TypeError(f"{name} must be a HorizontalPartition, got {type(partition).__name__}")
+    _checked_fields(partition, f"{name}.")
+
+
+def _checked_fields(partition: HorizontalPartition, prefix: str = "") -> tuple[np.ndarray, ...]:
+    X = _as_float_array(partition.X, f"{prefix}X")
+    y = _as_float_array(partition.y, f"{prefix}y")
+    if X.ndim != 3 or 0 in X.shape:
+        raise ValueError(
+            f"{prefix}X must be a 3-D array (n_agents, m_max, n_features) with no empty axis, got shape {X.shape}"
+        )
+    N, m, _ = X.shape
+    if y.shape != (N, m):
+        raise ValueError(f"{prefix}y must have shape (n_agents, m_max) = {(N, m)} like X, got {y.shape}")
+    mask = np.asarray(partition.mask)
+    if mask.dtype != np.bool_:
+        raise TypeError(f"{prefix}mask must be a boolean array (True for a real record), got dtype {mask.dtype}")
+    if mask.shape != (N, m):
+        raise ValueError(f"{prefix}mask must have shape {(N, m)} like y, got {mask.shape}")
+    sizes = _integer_array(partition.sizes, f"{prefix}sizes")
+    if sizes.shape != (N,):
+        raise ValueError(f"{prefix}sizes must have shape ({N},), one count per agent, got {sizes.shape}")
+    if np.any(sizes < 1):
+        agent = int(np.flatnonzero(sizes < 1)[0])
+        raise ValueError(f"{prefix}sizes must be positive: {prefix}sizes[{agent}] = {int(sizes[agent])}")
+    expected = np.arange(m)[None, :] < sizes[:, None]
+    if not np.array_equal(mask, expected):
+        agent = int(np.flatnonzero(np.any(mask != expected, axis=1))[0])
+        raise ValueError(
+            f"{prefix}mask must mark exactly the first sizes[i] slots of agent i as records: agent {agent} has "
+            f"{prefix}sizes[{agent}] = {int(sizes[agent])} but {int(mask[agent].sum())} marked slot(s) "
+            f"{np.flatnonzero(mask[agent])[:10].tolist()}"
+        )
+    indices = _integer_array(partition.indices, f"{prefix}indices")
+    if indices.shape != (N, m):
+        raise ValueError(f"{prefix}indices must have shape {(N, m)} like y, got {indices.shape}")
+    check_records(X, y, record_mask=mask, X_name=f"{prefix}X", y_name=f"{prefix}y", axes=("agent", "slot"))
+    return X, y, mask, sizes.astype(np.int64, copy=False), indices.astype(np.int64, copy=False)
+
+
+def _integer_array(value: object, name: str) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
+    return array
+
+
 def near_equal_sizes(n_records: int, n_agents: int) -> np.ndarray:
     """Sizes ⌈n/N⌉ for the first n mod N agents and ⌊n/N⌋ for the rest (spec 003 §6 even split)."""
     agents = check_n_agents(int(n_records), n_agents)
@@ -74,7 +153,7 @@ def partition_horizontal(
     n_agents: int,
     *,
     seed: int | np.random.Generator | None,
-    sizes: Sequence[int] | None = None,
+    sizes: Sequence[int] | np.ndarray | None = None,
 ) -> HorizontalPartition:
     """Assign the records of (X, y) at random to ``n_agents`` agents, disjointly.
 
@@ -109,7 +188,7 @@ def partition_horizontal(
     return HorizontalPartition(X=stacked_X, y=stacked_y, mask=mask, sizes=counts, indices=indices)
 
 
-def _check_sizes(sizes: Sequence[int] | None, n_records: int, n_agents: int) -> np.ndarray:
+def _check_sizes(sizes: Sequence[int] | np.ndarray | None, n_records: int, n_agents: int) -> np.ndarray:
     if sizes is None:
         if n_records % n_agents:
             raise ValueError(

@@ -1,8 +1,16 @@
 """Checks on data handed to the solvers; every error names the argument, the value and the expectation.
 
 The privacy analyses of all five seed papers assume labels in {-1, +1} and feature rows inside a ball
-(‖x‖₂ ≤ 1 for seeds 000, 001 and 003). A row outside that ball voids the guarantee, so it is an error
-unless the caller explicitly asks for clipping, and clipping is always reported.
+(‖x‖₂ ≤ 1 for seeds 000, 001, 003 and 004; seed 002 a public bound x_max). A row outside that ball
+voids the guarantee, so it is an error unless the caller explicitly asks for clipping, and clipping
+is always reported.
+
+:func:`check_records` is the one check of labelled records, whatever route they enter by:
+``check_dataset`` (raw (X, y)), ``HorizontalPartition`` and ``VerticalPartition`` (their
+constructors, so hand-built partitions are checked too) and the problems built on them
+(``HorizontalProblem``, ``DecentralizedProblem`` and PDML's problem, ``VerticalProblem``). Row norms
+depend on the solver (each family's analysis assumes its own bound), so the solvers check them
+before their first release with :func:`first_row_outside`, which treats a NaN norm as outside.
 """
 
 from __future__ import annotations
@@ -61,33 +69,105 @@ def check_dataset(X: object, y: object, max_norm: float | None = 1.0, clip: bool
             f"X and y must have the same number of records: X has {features.shape[0]} rows, "
             f"y has {labels.shape[0]} entries"
         )
-    bad = ~np.isfinite(features)
-    if bad.any():
-        row, col = np.argwhere(bad)[0]
-        raise ValueError(
-            f"X must be finite: X[{row}, {col}] = {float(features[row, col])} "
-            f"({int(bad.any(axis=1).sum())} row(s) affected)"
-        )
-    bad_labels = (labels != 1.0) & (labels != -1.0)
-    if bad_labels.any():
-        index = int(np.flatnonzero(bad_labels)[0])
-        raise ValueError(
-            f"y must contain only the labels -1 and +1: y[{index}] = {float(labels[index])} "
-            f"({int(bad_labels.sum())} invalid label(s))"
-        )
+    check_records(features, labels)
     clipped = np.empty(0, dtype=np.int64)
     if max_norm is not None:
         features, clipped = _check_row_norms(features, _positive(max_norm, "max_norm"), clip)
     return CheckedData(features, labels, clipped)
 
 
+def check_records(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    record_mask: np.ndarray | None = None,
+    column_mask: np.ndarray | None = None,
+    X_name: str = "X",
+    y_name: str = "y",
+    axes: tuple[str, ...] | None = None,
+) -> None:
+    """The check of labelled records shared by every route into the solvers (module docstring).
+
+    Args:
+      X: float features (..., n_features): each vector along the last axis is a row (a record, or
+        a party's block of one sample's features).
+      y: float labels whose shape is a suffix of ``X.shape[:-1]`` (one label per record; a vertical
+        partition's (N,) labels are shared by its (M, N, d) blocks).
+      record_mask: bool, shape of ``y``: True for a real record, False for padding (default all real).
+      column_mask: bool, ``X.shape[:-2] + X.shape[-1:]``: False for a padded column (vertical blocks).
+      X_name, y_name: the arguments' names in the messages; axes: names of X's leading axes (e.g.
+        ("agent", "slot")), added to the messages.
+
+    Raises:
+      ValueError: a NaN or infinite value in X or y; a real record's label other than -1 or +1
+        exactly (0/1 labels silently drop records from the objective, others scale the gradient
+        past the sensitivity the privacy analysis assumes); a padded slot or column that is not 0
+        (it would enter the objective). The message names the argument, the index and the value.
+    """
+    bad = ~np.isfinite(X)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{X_name} must be finite: {X_name}[{_index(index)}] = {float(X[index])} "
+            f"({_where(index, axes)}{int(bad.any(axis=-1).sum())} row(s) affected)"
+        )
+    real = np.ones(y.shape, dtype=bool) if record_mask is None else record_mask
+    bad_labels = real & (y != 1.0) & (y != -1.0)
+    if bad_labels.any():
+        index = tuple(int(i) for i in np.argwhere(bad_labels)[0])
+        raise ValueError(
+            f"{y_name} must contain only the labels -1 and +1: {y_name}[{_index(index)}] = {float(y[index])} "
+            f"({_where(index, axes)}{int(bad_labels.sum())} invalid label(s))"
+        )
+    if record_mask is not None:
+        padded_y = ~record_mask & (y != 0.0)
+        padded_X = ~record_mask & np.any(X != 0.0, axis=-1)
+        for name, wrong, values in ((y_name, padded_y, y), (X_name, padded_X, None)):
+            if wrong.any():
+                index = tuple(int(i) for i in np.argwhere(wrong)[0])
+                shown = float(values[index]) if values is not None else f"row of L2 norm {np.linalg.norm(X[index]):.6g}"
+                raise ValueError(
+                    f"{name}[{_index(index)}] = {shown} is padding (the mask marks it as no record) but not 0: "
+                    f"padded slots must hold x = 0 and y = 0, or they enter the objective "
+                    f"({_where(index, axes)}{int(wrong.sum())} padded slot(s) affected)"
+                )
+    if column_mask is not None:
+        wrong_columns = ~column_mask & np.any(X != 0.0, axis=-2)
+        if wrong_columns.any():
+            *lead, column = (int(i) for i in np.argwhere(wrong_columns)[0])
+            raise ValueError(
+                f"{X_name}[{_index((*lead, slice(None), column))}] is a padded column (the mask marks it as "
+                "no feature) but not 0: padded columns must be 0, or they enter the objective"
+            )
+
+
+def first_row_outside(norms: np.ndarray, max_norm: float) -> tuple[int, ...] | None:
+    """Index of the first row norm outside the ball of radius ``max_norm`` (with the ``NORM_RTOL``
+    slack), or None. A NaN norm counts as outside: ``NaN > 1`` is False, and a check written that way
+    lets a NaN row through."""
+    outside = ~(norms <= max_norm * (1.0 + NORM_RTOL))
+    if not outside.any():
+        return None
+    return tuple(int(i) for i in np.argwhere(outside)[0])
+
+
+def _index(index: tuple) -> str:
+    return ", ".join(":" if isinstance(i, slice) else str(i) for i in index)
+
+
+def _where(index: tuple[int, ...], axes: tuple[str, ...] | None) -> str:
+    if not axes:
+        return ""
+    return ", ".join(f"{axis} {i}" for axis, i in zip(axes, index, strict=False)) + "; "
+
+
 def check_n_agents(n_records: int, n_agents: object) -> int:
     """Return ``n_agents`` as an int if it is a positive integer not larger than ``n_records``."""
     if isinstance(n_agents, bool) or not isinstance(n_agents, numbers.Integral):
         raise TypeError(f"n_agents must be a positive integer, got {n_agents!r}")
-    if n_agents < 1:
+    if int(n_agents) < 1:
         raise ValueError(f"n_agents must be a positive integer, got {n_agents!r}")
-    if n_agents > n_records:
+    if int(n_agents) > n_records:
         raise ValueError(
             f"n_agents={n_agents} exceeds the number of records ({n_records}): every agent needs at least one record"
         )
@@ -117,9 +197,9 @@ def check_random_state(seed: object, name: str = "seed") -> np.random.Generator:
 
 def _check_row_norms(features: np.ndarray, max_norm: float, clip: bool) -> tuple[np.ndarray, np.ndarray]:
     norms = np.linalg.norm(features, axis=1)
-    outside = np.flatnonzero(norms > max_norm * (1.0 + NORM_RTOL))
-    if outside.size == 0:
-        return features, outside
+    if first_row_outside(norms, max_norm) is None:
+        return features, np.empty(0, dtype=np.int64)
+    outside = np.flatnonzero(~(norms <= max_norm * (1.0 + NORM_RTOL)))
     first = int(outside[0])
     if not clip:
         raise ValueError(

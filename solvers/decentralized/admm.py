@@ -35,19 +35,21 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import numpy as np
 from dp_accounting import dp_event
 
 from accountants import PureDpEvent
 from mechanisms import GammaNormMechanism
-from solvers.base import RunPlan, Solver
+from solvers.accounting import AccountantsLike
+from solvers.base import HorizontalSolver, RunPlan
 from solvers.decentralized.privacy import pp_epsilons, radmm_epsilons
 from solvers.decentralized.problem import DecentralizedProblem
 from solvers.inner import damped_newton
 from solvers.recorder import ChannelSpec, Recorder
 from solvers.regularizers import L2Regularizer
+from solvers.result import Result
 
 __all__ = [
     "DEFAULT_ACCOUNTANTS",
@@ -102,7 +104,7 @@ class _Schedule:
 
 
 @dataclass(frozen=True)
-class _DecentralizedSolver(Solver):
+class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
     """Shared engine (module docstring). Subclasses implement ``_schedule``."""
 
     n_iterations: int = 50
@@ -112,7 +114,6 @@ class _DecentralizedSolver(Solver):
     delta: float = 1e-5
 
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
-    gamma_step: ClassVar[float] = 0.0
 
     def __post_init__(self) -> None:
         T = self.n_iterations
@@ -132,7 +133,12 @@ class _DecentralizedSolver(Solver):
     def target_delta(self) -> float | None:
         return self.delta if self.private else None
 
-    def run(self, problem: DecentralizedProblem, *, accountants=None, **kwargs):  # type: ignore[override]
+    @property
+    def gamma_step(self) -> float:
+        """γ of the even (linear) steps: 0, as only (M)R-ADMM has even steps."""
+        return 0.0
+
+    def run(self, problem: DecentralizedProblem, *, accountants: AccountantsLike = None, **kwargs: Any) -> Result:
         """``Solver.run`` with the pure-DP accountants by default (``DEFAULT_ACCOUNTANTS``)."""
         return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
 
@@ -177,7 +183,7 @@ class _DecentralizedSolver(Solver):
         return RunPlan(
             T + 1,
             events,
-            _InitAndNoise(self.init_scale, mechanism, n_noisy),  # type: ignore[arg-type]
+            _InitAndNoise(self.init_scale, mechanism, n_noisy),
             (1 + n_noisy, N, d),
             info,
         )
@@ -198,11 +204,14 @@ class _DecentralizedSolver(Solver):
         V = graph.degrees.astype(np.float64)
         N, d = problem.n_agents, problem.n_features
         gamma = float(self.gamma_step)
+        if noise is None:
+            raise ValueError("a decentralized plan draws every trial's f(0): its noise cannot be None")
         f = np.array(noise[:, 0])
         lam = np.zeros((R, N, d))
         zero = np.zeros((R, N, d))
         self._record(problem, recorder, 0, f, lam, zero)
-        f_before = lam_before = None
+        f_before: np.ndarray | None = None
+        lam_before: np.ndarray | None = None
         worst = {"kkt_residual": 0.0, "newton_iterations": 0.0}
         for t in range(1, self.n_iterations + 1):
             eta = eta_all[t - 1]
@@ -217,6 +226,8 @@ class _DecentralizedSolver(Solver):
                 lam = lam + 0.5 * theta_all[t - 1][:, None] * _neighbour_sum(Lap, f_new)
                 f = f_new
             else:
+                if f_before is None:
+                    raise ValueError(f"iteration {t}: an even (linear) step must follow an exact step")
                 eps = zero
                 f = _even_step(
                     f_before, f, lam_before, lam, eta, gamma, _neighbour_sum(A, f_before), _neighbour_sum(A, f), V
@@ -341,7 +352,8 @@ def _real(value, name: str, *, allow_zero: bool = False, allow_none: bool = Fals
         raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
 
 
-def _is_scalar(value) -> bool:
+def _is_scalar(value: object) -> TypeGuard[float]:
+    """Whether a schedule parameter (``float | Sequence[float]``) is its scalar form, a real number."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
@@ -456,12 +468,13 @@ class MRADMM(_DecentralizedSolver):
         return self.alpha is not None
 
     @property
-    def gamma_step(self) -> float:  # type: ignore[override]
+    def gamma_step(self) -> float:
         return float(self.gamma)
 
     def eta_odd(self, n_agents: int) -> np.ndarray:
         """η_i(2k−1), (K, N)."""
         K = self.n_iterations // 2
+        eta: np.ndarray | float | Sequence[float]
         if _is_scalar(self.eta):
             eta = (
                 float(self.eta) * float(self.eta_growth) ** np.arange(1, K + 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class DecentralizedProblem(HorizontalProblem):
 
     @property
     def graph(self) -> GraphTopology:
-        return self.topology  # type: ignore[return-value]
+        return cast(GraphTopology, self.topology)  # __post_init__ refuses any other topology
 
     # Seed-scale objective, per node on (..., N, d) and global on (..., d).
     def objective_seed(self, f: np.ndarray) -> np.ndarray:

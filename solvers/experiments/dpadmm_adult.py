@@ -50,15 +50,20 @@ def adult_problem(seed: int, *, n_agents: int = 100, lam: float = 0.17, regulari
     return problem.with_optimum(centralized_optimum(problem))
 
 
-def algorithms(*, epsilon: float, delta: float, rho: float, n_iterations: int, regularizer: str) -> dict[str, Solver]:
+def algorithms(
+    *, epsilon: float, delta: float, rho: float, n_iterations: int, regularizer: str
+) -> dict[str, Solver[HorizontalProblem]]:
     """The compared solvers by table label (Algorithm 2 with the paper's σ only for l2)."""
-    common = {"rho": rho, "n_iterations": n_iterations}
-    private = {"epsilon": epsilon, "delta": delta}
-    solvers: dict[str, Solver] = {"Algorithm 1 (ADMM, non-private)": ADMM(**common)}
+    T = n_iterations
+    solvers: dict[str, Solver[HorizontalProblem]] = {"Algorithm 1 (ADMM, non-private)": ADMM(rho=rho, n_iterations=T)}
     if regularizer == "l2":
-        solvers["Algorithm 2 (naive, paper σ)"] = NaiveNoisyADMM(**common, **private, sensitivity="paper")
-    solvers["Algorithm 2 (naive, tight σ)"] = NaiveNoisyADMM(**common, **private, sensitivity="tight")
-    solvers["DP-ADMM (Algorithm 3)"] = DPADMM(**common, **private)
+        solvers["Algorithm 2 (naive, paper σ)"] = NaiveNoisyADMM(
+            rho=rho, n_iterations=T, epsilon=epsilon, delta=delta, sensitivity="paper"
+        )
+    solvers["Algorithm 2 (naive, tight σ)"] = NaiveNoisyADMM(
+        rho=rho, n_iterations=T, epsilon=epsilon, delta=delta, sensitivity="tight"
+    )
+    solvers["DP-ADMM (Algorithm 3)"] = DPADMM(rho=rho, n_iterations=T, epsilon=epsilon, delta=delta)
     return solvers
 
 
@@ -80,12 +85,15 @@ def run_experiment(
     out.mkdir(parents=True, exist_ok=True)
     solvers = algorithms(epsilon=epsilon, delta=delta, rho=rho, n_iterations=n_iterations, regularizer=regularizer)
     runs: dict[str, list[Result]] = {label: [] for label in solvers}
-    reference = {"optimum_accuracy": [], "majority_rate": []}
+    reference: dict[str, list[float]] = {"optimum_accuracy": [], "majority_rate": []}
     started = time.perf_counter()
     for seed in range(seeds):
         problem = adult_problem(seed, n_agents=n_agents, lam=lam, regularizer=regularizer)
-        reference["optimum_accuracy"].append(float(problem.accuracy(problem.optimum.w)))
-        reference["majority_rate"].append(float(max(np.mean(problem.y_test > 0), np.mean(problem.y_test < 0))))
+        optimum, y_test = problem.optimum, problem.y_test
+        if optimum is None or y_test is None:  # adult_problem builds both
+            raise ValueError("the Adult problem needs its centralized optimum and test set")
+        reference["optimum_accuracy"].append(float(problem.accuracy(optimum.w)))
+        reference["majority_rate"].append(float(max(np.mean(y_test > 0), np.mean(y_test < 0))))
         for label, solver in solvers.items():
             accountants = DEFAULT_ACCOUNTANTS if seed == 0 else ()  # privacy is the same for every seed
             runs[label].append(solver.run(problem, seed=seed, accountants=accountants, record_transcript=False))
@@ -155,7 +163,7 @@ def _summary(results: Sequence[Result]) -> dict:
         key: [float(r.history[key][-1]) for r in results]
         for key in ("test_accuracy", "test_accuracy_average", "relative_gap", "empirical_loss_mean")
     }
-    row = {key: _mean_std(values) for key, values in final.items()}
+    row: dict[str, object] = {key: _mean_std(values) for key, values in final.items()}
     row["privacy"] = dict(results[0].privacy)
     row["per_seed"] = final
     return row

@@ -19,6 +19,7 @@ import json
 import math
 import time
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -145,25 +146,29 @@ def run(
             result = solver_for(*cell, n_iterations).run(problem, seed=seed, record_transcript=False)
             seconds.append(time.perf_counter() - start)
             accuracy[cell].append(100.0 * float(result.history["test_accuracy"][-1]))
+            guarantees = cast("list[dict[str, dict[str, tuple[float, float]]]]", result.info["guarantees"])
             privacy[cell] = {
-                "epsilon_phase2_worst": float(np.max(result.info["epsilon_phase2"])),
-                "joint_label_epsilon_worst": max(g["other_servers"]["label"][0] for g in result.info["guarantees"]),
-                "sensitivity_max": float(np.max(result.info["sensitivity"])),
+                "epsilon_phase2_worst": float(np.max(np.asarray(result.info["epsilon_phase2"]))),
+                "joint_label_epsilon_worst": max(g["other_servers"]["label"][0] for g in guarantees),
+                "sensitivity_max": float(np.max(np.asarray(result.info["sensitivity"]))),
             }
         exact = solver_for(math.inf, 0, exact_iterations).run(problem, seed=seed, record_white_box=True)
+        optimum = problem.optimum
+        if exact.transcript is None or optimum is None:  # recorded by default; build_problem computes the optimum
+            raise ValueError("the gap needs the noise-free run's transcript and the centralized optimum")
         w = exact.transcript["w"][-1]
         gaps.append(
             {
                 "seed": seed,
                 "T": exact_iterations,
-                "max_param_gap": float(np.abs(w - problem.optimum.w).max()),
+                "max_param_gap": float(np.abs(w - optimum.w).max()),
                 "objective_gap": float(exact.history["gap"][-1]),
-                "optimum_accuracy": 100.0 * float(problem.accuracy(problem.optimum.w)),
+                "optimum_accuracy": 100.0 * float(problem.accuracy(optimum.w)),
             }
         )
     info = solver_for(0.4, 1, n_iterations).run(problem, seed=0, record_history=False, record_transcript=False).info
     growth = {
-        T: float(np.max(gdp_epsilon(zcdp_total(info["sensitivity"], info["V"], 0.8, T), 1e-5)))
+        T: float(np.max(gdp_epsilon(zcdp_total(np.asarray(info["sensitivity"]), np.asarray(info["V"]), 0.8, T), 1e-5)))
         for T in (1, 5, 10, 20, 30, 50, 100)
     }
     return {
@@ -265,7 +270,7 @@ def figure(out: dict, path: Path) -> None:
     paper = PAPER[out["dataset"]]
     for (eps, bound), value in paper.items():
         if math.isfinite(eps):
-            ax.plot(eps, value, marker="x", color="C%d" % BOUNDS.index(bound), markersize=9, linestyle="none")
+            ax.plot(eps, value, marker="x", color=f"C{BOUNDS.index(bound)}", markersize=9, linestyle="none")
     ax.set_xscale("log")
     ax.set_xlabel("label ε (randomized response)")
     ax.set_ylabel("test accuracy (%)")
@@ -277,7 +282,9 @@ def figure(out: dict, path: Path) -> None:
 
 
 def _json(out: dict) -> dict:
-    key = lambda cell: _fmt_cell(*cell)  # noqa: E731
+    def key(cell: tuple[float, float]) -> str:
+        return _fmt_cell(*cell)
+
     return {
         **out,
         "cells": [key(c) for c in out["cells"]],
@@ -302,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.iterations < 1:
         parser.error("--seeds and --iterations must be positive")
+    epsilons: tuple[float, ...]
     seeds, T, epsilons, exact = list(range(args.seeds)), args.iterations, EPSILONS, 500
     if args.quick:
         seeds, T, epsilons, exact = seeds[:2], min(T, 30), (0.4, 1.0), 90

@@ -104,11 +104,13 @@ def run_experiment(
     T_exact = max(exact_iterations, epochs)
     references: dict[str, list[dict[str, float]]] = {}
     admm_curves, sgd_curves, exact_final = [], [], []
-    output_rows = {eps: [] for eps in epsilons}
-    parameter_rows = {key: [] for key in [("sigma", v) for v in sigmas] + [("epsilon", v) for v in claim_epsilons]}
+    output_rows: dict[float, list[dict[str, list[float]]]] = {eps: [] for eps in epsilons}
+    parameter_rows: dict[tuple[str, float], list[dict[str, list[float]]]] = {
+        key: [] for key in [("sigma", v) for v in sigmas] + [("epsilon", v) for v in claim_epsilons]
+    }
     noiseless_rows = []
     privacy: dict[float, dict[str, float]] = {}
-    claims: dict[float, dict[str, object]] = {}
+    claims: dict[tuple[str, float], dict[str, object]] = {}
     best_rate, rate_scores, block_norms, optimum_objectives = None, {}, [], []
     best_rho, rho_scores = None, {}
     for seed in range(seeds):
@@ -168,11 +170,18 @@ def run_experiment(
             )
             output_rows[eps].append(_final(result))
             if seed == 0:
-                privacy[eps] = {**dict(result.privacy), "noise_multiplier": z, "sigma": float(result.info["sigma"][0])}
+                first_sigma = float(np.asarray(result.info["sigma"])[0])
+                privacy[eps] = {**dict(result.privacy), "noise_multiplier": z, "sigma": first_sigma}
         settings_list = [("sigma", sigma) for sigma in sigmas] + [("epsilon", eps) for eps in claim_epsilons]
         for kind, value in settings_list:
             result = ADMMSharing(
-                rho=rho, n_iterations=dp_iterations, noise="parameter", b1=b1, delta=delta, **{kind: value}
+                rho=rho,
+                n_iterations=dp_iterations,
+                noise="parameter",
+                sigma=value if kind == "sigma" else None,
+                epsilon=value if kind == "epsilon" else None,
+                b1=b1,
+                delta=delta,
             ).run(problem, seed=seed, trials=trials, accountants=(), record_transcript=False)
             parameter_rows[(kind, value)].append(_final(result))
             if seed == 0:
@@ -184,9 +193,11 @@ def run_experiment(
                     "claim_verified",
                     "claim_reason",
                 )
-                claims[(kind, value)] = {"sigma": float(np.max(result.info["sigma"]))}
+                claims[(kind, value)] = {"sigma": float(np.max(np.asarray(result.info["sigma"])))}
                 claims[(kind, value)].update({key: result.info[key] for key in keys})
         log(f"seed {seed}: done ({time.perf_counter() - started:.1f} s)")
+    if best_rho is None or best_rate is None:  # tuned on the first split
+        raise ValueError(f"seeds must be >= 1, got {seeds}")
     summary = {
         "title": title,
         "settings": {
@@ -369,7 +380,9 @@ def _figures(summary: dict, out: Path, name: str) -> list[Path]:
     rows = summary["output_mode"]
     eps = [r["epsilon"] for r in rows]
     references = summary["references"]
-    panels = zip(figure.subplots(1, 2), ("test_log_loss", "test_accuracy"), ("test log loss", "test accuracy"))
+    panels = zip(
+        figure.subplots(1, 2), ("test_log_loss", "test_accuracy"), ("test log loss", "test accuracy"), strict=True
+    )
     for ax, key, label in panels:
         mean = np.array([r[key]["mean"] for r in rows])
         std = np.array([r[key]["std"] for r in rows])
@@ -395,7 +408,9 @@ def _figures(summary: dict, out: Path, name: str) -> list[Path]:
     figure = Figure(figsize=(10, 4))
     FigureCanvasAgg(figure)
     curves = summary["curves"]
-    panels = zip(figure.subplots(1, 2), ("objective", "test_log_loss"), ("training objective F", "test log loss"))
+    panels = zip(
+        figure.subplots(1, 2), ("objective", "test_log_loss"), ("training objective F", "test log loss"), strict=True
+    )
     algorithms = (
         ("admm", f"ADMM sharing (from 0, ρN = {s['rho_scale']:g})"),
         ("sgd", f"distributed SGD (η = {s['sgd_learning_rate']:g})"),

@@ -31,22 +31,20 @@ servers) and data piece (label, features).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import numbers
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from dp_accounting import dp_event
 from scipy.special import expit
 
-from accountants import Ledger, LedgerEntry, LedgerFile, PureDpEvent
+from accountants import Ledger, LedgerEntry, PureDpEvent
 from mechanisms import GaussianMechanism
-from solvers.accounting import AccountantsLike, resolve_accountants
-from solvers.base import RunPlan, Solver
+from solvers.accounting import AccountantLike, AccountantsLike, privacy_by_name, register_entries
+from solvers.base import HorizontalSolver, RunPlan
 from solvers.graph import GraphTopology
 from solvers.inner import InnerSolution, damped_newton
 from solvers.losses import MarginLoss
@@ -147,7 +145,7 @@ class _TrialNoise:
 
 
 @dataclass(frozen=True)
-class PDML(Solver):
+class PDML(HorizontalSolver[HorizontalProblem]):
     """PDML: randomized response on the labels, then perturbed decentralized ADMM (module docstring).
 
     Args:
@@ -180,6 +178,7 @@ class PDML(Solver):
 
     name: ClassVar[str] = "pdml"
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
+    _ledger_written_upfront: ClassVar[bool] = True  # "users-i" labels, then broadcasts t = 1..T
 
     def __post_init__(self) -> None:
         T = self.n_iterations
@@ -210,41 +209,41 @@ class PDML(Solver):
         return (eps, _per_group(self.eta_bound, n_agents, "eta_bound"), _per_group(self.V, n_agents, "V"))
 
     # ------------------------------------------------------------------------------------------
-    def run(
-        self,
-        problem: HorizontalProblem,
-        *,
-        accountants: AccountantsLike = None,
-        ledger_path: str | os.PathLike | None = None,
-        **kwargs,
-    ) -> Result:
+    def run(self, problem: HorizontalProblem, *, accountants: AccountantsLike = None, **kwargs: Any) -> Result:
         """``Solver.run`` (seed=/trials=/seeds=, recording options, ``backend=``: on Ray every server is
-        an actor, ``solvers.backends.pdml``), with the per-participant ledger
-        of the module docstring registered with ``accountants`` (default ``DEFAULT_ACCOUNTANTS``) and,
-        with ``ledger_path``, appended to that JSON-lines file before the first release."""
-        resolved = resolve_accountants(DEFAULT_ACCOUNTANTS if accountants is None else accountants)
-        ledger = self.ledger(problem)
-        if ledger_path is not None:
-            LedgerFile(ledger_path).extend(ledger)
-        result = super().run(problem, accountants=(), **kwargs)
+        an actor, ``solvers.backends.pdml``), with the per-participant ledger of the module docstring
+        registered with ``accountants`` (default ``DEFAULT_ACCOUNTANTS``; a ``BudgetFilter`` refuses
+        the whole run before its first release) and, with ``ledger_path``, appended to that
+        JSON-lines file before the first release."""
+        return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
+
+    def _account(
+        self, problem: HorizontalProblem, plan: RunPlan, accountants: Sequence[AccountantLike]
+    ) -> tuple[Ledger, dict[str, float]]:
+        """Register ``self.ledger(problem)``: every server's broadcasts with every accountant, each
+        group's label release with the accountants that can bound it; ε is the worst server's."""
+        ledger = self._ledger(plan)
         servers = [f"server-{i}" for i in range(problem.n_agents)]
-        unperturbed = not np.all(result.info["V"] > 0)
-        privacy: dict[str, float] = {}
-        for accountant in resolved:
-            chosen = [e for e in ledger if e.participant in servers or accountant.supports(e.event)]
-            accountant.register_many(
-                [e.event for e in chosen],
-                participants=[e.participant for e in chosen],
-                iteration=[e.iteration for e in chosen],
-            )
-            worst = math.inf if unperturbed else max(accountant.get_epsilon(self.delta, participant=s) for s in servers)
-            privacy[_unique(accountant.name, privacy)] = worst
-        return dataclasses.replace(result, ledger=ledger, privacy=privacy)
+        server_set = set(servers)
+
+        def chosen(accountant: AccountantLike) -> list[LedgerEntry]:
+            return [e for e in ledger if e.participant in server_set or accountant.supports(e.event)]
+
+        register_entries(accountants, chosen)
+        unperturbed = not np.all(cast(np.ndarray, plan.info["V"]) > 0)  # (N,) V_i
+        privacy = privacy_by_name(
+            accountants,
+            lambda a: math.inf if unperturbed else max(a.get_epsilon(self.delta, participant=s) for s in servers),
+        )
+        return ledger, privacy
 
     def ledger(self, problem: HorizontalProblem) -> Ledger:
         """Every release of a run on ``problem`` (data-independent): ``"users-i"`` (label, iteration
         0) for every group, then ``"server-i"`` broadcasts for t = 1..T."""
-        info = self._plan(problem).info
+        return self._ledger(self._plan(problem))
+
+    def _ledger(self, plan: RunPlan) -> Ledger:
+        info = plan.info
         entries = []
         for i, eps in enumerate(info["eps_label"]):
             label = PureDpEvent(float(eps)) if np.isfinite(eps) else dp_event.NonPrivateDpEvent()
@@ -272,11 +271,18 @@ class PDML(Solver):
         N, d, T = problem.n_agents, problem.n_features, self.n_iterations
         m = problem.partition.X.shape[1]
         eps, bound, V = self.per_group(N)
-        degrees = problem.topology.degrees.astype(np.float64)
+        degrees = _graph(problem).degrees.astype(np.float64)
         a = problem.lam
-        common = dict(a=a, n_agents=N, beta=self.beta, degrees=degrees)
         sensitivity = broadcast_sensitivity(
-            loss=problem.loss, eps_label=eps, sizes=problem.sizes, x_max=x_max, tol=self.tol, **common
+            loss=problem.loss,
+            eps_label=eps,
+            sizes=problem.sizes,
+            x_max=x_max,
+            tol=self.tol,
+            a=a,
+            n_agents=N,
+            beta=self.beta,
+            degrees=degrees,
         )
         sigma = broadcast_sigmas(V, self.rho_decay, T)
         noisy = V > 0
@@ -301,7 +307,7 @@ class PDML(Solver):
             "sigma": sigma,
             "sensitivity": sensitivity,
             "x_max": x_max,
-            "strong_convexity": strong_convexity(**common),
+            "strong_convexity": strong_convexity(a=a, n_agents=N, beta=self.beta, degrees=degrees),
             "degrees": degrees,
             "zcdp": xi,
             "epsilon_phase2": eps_phase2,
@@ -312,7 +318,7 @@ class PDML(Solver):
         }
         noise = _TrialNoise(eps, bound, self.eta_dist, gaussian, V, N, m, d, T)
         public = [[dp_event.NoOpDpEvent()] * N]
-        return RunPlan(T + 1, public + events, noise, (1, N, m + d + T * d), info)  # type: ignore[arg-type]
+        return RunPlan(T + 1, public + events, noise, (1, N, m + d + T * d), info)
 
     def _bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
         N, m, d = problem.partition.X.shape
@@ -321,15 +327,17 @@ class PDML(Solver):
     def _iterate(
         self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
     ) -> Mapping[str, float]:
-        flips, eta, theta = plan.mechanism.split(noise)  # type: ignore[union-attr]
+        if noise is None:
+            raise ValueError("a PDML plan draws every trial's label flips and noise: its noise cannot be None")
+        flips, eta, theta = cast(_TrialNoise, plan.mechanism).split(noise)  # the sampler of PDML._plan
         X, mask = problem.partition.X, problem.partition.mask
         N, d = problem.n_agents, problem.n_features
         weights = mask / problem.sizes[:, None].astype(np.float64)  # (N, m)
         y_noisy = problem.partition.y[None] * flips  # (R, N, m)
         eps = plan.info["eps_label"]
         b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)  # (R, N, d)
-        A = problem.topology.adjacency_matrix()
-        Lap = problem.topology.laplacian()
+        A = _graph(problem).adjacency_matrix()
+        Lap = _graph(problem).laplacian()
         degrees = plan.info["degrees"]
         quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]  # (N, 1)
         loss = problem.loss
@@ -416,6 +424,11 @@ def solve_local(
     return damped_newton(value, derivatives, start, tol=tol)
 
 
+def _graph(problem: HorizontalProblem) -> GraphTopology:
+    """The problem's topology, which ``PDML._check_problem`` has checked is a ``GraphTopology``."""
+    return cast(GraphTopology, problem.topology)
+
+
 def _guarantees(
     eps: np.ndarray, eps_phase2: np.ndarray, joint: np.ndarray, joint_delta: np.ndarray, delta: float
 ) -> list[dict[str, dict[str, tuple[float, float]]]]:
@@ -444,13 +457,7 @@ def _per_group(value, n: int, name: str, *, allow_inf: bool = False) -> np.ndarr
     return array
 
 
-def _real(value, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
+def _real(value: object, name: str) -> None:
+    # A numbers.Real declares only < and <= (typeshed): ``not value <= 0`` is value > 0 (finite here).
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and not value <= 0):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-
-
-def _unique(name: str, taken: Mapping[str, float]) -> str:
-    candidate, suffix = name, 2
-    while candidate in taken:
-        candidate, suffix = f"{name}#{suffix}", suffix + 1
-    return candidate

@@ -18,8 +18,12 @@ Lemma 1 counterexample), ``data`` (the Adult and gisette stand-ins), ``estimator
 classifier), ``base`` (the framework adapter).
 """
 
+from typing import TYPE_CHECKING
+
 from solvers.lazy import lazy_exports
 
+# Public name → defining module, imported on first use; the ``TYPE_CHECKING`` block below lists the
+# same names for type checkers.
 _EXPORTS = {
     "ADMMSharing": "solvers.sharing.admm",
     "ball_constrained_l2_coefficients": "solvers.sharing.admm",
@@ -47,6 +51,33 @@ _EXPORTS = {
     "vertical_optimum": "solvers.sharing.problem",
     "VerticalSGD": "solvers.sharing.sgd",
 }
+
+if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from solvers.sharing.admm import ADMMSharing as ADMMSharing
+    from solvers.sharing.admm import ball_constrained_l2_coefficients as ball_constrained_l2_coefficients
+    from solvers.sharing.admm import z_update as z_update
+    from solvers.sharing.base import VerticalRecorder as VerticalRecorder
+    from solvers.sharing.base import VerticalSolver as VerticalSolver
+    from solvers.sharing.data import VerticalData as VerticalData
+    from solvers.sharing.data import adult_vertical as adult_vertical
+    from solvers.sharing.data import gisette_like as gisette_like
+    from solvers.sharing.data import gisette_vertical as gisette_vertical
+    from solvers.sharing.estimator import VerticalLogisticRegression as VerticalLogisticRegression
+    from solvers.sharing.partition import VerticalPartition as VerticalPartition
+    from solvers.sharing.partition import contiguous_blocks as contiguous_blocks
+    from solvers.sharing.partition import partition_vertical as partition_vertical
+    from solvers.sharing.privacy import corollary1_epsilon as corollary1_epsilon
+    from solvers.sharing.privacy import lemma1_bound as lemma1_bound
+    from solvers.sharing.privacy import lemma1_counterexample as lemma1_counterexample
+    from solvers.sharing.privacy import realised_sensitivity as realised_sensitivity
+    from solvers.sharing.privacy import safe_sensitivity as safe_sensitivity
+    from solvers.sharing.privacy import theorem1_epsilon as theorem1_epsilon
+    from solvers.sharing.privacy import theorem1_sigma as theorem1_sigma
+    from solvers.sharing.privacy import x_update_reference as x_update_reference
+    from solvers.sharing.problem import BlockSVD as BlockSVD
+    from solvers.sharing.problem import VerticalProblem as VerticalProblem
+    from solvers.sharing.problem import vertical_optimum as vertical_optimum
+    from solvers.sharing.sgd import VerticalSGD as VerticalSGD
 
 __all__ = sorted(_EXPORTS)
 

@@ -44,13 +44,14 @@ from dp_accounting import dp_event
 
 from accountants import gaussian_epsilon
 from mechanisms import GaussianMechanism, Mechanism
+from mechanisms.gaussian import Calibration
 from solvers.backends.streams import AgentStreams, agent_seeds
 from solvers.base import RunPlan
 from solvers.inner import accelerated_proximal_gradient
 from solvers.losses import LogisticLoss
-from solvers.recorder import ChannelSpec, Recorder
+from solvers.recorder import ChannelSpec
 from solvers.regularizers import L2Regularizer
-from solvers.sharing.base import VerticalSolver
+from solvers.sharing.base import VerticalRecorder, VerticalSolver
 from solvers.sharing.privacy import (
     PAPER_SENSITIVITY_REASON,
     PARAMETER_MODE_REASON,
@@ -60,7 +61,7 @@ from solvers.sharing.privacy import (
     theorem1_epsilon,
     theorem1_sigma,
 )
-from solvers.sharing.problem import VerticalProblem
+from solvers.sharing.problem import BlockSVD, VerticalProblem, _lam
 
 __all__ = ["ADMMSharing", "ball_constrained_l2_coefficients", "z_update"]
 
@@ -121,7 +122,7 @@ class ADMMSharing(VerticalSolver):
     delta_prime: float = 1e-5
     b1: float | None = None
     sensitivity: str = "safe"
-    calibration: str = "classic"
+    calibration: Calibration = "classic"
     tol: float = 1e-12
     inner_tol: float = 1e-10
 
@@ -153,26 +154,7 @@ class ADMMSharing(VerticalSolver):
             raise ValueError(f"sensitivity must be 'safe' or 'paper', got {self.sensitivity!r}")
         if self.calibration not in ("classic", "analytic"):
             raise ValueError(f"calibration must be 'classic' or 'analytic', got {self.calibration!r}")
-        given = [name for name in ("epsilon", "noise_multiplier", "sigma") if getattr(self, name) is not None]
-        if self.noise is None:
-            if given:
-                raise ValueError(f"{given[0]}={getattr(self, given[0])!r} needs a noise mode: pass noise='output'")
-        else:
-            if len(given) != 1:
-                raise ValueError(
-                    f"noise={self.noise!r} needs exactly one of epsilon, noise_multiplier, sigma; got {given or 'none'}"
-                )
-            if self.b1 is None:
-                raise ValueError(
-                    f"noise={self.noise!r} needs b1, the radius of the ball that keeps every ‖x_m‖ ≤ b1 "
-                    "(the bound the sensitivity rests on)"
-                )
-            if self.epsilon is not None:
-                _check_positive(self.epsilon, "epsilon")
-            if self.noise_multiplier is not None:
-                _check_positive(self.noise_multiplier, "noise_multiplier")
-            if self.sigma is not None:
-                _check_positive(self.sigma, "sigma", allow_zero=True)
+        self._check_noise_scale()
         if self.b1 is not None:
             _check_positive(self.b1, "b1")
         for name in ("delta", "delta_prime") + (("delta_target",) if self.delta_target is not None else ()):
@@ -181,6 +163,29 @@ class ADMMSharing(VerticalSolver):
                 raise ValueError(f"{name} must be in (0, 1), got {value!r}")
         _check_positive(self.tol, "tol")
         _check_positive(self.inner_tol, "inner_tol")
+
+    def _check_noise_scale(self) -> None:
+        """Exactly one of epsilon, noise_multiplier, sigma with a noise mode (and b1), none without."""
+        given = [name for name in ("epsilon", "noise_multiplier", "sigma") if getattr(self, name) is not None]
+        if self.noise is None:
+            if given:
+                raise ValueError(f"{given[0]}={getattr(self, given[0])!r} needs a noise mode: pass noise='output'")
+            return
+        if len(given) != 1:
+            raise ValueError(
+                f"noise={self.noise!r} needs exactly one of epsilon, noise_multiplier, sigma; got {given or 'none'}"
+            )
+        if self.b1 is None:
+            raise ValueError(
+                f"noise={self.noise!r} needs b1, the radius of the ball that keeps every ‖x_m‖ ≤ b1 "
+                "(the bound the sensitivity rests on)"
+            )
+        if self.epsilon is not None:
+            _check_positive(self.epsilon, "epsilon")
+        if self.noise_multiplier is not None:
+            _check_positive(self.noise_multiplier, "noise_multiplier")
+        if self.sigma is not None:
+            _check_positive(self.sigma, "sigma", allow_zero=True)
 
     @property
     def certified(self) -> bool:
@@ -218,17 +223,22 @@ class ADMMSharing(VerticalSolver):
         if self.noise is None:
             return RunPlan(T, non_private, None, (), info)
         problem.check_feature_bound(1.0)
+        b1 = self.b1
+        if b1 is None:  # __post_init__ requires b1 with every noise mode
+            raise ValueError(f"noise={self.noise!r} needs b1")
         if claim:
             sensitivity = np.asarray(
-                lemma1_bound(problem.partition.widths, rho, problem.lam, problem.regularizer.hessian_bound, self.b1, M),
+                lemma1_bound(problem.partition.widths, rho, _lam(problem), problem.regularizer.hessian_bound, b1, M),
                 dtype=np.float64,
             ).reshape(M)
         else:
-            sensitivity = np.full(M, safe_sensitivity(N, self.b1))
+            sensitivity = np.full(M, safe_sensitivity(N, b1))
         if self.sigma is not None:
             sigma = np.full(M, float(self.sigma))
         elif self.noise_multiplier is not None:
             sigma = self.noise_multiplier * sensitivity
+        elif self.epsilon is None:  # __post_init__ requires one of sigma, noise_multiplier, epsilon
+            raise ValueError(f"noise={self.noise!r} needs one of epsilon, noise_multiplier, sigma")
         elif claim:
             sigma = np.asarray(theorem1_sigma(sensitivity, self.epsilon, self.delta), dtype=np.float64).reshape(M)
         else:
@@ -248,6 +258,9 @@ class ADMMSharing(VerticalSolver):
             )
             events = mechanism.events()
             mu = math.sqrt(T * float(np.sum(1.0 / z**2)))
+            target_delta = self.target_delta
+            if target_delta is None:  # certified: output noise of σ > 0 calibrated to Δ_safe
+                raise ValueError("a certified run reports ε at a target δ")
             info.update(
                 {
                     "noise_multiplier": z,
@@ -255,7 +268,7 @@ class ADMMSharing(VerticalSolver):
                     "adjacency": (
                         "per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)"
                     ),
-                    "epsilon_joint_rows": gaussian_epsilon(mu, self.target_delta),
+                    "epsilon_joint_rows": gaussian_epsilon(mu, target_delta),
                     "not_accounted": (
                         "the labels, the server's broadcasts' dependence on them, and test-time shares D_m^te x_m"
                     ),
@@ -293,13 +306,13 @@ class ADMMSharing(VerticalSolver):
         plan: RunPlan,
         R: int,
         randomness: Mapping[str, np.ndarray] | None,
-        recorder: Recorder,
+        recorder: VerticalRecorder,
     ) -> Mapping[str, float]:
         svd = problem.block_svd
         U, s, Vt = svd.U, svd.s, svd.Vt
         Ut = U.transpose(0, 2, 1)
         M, N, width = problem.partition.D.shape
-        rho, lam = plan.info["rho"], problem.lam
+        rho, lam = plan.info["rho"], _lam(problem)
         labels = problem.partition.y
         noise = None if randomness is None else randomness["noise"]  # (R, T, M, N or K)
         in_range = svd.in_range[:, None, :]
@@ -343,7 +356,9 @@ class ADMMSharing(VerticalSolver):
             )
         return worst
 
-    def _l1_update(self, x0: np.ndarray, c: np.ndarray, svd, problem: VerticalProblem, rho: float) -> np.ndarray:
+    def _l1_update(
+        self, x0: np.ndarray, c: np.ndarray, svd: BlockSVD, problem: VerticalProblem, rho: float
+    ) -> np.ndarray:
         """(6) for R = ‖·‖₁ (and the ball), solved exactly by FISTA from the previous x_m."""
         s, Vt, lam, b1 = svd.s, svd.Vt, problem.lam, self.b1
         V = Vt.transpose(0, 2, 1)

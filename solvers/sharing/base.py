@@ -5,11 +5,11 @@
 ``problem.partition.X``. A vertical problem needs other metrics (test log loss, the primal residual
 of the sharing constraint) and its own randomness per trial (SGD's shuffles), so this module:
 
-  - :class:`VerticalRecorder` subclasses ``Recorder``: same channels, transcript and final models,
-    vertical history metrics evaluated on a ``VerticalProblem``;
-  - :class:`VerticalSolver` subclasses ``Solver`` and overrides ``run`` with the same signature,
-    seeds, chunking, ledger and accountants (it reuses the framework's helpers), swapping in the
-    recorder above and a per-trial ``_sample_trial`` hook.
+  - :class:`VerticalRecorder` is a ``BaseRecorder[VerticalProblem]``: same channels, transcript and
+    final models as ``Recorder``, vertical history metrics evaluated on a ``VerticalProblem``;
+  - :class:`VerticalSolver` is a ``Solver[VerticalProblem]`` whose ``run`` has the same signature,
+    seeds, chunking, ledger and accountants as ``HorizontalSolver.run`` (it reuses the framework's
+    helpers), with the recorder above and a per-trial ``_sample_trial`` hook.
 
 Trial r of a batched run draws everything from its seed ``seeds[r]`` (``_trial_randomness``: by
 default from ``make_rng(seeds[r])``; ADMM sharing: party m from child m, as its Ray actor does)
@@ -20,24 +20,33 @@ run to ``solvers.backends.RayBackend`` (solvers with an agent program: ``ADMMSha
 from __future__ import annotations
 
 import os
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, cast
 
 import numpy as np
 
-from accountants import LedgerFile
 from mechanisms import make_rng
 from solvers.accounting import AccountantsLike, record_releases, resolve_accountants
 from solvers.backends import BackendLike, resolve_backend
-from solvers.base import MAX_CHUNK_BYTES, RunPlan, SeedLike, Solver, _chunks, _trial_seeds
-from solvers.recorder import ChannelSpec, Recorder
-from solvers.result import Result
+from solvers.base import (
+    MAX_CHUNK_BYTES,
+    RunPlan,
+    SeedLike,
+    Solver,
+    _chunks,
+    _open_ledger_file,
+    _trial_seeds,
+    kept_seeds,
+)
+from solvers.recorder import BaseRecorder, ChannelSpec
+from solvers.result import Result, privacy_scope
 from solvers.sharing.problem import BLAS_THREADS, VerticalProblem, blas_threads
 
 __all__ = ["VerticalRecorder", "VerticalSolver"]
 
 
-class VerticalRecorder(Recorder):
+class VerticalRecorder(BaseRecorder[VerticalProblem]):
     """History, transcript and final models of R trials on a ``VerticalProblem``.
 
     History keys, each (T, R), at the (noise-free) model x^{t+1} (spec 004 §2 "quantities to log"):
@@ -67,7 +76,6 @@ class VerticalRecorder(Recorder):
             channels,
             n_iterations,
             n_trials,
-            history=False,
             transcript=transcript,
             transcript_agents=transcript_agents,
             white_box=white_box,
@@ -89,7 +97,9 @@ class VerticalRecorder(Recorder):
         """Record iteration k: the full model x^{t+1} (R_c, d), the solver's extra per-trial metrics
         {name: (R_c,)}, and one array per channel ((R_c, M, ...) from parties, (R_c, ...) from the
         server)."""
-        super().record(k, model, {} if extras is None else extras, **messages)
+        self._store(k, model, messages)
+        if self.history_enabled:
+            self._record_history(k, model, {} if extras is None else extras)
 
     def _record_history(self, k: int, model: np.ndarray, extras: Mapping[str, np.ndarray]) -> None:
         problem, rows, h = self.problem, self._trials, self.history
@@ -108,11 +118,24 @@ class VerticalRecorder(Recorder):
             h[name][k, rows] = extras[name]
 
 
-class VerticalSolver(Solver):
+class VerticalSolver(Solver[VerticalProblem]):
     """Base class of the solvers on a ``VerticalProblem`` (``run`` as in ``solvers.base.Solver``)."""
 
     #: Extra per-iteration history keys the solver passes to ``VerticalRecorder.record``.
     history_extras: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def _iterate(
+        self,
+        problem: VerticalProblem,
+        plan: RunPlan,
+        n_trials: int,
+        randomness: Mapping[str, np.ndarray] | None,
+        recorder: VerticalRecorder,
+    ) -> Mapping[str, float]:
+        """Run all iterations for a chunk of ``n_trials`` trials (``randomness``: the trials' draws
+        {name: (n_trials, ...)}, or None), calling ``recorder.record`` each iteration; return
+        diagnostics (max over chunks)."""
 
     def _sample_trial(
         self, rng: np.random.Generator, problem: VerticalProblem, plan: RunPlan
@@ -178,23 +201,22 @@ class VerticalSolver(Solver):
         self,
         problem: VerticalProblem,
         *,
-        seed,
-        trials,
-        seeds,
-        accountants,
-        record_history,
-        record_transcript,
-        transcript_agents,
-        record_white_box,
-        max_chunk_bytes,
-        backend,
-        ledger_path,
+        seed: SeedLike,
+        trials: int | None,
+        seeds: Sequence[int | np.random.SeedSequence] | None,
+        accountants: AccountantsLike,
+        record_history: bool,
+        record_transcript: bool,
+        transcript_agents: Sequence[int] | None,
+        record_white_box: bool,
+        max_chunk_bytes: int,
+        backend: BackendLike,
+        ledger_path: str | os.PathLike | None,
     ) -> Result:
+        resolved = resolve_accountants(accountants)
         plan = self._plan(problem)
         trial_seeds, batched = _trial_seeds(seed, trials, seeds)
         engine = resolve_backend(backend)
-        ledger, privacy = record_releases(plan.events, resolve_accountants(accountants), self.target_delta)
-        ledger_file = None if ledger_path is None else LedgerFile(ledger_path)
         R = len(trial_seeds)
         recorder = VerticalRecorder(
             problem,
@@ -208,6 +230,12 @@ class VerticalSolver(Solver):
             white_box=record_white_box,
         )
         chunks = _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes)
+        # Every argument is checked: register every release (a BudgetFilter refuses the whole run
+        # here), before anything is written or drawn.
+        ledger, privacy = record_releases(plan.events, resolved, self.target_delta)
+        scope = privacy_scope(R, batched)
+        ledger_file = _open_ledger_file(ledger_path, self.name, R, batched, scope, ledger)
+        diagnostics: dict[str, float]
         if engine is not None:
             diagnostics = engine.execute(self, problem, plan, trial_seeds, chunks, recorder, ledger, ledger_file)
         else:
@@ -216,7 +244,10 @@ class VerticalSolver(Solver):
                 ledger_file.extend(ledger)
             for trials_slice in chunks:
                 draws = [self._trial_randomness(s, problem, plan) for s in trial_seeds[trials_slice]]
-                randomness = None if draws[0] is None else {key: np.stack([d[key] for d in draws]) for key in draws[0]}
+                randomness: dict[str, np.ndarray] | None = None
+                if draws[0] is not None:  # the trials of one plan all draw randomness, or none does
+                    drawn = cast("list[dict[str, np.ndarray]]", draws)
+                    randomness = {key: np.stack([d[key] for d in drawn]) for key in draws[0]}
                 recorder.begin(trials_slice)
                 for key, value in self._iterate(problem, plan, len(draws), randomness, recorder).items():
                     diagnostics[key] = max(value, diagnostics.get(key, value))
@@ -229,7 +260,8 @@ class VerticalSolver(Solver):
             ledger=ledger,
             privacy=privacy,
             delta=self.target_delta,
-            seeds=tuple(trial_seeds),
+            seeds=kept_seeds(trial_seeds),
             solver={"name": self.name, **self.get_params()},
             info={**plan.info, **diagnostics},
+            privacy_scope=scope,
         )

@@ -5,21 +5,30 @@
 model as a linear classifier without intercept. ``C`` has scikit-learn's meaning: with
 ``noise=None`` and enough iterations the fit matches ``LogisticRegression(C=C,
 fit_intercept=False)``; internally λ = 1/(C·N) (spec 004 §1 scaling).
+
+Like ``DPADMMClassifier``, a fitted estimator holds only what is safe to publish (the model, the
+privacy spent, the ledger, the public run constants and claims); the noise seed and the training
+history only with ``keep_secrets=True`` (``secret_result_``, ``secret_seed_``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from solvers.estimators import validate_binary_data
+from mechanisms.gaussian import Calibration
+from solvers.estimators import _RemovedResult, noise_seed_sequence, public_info, validate_binary_data
 from solvers.sharing.admm import ADMMSharing
 from solvers.sharing.partition import partition_vertical
 from solvers.sharing.problem import VerticalProblem
 
 __all__ = ["VerticalLogisticRegression"]
+
+#: ``Result.info`` of ADMM sharing fixed before the run from public values (the rest, e.g. the
+#: blocks' ranks and the iterates' norms, is computed from the private data).
+_PUBLIC_INFO = ("rho", "lam", "b1", "noise", "sklearn_C", "block_widths", "sensitivity", "sigma", "noise_multiplier")
+_PUBLIC_PREFIXES = ("claim", "adjacency", "epsilon_joint_rows", "not_accounted")
 
 
 class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
@@ -34,13 +43,20 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
       noise: None, "output" or "parameter" (see ``ADMMSharing``).
       epsilon, noise_multiplier, sigma, delta, b1, sensitivity, calibration: as ``ADMMSharing``.
       accountants: accountant names reported in ``privacy_``.
-      random_state: int, RandomState or None; fixes the noise.
+      random_state: None (default: the noise comes from fresh OS entropy, never from numpy's
+        global generator), or an int or RandomState that fixes the noise, for reproducibility (an
+        int is then the noise seed: whoever knows it can undo the noise).
       backend: "inprocess" (default), "ray" (every party a Ray actor) or a ``RayBackend``.
+      keep_secrets: also keep ``secret_result_`` (the solver's ``Result``: seeds, training
+        history, diagnostics) and ``secret_seed_`` (default False). Never publish such a fit.
 
-    Attributes (after ``fit``):
-      coef_ (1, d), intercept_ (1,) = 0, classes_, n_features_in_, privacy_ {name: ε}, info_
-      (``Result.info``: claims for the unverified modes), result_, n_iter_.
+    Attributes (after ``fit``), all safe to publish:
+      coef_ (1, d), intercept_ (1,) = 0, classes_, n_features_in_, privacy_ {name: ε}, ledger_,
+      info_ (public run constants and the claims of the unverified modes), n_iter_.
+      With ``keep_secrets=True`` also secret_result_ and secret_seed_.
     """
+
+    result_ = _RemovedResult()
 
     def __init__(
         self,
@@ -55,10 +71,11 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
         delta: float = 1e-5,
         b1: float | None = None,
         sensitivity: str = "safe",
-        calibration: str = "classic",
+        calibration: Calibration = "classic",
         accountants: tuple[str, ...] = ("rdp", "exact_gaussian"),
         random_state=None,
         backend="inprocess",
+        keep_secrets: bool = False,
     ) -> None:
         self.blocks = blocks
         self.C = C
@@ -75,6 +92,7 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
         self.accountants = accountants
         self.random_state = random_state
         self.backend = backend
+        self.keep_secrets = keep_secrets
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> VerticalLogisticRegression:
         """Train on (X, y) with X's columns split by ``blocks``.
@@ -103,15 +121,29 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
             sensitivity=self.sensitivity,
             calibration=self.calibration,
         )
-        seed = np.random.SeedSequence(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        self.result_ = solver.run(
-            problem, seed=seed, accountants=self.accountants, record_transcript=False, backend=self.backend
+        if not isinstance(self.keep_secrets, (bool, np.bool_)):
+            raise ValueError(f"keep_secrets must be True or False, got {self.keep_secrets!r}")
+        keep = bool(self.keep_secrets)
+        seed = noise_seed_sequence(self.random_state)
+        result = solver.run(
+            problem,
+            seed=seed,
+            accountants=self.accountants,
+            record_history=keep,
+            record_transcript=False,
+            backend=self.backend,
         )
-        self.coef_ = self.result_.model[None, :].copy()
+        self.coef_ = np.array(result.model[None, :], dtype=np.float64)
         self.intercept_ = np.zeros(1)
-        self.privacy_ = dict(self.result_.privacy)
-        self.info_ = dict(self.result_.info)
+        self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
+        self.ledger_ = result.ledger
+        self.info_ = public_info(result.info, _PUBLIC_INFO, _PUBLIC_PREFIXES)
         self.n_iter_ = self.n_iterations
+        for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
+            self.__dict__.pop(name, None)
+        if keep:
+            self.secret_result_ = result
+            self.secret_seed_ = seed
         return self
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:

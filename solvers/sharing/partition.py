@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solvers.datasets import check_dataset
+from solvers.datasets import check_dataset, check_records
+from solvers.datasets.validation import _as_float_array
 
-__all__ = ["VerticalPartition", "contiguous_blocks", "partition_vertical"]
+__all__ = ["VerticalPartition", "check_vertical_partition", "contiguous_blocks", "partition_vertical"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +43,14 @@ class VerticalPartition:
       mask: (M, d_max) bool, True for a real column.
       widths: (M,) int64, d_m.
       feature_names: names of the full matrix's columns (original order), if known.
+
+    A partition built by hand is checked like one from ``partition_vertical``
+    (:func:`check_vertical_partition`): finite D, labels exactly ±1, zero padded columns, every
+    column held by exactly one party. Writable arrays are copied (the copies made read-only). Row
+    norms ‖D_m^i‖ are checked by the private solvers, against the bound their analysis assumes.
+
+    Raises:
+      TypeError, ValueError: the message names the field, the offending index and value.
     """
 
     D: np.ndarray
@@ -50,6 +59,16 @@ class VerticalPartition:
     mask: np.ndarray
     widths: np.ndarray
     feature_names: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        checked = _checked_fields(self)
+        for name, array in zip(("D", "y", "columns", "mask", "widths"), checked[:5], strict=True):
+            if array.flags.writeable:
+                if array is getattr(self, name):  # the caller's array: freeze a copy, not theirs
+                    array = array.copy()
+                array.setflags(write=False)
+            object.__setattr__(self, name, array)
+        object.__setattr__(self, "feature_names", checked[5])
 
     # --------------------------------------------------------------------------------------------
     @classmethod
@@ -157,9 +176,74 @@ class VerticalPartition:
         return np.sqrt(np.einsum("mnd,mnd->mn", self.D, self.D).max(axis=1))
 
     def _party(self, party: object) -> int:
-        if isinstance(party, bool) or not isinstance(party, numbers.Integral) or not 0 <= party < self.n_parties:
+        if isinstance(party, bool) or not isinstance(party, numbers.Integral) or not 0 <= int(party) < self.n_parties:
             raise ValueError(f"party must be an integer in [0, {self.n_parties}), got {party!r}")
         return int(party)
+
+
+def check_vertical_partition(partition: VerticalPartition, name: str = "partition") -> None:
+    """Check ``partition`` as its constructor does (``VerticalProblem`` calls this, so a partition
+    that skipped its constructor, e.g. unpickled, is checked too).
+
+    Raises:
+      TypeError, ValueError: bad shapes or dtypes, NaN/inf, labels other than ±1, non-zero padded
+        columns, columns held by no party or by two (the message names ``name.field``).
+    """
+    if not isinstance(partition, VerticalPartition):
+        raise TypeError(f"{name} must be a VerticalPartition, got {type(partition).__name__}")
+    _checked_fields(partition, f"{name}.")
+
+
+def _checked_fields(
+    partition: VerticalPartition, prefix: str = ""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...] | None]:
+    D = _as_float_array(partition.D, f"{prefix}D")
+    y = _as_float_array(partition.y, f"{prefix}y")
+    if D.ndim != 3 or 0 in D.shape:
+        raise ValueError(
+            f"{prefix}D must be a 3-D array (n_parties, n_samples, d_max) with no empty axis, got shape {D.shape}"
+        )
+    M, N, width = D.shape
+    if y.shape != (N,):
+        raise ValueError(f"{prefix}y must hold one label per sample, shape ({N},), got {y.shape}")
+    mask = np.asarray(partition.mask)
+    if mask.dtype != np.bool_:
+        raise TypeError(f"{prefix}mask must be a boolean array (True for a real column), got dtype {mask.dtype}")
+    if mask.shape != (M, width):
+        raise ValueError(f"{prefix}mask must have shape {(M, width)}, got {mask.shape}")
+    widths = _integer_array(partition.widths, f"{prefix}widths")
+    if widths.shape != (M,) or np.any(widths < 1):
+        raise ValueError(f"{prefix}widths must be {M} integers >= 1 (one per party), got {widths.tolist()!r}")
+    expected = np.arange(width)[None, :] < widths[:, None]
+    if not np.array_equal(mask, expected):
+        party = int(np.flatnonzero(np.any(mask != expected, axis=1))[0])
+        raise ValueError(
+            f"{prefix}mask must mark exactly the first widths[m] slots of party m: party {party} has "
+            f"{prefix}widths[{party}] = {int(widths[party])} but {int(mask[party].sum())} marked slot(s)"
+        )
+    columns = _integer_array(partition.columns, f"{prefix}columns")
+    if columns.shape != (M, width):
+        raise ValueError(f"{prefix}columns must have shape {(M, width)}, got {columns.shape}")
+    held = np.sort(columns[mask])
+    if not np.array_equal(held, np.arange(held.size)):
+        raise ValueError(
+            f"{prefix}columns must hold every column 0..{held.size - 1} of the full matrix exactly once "
+            f"(every column in exactly one party), got {held[:20].tolist()}"
+        )
+    names = partition.feature_names
+    if names is not None:
+        names = tuple(str(n) for n in names)
+        if len(names) != held.size:
+            raise ValueError(f"{prefix}feature_names must name all {held.size} columns, got {len(names)} names")
+    check_records(D, y, column_mask=mask, X_name=f"{prefix}D", y_name=f"{prefix}y", axes=("party", "sample"))
+    return D, y, columns.astype(np.int64, copy=False), mask, widths.astype(np.int64, copy=False), names
+
+
+def _integer_array(value: object, name: str) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
+    return array
 
 
 def contiguous_blocks(n_features: int, n_parties: int) -> list[int]:

@@ -25,12 +25,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from solvers.centralized import regularized_erm
-from solvers.datasets import check_dataset
-from solvers.datasets.validation import NORM_RTOL
+from solvers.datasets import check_dataset, first_row_outside
 from solvers.losses import LogisticLoss, MarginLoss
 from solvers.problem import Optimum
 from solvers.regularizers import L1Regularizer, L2Regularizer, Regularizer
-from solvers.sharing.partition import VerticalPartition
+from solvers.sharing.partition import VerticalPartition, check_vertical_partition
 from solvers.topology import StarTopology
 
 __all__ = ["BLAS_THREADS", "BlockSVD", "VerticalProblem", "blas_threads", "vertical_optimum"]
@@ -50,7 +49,8 @@ def blas_threads(limit: int | None) -> Iterator[None]:
         yield
         return
     try:
-        from threadpoolctl import threadpool_limits  # a scikit-learn dependency
+        # a scikit-learn dependency
+        from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover
         yield
         return
@@ -98,8 +98,9 @@ class VerticalProblem:
     optimum: Optimum | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.partition, VerticalPartition):
-            raise TypeError(f"partition must be a VerticalPartition, got {type(self.partition).__name__}")
+        # The partition's constructor checked it; check again so that every route into a problem
+        # (a partition unpickled, or built around __init__) meets the same check.
+        check_vertical_partition(self.partition, "partition")
         if not isinstance(self.loss, MarginLoss):
             raise TypeError(f"loss must be a solvers.losses.MarginLoss, got {self.loss!r}")
         if not isinstance(self.regularizer, (L2Regularizer, L1Regularizer)):
@@ -160,13 +161,13 @@ class VerticalProblem:
     @property
     def sklearn_C(self) -> float:
         """C of scikit-learn's ``LogisticRegression(C=C, fit_intercept=False)`` with the same minimiser."""
-        return 1.0 / (self.lam * self.n_samples)
+        return 1.0 / (_lam(self) * self.n_samples)
 
     def check_feature_bound(self, bound: float = 1.0) -> None:
         """Raise unless every party's every row has ‖D_m^i‖₂ ≤ ``bound`` (spec 004 Assumption 2.3,
         and the premise of Δ_safe = 2√N b_1)."""
         norms = self.partition.max_row_norms()
-        if np.any(norms > bound * (1.0 + NORM_RTOL)):
+        if first_row_outside(norms, bound) is not None:  # NaN-safe
             m = int(norms.argmax())
             raise ValueError(
                 f"problem.partition: party {m} has a row of L2 norm {norms[m]:.6g} > {bound:g}; the privacy "
@@ -202,16 +203,16 @@ class VerticalProblem:
 
     def test_log_loss(self, x: np.ndarray) -> np.ndarray:
         """Test loss (1/N_te) Σ_i φ(Y_i (D^te x)_i) (log loss for the logistic φ), shape (...)."""
-        self._need_test()
+        X_test, y_test = self._need_test()
         x = self._check_x(x)
-        return self._mean_loss(x @ self.X_test.T, self.y_test)
+        return self._mean_loss(x @ X_test.T, y_test)
 
     def accuracy(self, x: np.ndarray) -> np.ndarray:
         """Test accuracy of sign(D^te x), ties predicted +1, shape (...)."""
-        self._need_test()
+        X_test, y_test = self._need_test()
         x = self._check_x(x)
-        positive = x @ self.X_test.T >= 0
-        return np.mean(positive == (self.y_test > 0), axis=-1)
+        positive = x @ X_test.T >= 0
+        return np.mean(positive == (y_test > 0), axis=-1)
 
     def _mean_loss(self, margins: np.ndarray, labels: np.ndarray) -> np.ndarray:
         t = labels * margins
@@ -219,15 +220,24 @@ class VerticalProblem:
             return np.mean(np.log1p(np.exp(-np.abs(t))) - np.minimum(t, 0.0), axis=-1)
         return np.mean(self.loss.phi(t), axis=-1)
 
-    def _need_test(self) -> None:
-        if not self.has_test:
+    def _need_test(self) -> tuple[np.ndarray, np.ndarray]:
+        """(X_test, y_test), or ValueError without a test set."""
+        if self.X_test is None or self.y_test is None:  # given together (__post_init__)
             raise ValueError("this metric needs a test set: build the problem with X_test and y_test")
+        return self.X_test, self.y_test
 
     def _check_x(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
         if x.shape[-1:] != (self.n_features,):
             raise ValueError(f"x must have shape (..., d) = (..., {self.n_features}), got {x.shape}")
         return x
+
+
+def _lam(problem: VerticalProblem) -> float:
+    """``problem.lam``, a float once the problem is built (``lam=None`` is resolved to 1/N)."""
+    if problem.lam is None:
+        raise ValueError("VerticalProblem.lam is resolved when the problem is built, got None")
+    return problem.lam
 
 
 def vertical_optimum(problem: VerticalProblem, *, tol: float = 1e-10) -> Optimum:
@@ -249,7 +259,7 @@ def vertical_optimum(problem: VerticalProblem, *, tol: float = 1e-10) -> Optimum
             problem.partition.y,
             loss=problem.loss,
             regularizer=problem.regularizer,
-            reg=problem.lam,
+            reg=_lam(problem),
             tol=tol,
         )
     return Optimum(
@@ -263,7 +273,7 @@ def _woodbury_newton(problem: VerticalProblem, tol: float, max_iter: int = 100) 
     The Newton system (XᵀWX + λI) p = g is solved as p = (g − XᵀS (λI + S X Xᵀ S)^{-1} S X g)/λ,
     S = W^{1/2} (W = diag(φ''/N)), an N×N solve.
     """
-    X, y, lam, loss = problem.partition.X, problem.partition.y, problem.lam, problem.loss
+    X, y, lam, loss = problem.partition.X, problem.partition.y, _lam(problem), problem.loss
     n = problem.n_samples
     gram = X @ X.T
     w = np.zeros(problem.n_features)

@@ -26,10 +26,10 @@ import numpy as np
 from dp_accounting import dp_event
 
 from solvers.base import RunPlan
-from solvers.recorder import ChannelSpec, Recorder
+from solvers.recorder import ChannelSpec
 from solvers.sharing.admm import _loss_derivatives
-from solvers.sharing.base import VerticalSolver
-from solvers.sharing.problem import VerticalProblem
+from solvers.sharing.base import VerticalRecorder, VerticalSolver
+from solvers.sharing.problem import VerticalProblem, _lam
 
 __all__ = ["VerticalSGD"]
 
@@ -97,11 +97,13 @@ class VerticalSGD(VerticalSolver):
         plan: RunPlan,
         R: int,
         randomness: Mapping[str, np.ndarray] | None,
-        recorder: Recorder,
+        recorder: VerticalRecorder,
     ) -> Mapping[str, float]:
+        if randomness is None:  # _sample_trial draws every trial's initial model and shuffles
+            raise ValueError("VerticalSGD needs every trial's initial model and shuffles")
         D, labels = problem.partition.D, problem.partition.y
         M, N, _ = D.shape
-        reg, lam = problem.regularizer, problem.lam
+        reg, lam = problem.regularizer, _lam(problem)
         x = randomness["init"].transpose(1, 0, 2).copy()  # (M, R, d_max)
         orders = randomness["order"]  # (R, E, N)
         for epoch in range(self.n_epochs):

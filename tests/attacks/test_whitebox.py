@@ -86,5 +86,5 @@ def test_fast_replay_equals_the_reference_replay(dpadmm_runs, monkeypatch):
     fast = wb.replay_statistics(part, setup.solver, nb.problem_in, nb.problem_out, 0)
     monkeypatch.setattr(wb, "_differing_rows", lambda *args: None)  # full recomputation under both
     reference = wb.replay_statistics(part, setup.solver, nb.problem_in, nb.problem_out, 0)
-    for a, b in zip(fast, reference):
+    for a, b in zip(fast, reference, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

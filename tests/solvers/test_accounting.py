@@ -12,7 +12,7 @@ from solvers.accounting import DEFAULT_ACCOUNTANTS, record_releases, resolve_acc
 def test_default_is_a_fresh_set_of_the_four_report_accountants():
     first, second = resolve_accountants(None), resolve_accountants(None)
     assert [a.name for a in first] == list(DEFAULT_ACCOUNTANTS)
-    assert all(a is not b for a, b in zip(first, second))
+    assert all(a is not b for a, b in zip(first, second, strict=True))
     assert resolve_accountants(()) == []
 
 

@@ -125,7 +125,7 @@ def test_ordinal_codes_round_trip_to_the_onehot_indicators():
 def test_ordinal_raw_attributes_and_first_record():
     attributes = adult_attributes()
     # first data row of the file: age 37, fnlwgt 52630, education-num 10, hours 40, Private, Some-college
-    first = dict(zip(ORDINAL_ATTRIBUTES, attributes.X[0]))
+    first = dict(zip(ORDINAL_ATTRIBUTES, attributes.X[0], strict=True))
     categories = adult_categories()
     assert (first["age"], first["fnlwgt"], first["education-num"], first["hours-per-week"]) == (37, 52630, 10, 40)
     assert categories["workclass"][int(first["workclass"])] == "Private"
@@ -157,7 +157,7 @@ def test_dpadmm_split_sizes_disjoint_reproducible():
     ids = [set(part.row_ids.tolist()) for part in split]
     assert not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
     again = dpadmm_adult_split(seed=7)
-    for first, second in zip(split, again):
+    for first, second in zip(split, again, strict=True):
         np.testing.assert_array_equal(first.row_ids, second.row_ids)
         np.testing.assert_array_equal(first.X, second.X)
     assert not np.array_equal(dpadmm_adult_split(seed=8).train.row_ids, split.train.row_ids)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.linear_model import LogisticRegression
 
 from solvers.centralized import centralized_optimum, regularized_erm
@@ -9,6 +10,8 @@ from solvers.datasets import partition_horizontal, twonorm
 from solvers.losses import LogisticLoss
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer, L2Regularizer
+
+SKLEARN_VERSION = tuple(int(part) for part in sklearn.__version__.split(".")[:2])
 
 
 @pytest.fixture(scope="module")
@@ -19,11 +22,12 @@ def data():
 
 
 def sklearn_fit(X, y, regularizer, C, sample_weight=None):
-    kwargs = (
-        {"l1_ratio": 0.0, "solver": "lbfgs"}
-        if isinstance(regularizer, L2Regularizer)
-        else {"l1_ratio": 1.0, "solver": "saga"}
-    )
+    if isinstance(regularizer, L2Regularizer):
+        kwargs: dict[str, object] = {"solver": "lbfgs"}
+    elif SKLEARN_VERSION >= (1, 8):  # the penalty is chosen by l1_ratio alone since 1.8
+        kwargs = {"l1_ratio": 1.0, "solver": "saga"}
+    else:
+        kwargs = {"penalty": "l1", "solver": "saga"}
     model = LogisticRegression(C=C, fit_intercept=False, tol=1e-12, max_iter=100_000, **kwargs)
     return model.fit(X, y, sample_weight=sample_weight).coef_[0]
 

@@ -67,7 +67,7 @@ def test_split_with_generator_matches_int_seed():
     data = small_dataset()
     a = random_split(data, [7, 7, 6], seed=11)
     b = random_split(data, [7, 7, 6], seed=np.random.default_rng(11))
-    for first, second in zip(a, b):
+    for first, second in zip(a, b, strict=True):
         np.testing.assert_array_equal(first.row_ids, second.row_ids)
     assert sorted(np.concatenate([part.row_ids for part in a]).tolist()) == list(range(20))
 

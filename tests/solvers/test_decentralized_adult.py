@@ -61,7 +61,7 @@ def test_merge_recomputes_optimal_epsilons_lost_from_a_part(tmp_path):
     path = tmp_path / "decentralized_adult_001.json"
     part = json.loads(path.read_text())
     expected = [r["eps_optimal"] for r in part["rows"]]
-    assert all(0 < e <= r["beta"] for e, r in zip(expected, part["rows"]))
+    assert all(0 < e <= r["beta"] for e, r in zip(expected, part["rows"], strict=True))
     for r in part["rows"]:
         r["eps_optimal"] = float("nan")  # as left by a run cut short
     path.write_text(json.dumps(part))

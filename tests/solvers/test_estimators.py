@@ -35,7 +35,7 @@ def test_fit_predict_proba_score_with_string_labels(data):
     np.testing.assert_array_equal(predictions, np.where(X @ model.coef_[0] >= 0, "yes", "no"))
     np.testing.assert_array_equal(predictions, model.classes_[proba.argmax(axis=1)])
     assert model.score(X, y) > 0.9  # twonorm is nearly separable through the origin
-    assert len(model.ledger_) == 5 * 10 and model.result_.transcript is None
+    assert len(model.ledger_) == 5 * 10 and not hasattr(model, "secret_result_")
 
 
 def test_random_state_makes_fits_deterministic(data):
@@ -56,16 +56,16 @@ def test_privacy_report_and_algorithms(data):
     assert admm.score(X, y) > 0.9 and admm.privacy_ == {}
     naive = DPADMMClassifier(algorithm="naive", sensitivity="tight", epsilon=0.5, random_state=0, **FAST).fit(X, y)
     assert naive.coef_.shape == (1, 5)
-    average = DPADMMClassifier(output="average", random_state=0, dw=2.0, **FAST).fit(X, y)
-    np.testing.assert_allclose(average.coef_[0], average.result_.model_average)
+    average = DPADMMClassifier(output="average", random_state=0, dw=2.0, keep_secrets=True, **FAST).fit(X, y)
+    np.testing.assert_allclose(average.coef_[0], average.secret_result_.model_average)
 
 
 def test_public_rows_estimate_dw(data):
     X, y = data
     model = DPADMMClassifier(random_state=0, **FAST).fit(X[:300], y[:300], X_public=X[300:], y_public=y[300:])
-    assert model.result_.info["dw"] > 0 and model.result_.info["dw"] != 1.0
+    assert model.info_["dw"] > 0 and model.info_["dw"] != 1.0
     fallback = DPADMMClassifier(random_state=0, **FAST).fit(X[:300], y[:300])
-    assert fallback.result_.info["dw"] == 1.0
+    assert fallback.info_["dw"] == 1.0
     with pytest.raises(ValueError, match="y_public"):
         DPADMMClassifier(**FAST).fit(X, y, X_public=X[:3], y_public=["a", "b", "c"])
 

@@ -41,9 +41,10 @@ def test_newton_batch_element_equals_its_own_solve():
     x0 = np.random.default_rng(2).normal(size=(5, 3)) * 10
     batched = damped_newton(value, derivatives, x0)
     for b in range(5):
+        others_fixed = np.arange(5)[:, None] == b
         single = damped_newton(
-            lambda x: value(np.where(np.arange(5)[:, None] == b, x, x0))[b],
-            lambda x: tuple(a[b] for a in derivatives(np.where(np.arange(5)[:, None] == b, x, x0))),
+            lambda x, b=b, mask=others_fixed: value(np.where(mask, x, x0))[b],
+            lambda x, b=b, mask=others_fixed: tuple(a[b] for a in derivatives(np.where(mask, x, x0))),
             x0[b],
         )
         np.testing.assert_allclose(batched.x[b], single.x, rtol=0, atol=1e-14)

@@ -23,7 +23,10 @@ def data():
     return X, y
 
 
-def problem_for(data, loss=LogisticLoss(), regularizer=L2Regularizer(), sizes=None, **kwargs):
+LOGISTIC, SQUARED_NORM = LogisticLoss(), L2Regularizer()
+
+
+def problem_for(data, loss=LOGISTIC, regularizer=SQUARED_NORM, sizes=None, **kwargs):
     X, y = data
     partition = partition_horizontal(X, y, 5, seed=1, sizes=sizes)
     return HorizontalProblem(partition, loss=loss, regularizer=regularizer, **{"lam": 0.3, **kwargs})

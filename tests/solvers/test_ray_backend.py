@@ -126,6 +126,22 @@ def test_single_run_and_estimator_on_ray(ray_cluster, star_problem):
     assert np.max(np.abs(fitted[0].coef_ - fitted[1].coef_)) <= TOLERANCE
 
 
+def test_a_secure_generator_is_honoured_on_ray_and_keeps_no_seed(ray_cluster, star_problem, tmp_path):
+    from mechanisms import SecureReseedingGenerator
+    from solvers.result import UnreplayableSeed
+    from solvers.run_record import read_run_records
+
+    solver = DPADMM(epsilon=0.5, n_iterations=4)
+    path = tmp_path / "ledger.jsonl"
+    result = solver.run(
+        star_problem, seed=SecureReseedingGenerator(), trials=2, accountants=(), backend="ray", ledger_path=path
+    )
+    assert result.seeds == (UnreplayableSeed(), UnreplayableSeed())
+    assert not np.allclose(result.transcript["w_tilde"][:, 0], result.transcript["w_tilde"][:, 1])
+    assert "each of 2 simulated trials" in result.privacy_scope
+    assert read_run_records(path)[0]["n_trials"] == 2 and len(Ledger.load(path)) == 3 * 4
+
+
 class _DiesAt(DPADMM):
     """DP-ADMM whose agent 1 process exits in iteration 3 (only when it runs alone, as an actor)."""
 

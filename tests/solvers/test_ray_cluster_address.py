@@ -147,15 +147,16 @@ def _stop(process: subprocess.Popen) -> int:
 def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environment, tmp_path):
     from accountants import Ledger
 
-    head = subprocess.Popen(
-        [sys.executable, "-c", HEAD],
-        cwd=ROOT,
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=open(tmp_path / "head.err", "w"),
-        text=True,
-        start_new_session=True,
-    )
+    with open(tmp_path / "head.err", "w") as head_errors:  # the child keeps its own descriptor
+        head = subprocess.Popen(
+            [sys.executable, "-c", HEAD],
+            cwd=ROOT,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=head_errors,
+            text=True,
+            start_new_session=True,
+        )
     try:
         ready, started = [], time.monotonic()
         while not ready and time.monotonic() - started < START_TIMEOUT and head.poll() is None:
@@ -195,8 +196,8 @@ def test_an_address_without_a_cluster_fails_fast_naming_it(environment):
     address = f"127.0.0.1:{_free_port()}"  # nothing listens there
     code = (
         "from solvers.backends import RayBackend\n"
-        "try:\n    RayBackend(address=%r).connect()\n"
-        "except ConnectionError as error:\n    print(error)\n" % address
+        f"try:\n    RayBackend(address={address!r}).connect()\n"
+        "except ConnectionError as error:\n    print(error)\n"
     )
     started = time.monotonic()
     probe = subprocess.run(

@@ -182,7 +182,9 @@ def test_l2_update_matches_a_naive_solve_and_the_ball_constrained_minimiser(seed
     # KKT of min ½λ‖v‖² + yᵀDv + ½ρ‖b + Dv‖² s.t. ‖v‖ ≤ b1, checked directly (exact, no optimiser):
     # the constraint is active (b1 is half the unconstrained norm), and ∇f(x) = −2νx with ν ≥ 0.
     gradient = lam * x + D.T @ y + rho * D.T @ (b + D @ x)
-    assert np.linalg.norm(x) == pytest.approx(b1, rel=1e-12)
+    # ‖x‖ = b1(1 − 10⁻¹²) by design (the ball slack, so that ‖x‖ ≤ b1 survives rounding): the
+    # tolerance must exceed that slack plus rounding, or some seeds fail (seed=1998 did at 1e-12).
+    assert np.linalg.norm(x) <= b1 and np.linalg.norm(x) == pytest.approx(b1, rel=4e-12)
     multiplier = -(gradient @ x) / (2 * x @ x)
     assert multiplier >= 0
     scale = lam * np.abs(x) + np.abs(D.T @ y) + rho * np.abs(D.T) @ (np.abs(b) + np.abs(D) @ np.abs(x))
