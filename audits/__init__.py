@@ -10,8 +10,9 @@ lower bounds against every accountant (:mod:`audits.registry`, :mod:`audits.repo
 :mod:`audits.broken` keeps deliberately broken mechanisms that the audits must flag.
 """
 
-from accountants.version import __version__
+from typing import TYPE_CHECKING
 
+from accountants.version import __version__
 from audits.stats import (
     CONDITIONAL_ON_GDP,
     WORST_CASE,
@@ -28,6 +29,11 @@ from audits.stats import (
     roc_curve,
     tpr_at_fpr,
 )
+
+if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from audits.registry import TARGETS as TARGETS
+    from audits.registry import get_target as get_target
+    from audits.run import run_audit as run_audit
 
 __all__ = [
     "__version__",
@@ -54,7 +60,7 @@ __all__ = [
 _LAZY = {"TARGETS": "audits.registry", "get_target": "audits.registry", "run_audit": "audits.run"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     # lazy, so that ``python -m audits.run`` does not import audits.run twice
     if name in _LAZY:
         import importlib

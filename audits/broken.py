@@ -17,11 +17,19 @@ buggy implementation would. An audit that works must flag every one of them as a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import NDArray
 
 from solvers.dpadmm import DPADMM
+
+if TYPE_CHECKING:
+    from audits.neighbours import CanaryOptions
+    from solvers.base import NoiseSource, RunPlan
+    from solvers.problem import HorizontalProblem
 
 __all__ = ["BROKEN_VARIANTS", "HalvedNoise", "UnnoisedIteration", "VarianceForStd", "WrongNormSensitivity"]
 
@@ -29,16 +37,16 @@ __all__ = ["BROKEN_VARIANTS", "HalvedNoise", "UnnoisedIteration", "VarianceForSt
 class _ScaledNoise:
     """Draws the wrapped mechanism's noise and transforms it (the bug); states no event itself."""
 
-    def __init__(self, base, transform) -> None:
+    def __init__(self, base: NoiseSource, transform: Callable[[np.ndarray], np.ndarray]) -> None:
         self.base, self.transform = base, transform
 
-    def sample(self, rng, shape):
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         return self.transform(self.base.sample(rng, shape))
 
 
 @dataclass(frozen=True)
 class _BrokenNoise(DPADMM):
-    def _plan(self, problem):
+    def _plan(self, problem: HorizontalProblem) -> RunPlan:
         plan = super()._plan(problem)
         if plan.mechanism is None:
             return plan
@@ -46,7 +54,7 @@ class _BrokenNoise(DPADMM):
         factor = self._actual_sigma(sigma) / sigma
         return dataclasses.replace(plan, mechanism=_ScaledNoise(plan.mechanism, lambda x: x * factor))
 
-    def _actual_sigma(self, sigma: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+    def _actual_sigma(self, sigma: NDArray[np.float64]) -> NDArray[np.float64]:  # pragma: no cover - abstract
         raise NotImplementedError
 
 
@@ -56,7 +64,7 @@ class VarianceForStd(_BrokenNoise):
 
     name = "dpadmm-broken-variance-for-std"
 
-    def _actual_sigma(self, sigma):
+    def _actual_sigma(self, sigma: NDArray[np.float64]) -> NDArray[np.float64]:
         return sigma**2
 
 
@@ -66,7 +74,7 @@ class HalvedNoise(_BrokenNoise):
 
     name = "dpadmm-broken-halved-noise"
 
-    def _actual_sigma(self, sigma):
+    def _actual_sigma(self, sigma: NDArray[np.float64]) -> NDArray[np.float64]:
         return sigma / 2
 
 
@@ -77,8 +85,8 @@ class UnnoisedIteration(_BrokenNoise):
     unnoised: int = -1
     name = "dpadmm-broken-unnoised-iteration"
 
-    def _actual_sigma(self, sigma):
-        actual = sigma.copy()
+    def _actual_sigma(self, sigma: NDArray[np.float64]) -> NDArray[np.float64]:
+        actual: NDArray[np.float64] = sigma.copy()
         actual[self.unnoised] = 0.0
         return actual
 
@@ -89,7 +97,7 @@ class WrongNormSensitivity(DPADMM):
 
     name = "dpadmm-broken-wrong-norm"
 
-    def _check_problem(self, problem, private):
+    def _check_problem(self, problem: HorizontalProblem, private: bool) -> None:
         from solvers.problem import HorizontalProblem
         from solvers.topology import StarTopology
 
@@ -100,7 +108,7 @@ class WrongNormSensitivity(DPADMM):
 
 
 #: name → (class, canary keyword arguments for ``canary_neighbours``).
-BROKEN_VARIANTS = {
+BROKEN_VARIANTS: dict[str, tuple[type[DPADMM], CanaryOptions]] = {
     "variance-for-std": (VarianceForStd, {}),
     "halved-noise": (HalvedNoise, {}),
     "unnoised-iteration": (UnnoisedIteration, {}),

@@ -19,10 +19,23 @@ encoding of the DP-ADMM paper, d = 14, ‖x‖ ≤ 1), drawn with a fixed seed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["Neighbours", "canary_neighbours"]
+if TYPE_CHECKING:  # solvers is imported on first use
+    from solvers.losses import MarginLoss
+    from solvers.problem import HorizontalProblem
+
+__all__ = ["CanaryOptions", "Neighbours", "canary_neighbours"]
+
+
+class CanaryOptions(TypedDict, total=False):
+    """Keyword arguments of :func:`canary_neighbours` that shape the canary record."""
+
+    canary_width: int
+    canary_value: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,15 +50,15 @@ class Neighbours:
       description: one line for reports.
     """
 
-    problem_in: object
-    problem_out: object
+    problem_in: HorizontalProblem
+    problem_out: HorizontalProblem
     agent: int
     slot: int
-    canary: np.ndarray
+    canary: NDArray[np.float64]
     description: str
 
 
-def _base_rows(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _base_rows(n: int, seed: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     from solvers.datasets import load_adult
 
     data = load_adult("ordinal")
@@ -59,7 +72,7 @@ def canary_neighbours(
     records_per_agent: int = 50,
     canary_width: int = 1,
     canary_value: float = 1.0,
-    loss=None,
+    loss: MarginLoss | None = None,
     lam: float = 0.1,
     n_test: int = 2000,
     agent: int = 0,
@@ -99,7 +112,7 @@ def canary_neighbours(
     canary[-canary_width:] = canary_value
     X_train[agent, m - 1] = canary
 
-    def problem(label: float):
+    def problem(label: float) -> HorizontalProblem:
         labels = y_train.copy()
         labels[agent, m - 1] = label
         partition = HorizontalPartition(
@@ -112,10 +125,11 @@ def canary_neighbours(
         return HorizontalProblem(partition=partition, loss=loss, lam=lam, X_test=X[N * m :], y_test=y[N * m :])
 
     norm2 = float(np.linalg.norm(canary))
+    loss_name = type(loss).__name__ + (f"(h={loss.h:g})" if hasattr(loss, "h") else "")
     description = (
         f"agent {agent}'s record {m - 1} of {m}: x_c on {canary_width} extra column(s) "
         f"(‖x_c‖₂ = {norm2:g}, ‖x_c‖_∞ = {canary_value:g}), label +1 in D vs −1 in D′; "
         f"other records: {N * m - 1} Adult rows (ordinal, d = 14) over {N} agents; "
-        f"loss {type(loss).__name__}{'(h=%g)' % loss.h if hasattr(loss, 'h') else ''}, λ = {lam:g}"
+        f"loss {loss_name}, λ = {lam:g}"
     )
     return Neighbours(problem(1.0), problem(-1.0), agent, m - 1, canary, description)

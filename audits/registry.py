@@ -16,12 +16,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from audits.targets import decentralized
 from audits.targets import pdml as pdml_targets
 from audits.targets import sharing as sharing_targets
 
-__all__ = ["AuditSetup", "AuditTarget", "TARGETS", "UnavailableTarget", "get_target"]
+if TYPE_CHECKING:  # solvers and attacks are imported on first use
+    from attacks.base import AttackScores
+    from attacks.whitebox import WhiteBoxNP
+    from audits.neighbours import CanaryOptions, Neighbours
+    from solvers.dpadmm import DPADMM, NaiveNoisyADMM
+
+__all__ = ["AuditBuild", "AuditRun", "AuditSetup", "AuditTarget", "TARGETS", "UnavailableTarget", "get_target"]
 
 
 class UnavailableTarget(ValueError):
@@ -32,12 +39,32 @@ class UnavailableTarget(ValueError):
 class AuditSetup:
     """What one audit runs: a solver, neighbouring problems, the target agent, and the attack."""
 
-    solver: object
-    neighbours: object
-    attack: object
+    solver: DPADMM | NaiveNoisyADMM
+    neighbours: Neighbours
+    attack: WhiteBoxNP
     claimed_accountant: str
     claim: str
     calibrate: bool = True
+
+
+#: build(epsilon, delta, quick) of a registry entry.
+AuditBuild = Callable[[float, float, bool], AuditSetup]
+
+
+class AuditRun(Protocol):
+    """``run`` of a registry entry with its own pipeline: (report, attacks)."""
+
+    def __call__(
+        self,
+        *,
+        epsilon: float | None,
+        delta: float,
+        confidence: float,
+        trials: int,
+        seed: int,
+        quick: bool,
+        progress: bool | None,
+    ) -> tuple[dict[str, Any], list[AttackScores]]: ...
 
 
 @dataclass(frozen=True)
@@ -59,9 +86,9 @@ class AuditTarget:
 
     name: str
     description: str
-    build: Callable[..., AuditSetup] | None = None
+    build: AuditBuild | None = None
     unavailable: str = ""
-    run: Callable[..., tuple[dict, list]] | None = None
+    run: AuditRun | None = None
     trials: int = 100_000
     quick_trials: int = 2_000
     default_epsilon: Callable[[float], float] | None = None
@@ -84,7 +111,9 @@ def unit_mu_epsilon(delta: float, iterations: int = DPADMM_ITERATIONS) -> float:
     return math.sqrt(2.0 * math.log(1.25 / delta) / iterations)
 
 
-def _dpadmm(solver_class=None, canary: dict | None = None, noise: str = "calibrated"):
+def _dpadmm(
+    solver_class: type[DPADMM] | None = None, canary: CanaryOptions | None = None, noise: str = "calibrated"
+) -> AuditBuild:
     def build(epsilon: float, delta: float, quick: bool = False) -> AuditSetup:
         from attacks.whitebox import WhiteBoxNP
         from audits.neighbours import canary_neighbours
@@ -123,8 +152,13 @@ def _naive(epsilon: float, delta: float, quick: bool = False) -> AuditSetup:
     return AuditSetup(solver, nb, attack, "moments_classic", claim)
 
 
+class _TrialCounts(TypedDict):
+    trials: int
+    quick_trials: int
+
+
 #: The decentralized audits (audits.targets.decentralized): trials per hypothesis.
-_DECENTRALIZED_TRIALS = {"trials": 25_000, "quick_trials": 1_000}
+_DECENTRALIZED_TRIALS: _TrialCounts = {"trials": 25_000, "quick_trials": 1_000}
 
 TARGETS: dict[str, AuditTarget] = {
     t.name: t
@@ -203,13 +237,20 @@ TARGETS: dict[str, AuditTarget] = {
 }
 
 
+def _summary(cls: type) -> str:
+    """The first line of ``cls``'s docstring."""
+    if not cls.__doc__:
+        raise ValueError(f"{cls.__name__} needs a docstring: its first line describes the target")
+    return cls.__doc__.splitlines()[0]
+
+
 def _broken_targets() -> dict[str, AuditTarget]:
     from audits.broken import BROKEN_VARIANTS
 
     return {
         f"dpadmm-broken-{key}": AuditTarget(
             f"dpadmm-broken-{key}",
-            f"DELIBERATELY BROKEN DP-ADMM ({cls.__doc__.splitlines()[0]})",
+            f"DELIBERATELY BROKEN DP-ADMM ({_summary(cls)})",
             _dpadmm(cls, canary),
             default_epsilon=unit_mu_epsilon,
             hidden=True,

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # attacks is imported on first use
+    from attacks.base import AttackScores
 
 __all__ = ["format_table", "json_ready", "write_figures", "write_report"]
 
@@ -126,7 +129,7 @@ def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
     return paths
 
 
-def write_figures(report: Mapping[str, Any], attacks: list, out: Path) -> list[str]:
+def write_figures(report: Mapping[str, Any], attacks: Sequence[AttackScores], out: Path) -> list[str]:
     """roc.png (every attack, linear and log-log), bounds.png (lower vs every upper bound),
     privacy_utility.png; ``attacks`` are ``attacks.AttackScores``."""
     import matplotlib
@@ -140,19 +143,24 @@ def write_figures(report: Mapping[str, Any], attacks: list, out: Path) -> list[s
     rocs = [(a.attack, roc_curve(a.scores_in, a.scores_out)) for a in attacks]
     roc = rocs[0][1]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
-    for ax, log in zip(axes, (False, True)):
+    for ax, log in zip(axes, (False, True), strict=True):
         for label, curve in rocs:
             ax.plot(curve.fpr, curve.tpr, label=f"{label} (AUROC {curve.auroc:.3f})")
         grid = np.logspace(-5, 0, 200) if log else np.linspace(0, 1, 200)
         ax.plot(grid, grid, "k:", lw=0.8, label="chance")
         if log:
-            ax.set_xscale("log"), ax.set_yscale("log")
-            ax.set_xlim(1.0 / roc.n_out, 1), ax.set_ylim(1.0 / roc.n_in, 1)
-        ax.set_xlabel("false-positive rate"), ax.set_ylabel("true-positive rate")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlim(1.0 / roc.n_out, 1)
+            ax.set_ylim(1.0 / roc.n_in, 1)
+        ax.set_xlabel("false-positive rate")
+        ax.set_ylabel("true-positive rate")
         ax.set_title(f"ROC ({'log-log' if log else 'linear'})")
         ax.legend(loc="lower right", fontsize=8)
     fig.suptitle(f"{report['solver']}: {report['trials']} trials per hypothesis")
-    fig.tight_layout(), fig.savefig(out / "roc.png", dpi=110), plt.close(fig)
+    fig.tight_layout()
+    fig.savefig(out / "roc.png", dpi=110)
+    plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     names = list(report["epsilon_upper"])
@@ -175,7 +183,9 @@ def write_figures(report: Mapping[str, Any], attacks: list, out: Path) -> list[s
     ax.set_xlabel(f"ε at δ = {report['delta']:g}")
     ax.set_title(f"{report['solver']}: empirical lower bounds vs upper bounds — {report['verdict']}")
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout(), fig.savefig(out / "bounds.png", dpi=110), plt.close(fig)
+    fig.tight_layout()
+    fig.savefig(out / "bounds.png", dpi=110)
+    plt.close(fig)
 
     figures = ["roc.png", "bounds.png"]
     utility = report.get("utility", {})
@@ -199,8 +209,12 @@ def write_figures(report: Mapping[str, Any], attacks: list, out: Path) -> list[s
             )
         if "test_accuracy_nonprivate" in utility:
             ax.axhline(utility["test_accuracy_nonprivate"], color="k", ls=":", label="non-private (σ = 0)")
-        ax.set_xlabel(f"ε at δ = {report['delta']:g}"), ax.set_ylabel("test accuracy of w^T")
-        ax.set_title("privacy vs utility"), ax.legend(fontsize=8)
-        fig.tight_layout(), fig.savefig(out / "privacy_utility.png", dpi=110), plt.close(fig)
+        ax.set_xlabel(f"ε at δ = {report['delta']:g}")
+        ax.set_ylabel("test accuracy of w^T")
+        ax.set_title("privacy vs utility")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "privacy_utility.png", dpi=110)
+        plt.close(fig)
         figures.append("privacy_utility.png")
     return figures

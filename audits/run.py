@@ -24,29 +24,39 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from audits.registry import TARGETS, UnavailableTarget, get_target
+from accountants.version import __version__
+from audits.registry import TARGETS, AuditSetup, UnavailableTarget, get_target
+
+if TYPE_CHECKING:  # solvers and attacks are imported on first use
+    from attacks.base import AttackScores
+    from audits.neighbours import Neighbours
+    from solvers.problem import HorizontalProblem
+    from solvers.result import Result
 
 __all__ = ["main", "run_audit"]
 
 #: Trials per solver.run call: bounds memory (transcripts are scored chunk by chunk).
 CHUNK = 5_000
-#: Upper bounds by (solver repr, δ, agent): the ledger is fixed by the public parameters.
-_UPPER_CACHE: dict[tuple, tuple[dict[str, float], float]] = {}
+#: Upper bounds by (name, solver repr, δ, agent): the ledger is fixed by the public parameters.
+_UPPER_CACHE: dict[tuple[str, str, float, int], tuple[dict[str, float], float]] = {}
 
 
 def _seeds(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
     return root.spawn(n)
 
 
-def _run(setup, problem, seeds, agent):
+def _run(
+    setup: AuditSetup, problem: HorizontalProblem, seeds: Sequence[int | np.random.SeedSequence], agent: int
+) -> Result:
     return setup.solver.run(problem, seeds=seeds, accountants=(), record_history=False, transcript_agents=[agent])
 
 
@@ -61,7 +71,7 @@ def run_audit(
     quick: bool = False,
     calibration_trials: int | None = None,
     progress: bool | None = None,
-) -> tuple[dict[str, Any], list]:
+) -> tuple[dict[str, Any], list[AttackScores]]:
     """Run the audit ``name``; return (report, attacks): ``attacks`` is a list of
     ``attacks.AttackScores``, the audited (strongest) attack first, then the black-box ones.
 
@@ -109,6 +119,10 @@ def run_audit(
         )
         report["runtime_seconds"] = round(time.perf_counter() - start, 1)
         return report, attacks
+    if target.build is None:  # get_target returns only entries with a build or a run
+        raise UnavailableTarget(f"{name}: {target.unavailable}")
+    if epsilon is None:  # every build entry has a default_epsilon
+        raise ValueError(f"{name}: epsilon is required (the entry has no default)")
     start = time.perf_counter()
     try:
         setup = target.build(epsilon, delta, quick)
@@ -133,7 +147,7 @@ def run_audit(
         leave=False,
     )
     diagnostics: dict[str, Any] = {}
-    shadows = None
+    shadows: tuple[np.ndarray, np.ndarray] | None = None
     if setup.calibrate and getattr(attack, "noise", None) == "calibrated":
         r_in = _run(setup, nb.problem_in, _seeds(cal_in, n_cal), agent)
         bar.update(n_cal)
@@ -147,7 +161,12 @@ def run_audit(
         diagnostics["sigma_estimate_over_claimed"] = (attack.sigma_estimate / claimed).tolist()
         diagnostics["canary_mu_squared_mean"] = float(mu2.sum(axis=0).mean())
     seeds_in, seeds_out = _seeds(root_in, n), _seeds(root_out, n)
-    parts_in, parts_out, accuracy, objective, models_in, models_out = [], [], [], [], [], []
+    parts_in: list[np.ndarray] = []
+    parts_out: list[np.ndarray] = []
+    accuracy: list[np.ndarray] = []
+    objective: list[np.ndarray] = []
+    models_in: list[np.ndarray] = []
+    models_out: list[np.ndarray] = []
     for lo in range(0, n, CHUNK):
         hi = min(lo + CHUNK, n)
         r_in = _run(setup, nb.problem_in, seeds_in[lo:hi], agent)
@@ -221,7 +240,7 @@ def run_audit(
     return report, all_attacks
 
 
-def _non_private(setup) -> dict[str, float] | None:
+def _non_private(setup: AuditSetup) -> dict[str, float] | None:
     """Test accuracy and objective of the same solver without noise (ε = ∞), one run on D."""
     import dataclasses
 
@@ -239,7 +258,12 @@ def _non_private(setup) -> dict[str, float] | None:
     return out
 
 
-def _black_box(nb, models_in, models_out, shadows) -> list:
+def _black_box(
+    nb: Neighbours,
+    models_in: np.ndarray,
+    models_out: np.ndarray,
+    shadows: tuple[np.ndarray, np.ndarray] | None,
+) -> list[AttackScores]:
     """Loss-threshold and LiRA scores on the released final models (LiRA needs shadow models)."""
     from attacks.blackbox import LiRA, LossThreshold
 
@@ -250,7 +274,7 @@ def _black_box(nb, models_in, models_out, shadows) -> list:
     return out
 
 
-def _check(value, name, low, high) -> None:
+def _check(value: object, name: str, low: float, high: float) -> None:
     if (
         isinstance(value, bool)
         or not isinstance(value, (int, float, np.integer, np.floating))
@@ -262,11 +286,12 @@ def _check(value, name, low, high) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m audits.run",
+        prog="dp-audit" if Path(sys.argv[0]).name == "dp-audit" else "python -m audits.run",
         description="Audit a solver's privacy claim: neighbouring data sets with a worst-case canary, "
         "many trials, the strongest attack, empirical lower bounds on ε against every accountant's upper bound.",
         epilog="Exit status: 0 consistent, 1 VIOLATION, 2 usage error. See README, 'Reading an audit report'.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("name", nargs="?", help="solver to audit (see --list)")
     p.add_argument("--list", action="store_true", help="list the solver names with a description and exit")
     p.add_argument(
@@ -285,11 +310,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--delta", type=float, default=1e-5, help="δ of the calibration and of every bound (default 1e-5)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence of the lower bounds (default 0.95)")
     p.add_argument("--seed", type=int, default=0, help="root seed of the trials (default 0)")
-    p.add_argument("--out", type=Path, help="output directory (default audit-results/NAME/)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="output directory (default audit-results/NAME/, with --quick audit-results/NAME-quick/)",
+    )
     p.add_argument("--quick", action="store_true", help="a small run for smoke tests")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+def check_output(out: Path) -> Path:
+    """The absolute path of the output directory ``out``, checked before any work is done: it is a
+    directory that can be written, or it can be created (nothing is created here).
+
+    Raises:
+      ValueError: ``out`` or one of its ancestors is a file, or the directory cannot be written.
+    """
+    out = out.expanduser().absolute()
+    existing = next(path for path in (out, *out.parents) if path.exists())
+    if not existing.is_dir():
+        raise ValueError(f"--out {out} cannot be a directory: {existing} is a file")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out} cannot be written: {existing} is not writable")
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -303,6 +348,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.name is None:
         parser.error("a solver name is required (see --list)")
     try:
+        get_target(args.name)
+        default = Path("audit-results") / (f"{args.name}-quick" if args.quick else args.name)
+        out = check_output(args.out if args.out is not None else default)
         report, attacks = run_audit(
             args.name,
             trials=args.trials,
@@ -313,24 +361,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             quick=args.quick,
             progress=False if args.no_progress else None,
         )
-    except UnavailableTarget as error:
-        print(f"python -m audits.run: error: {error}", file=sys.stderr)
-        return 2
-    except ValueError as error:
-        print(f"python -m audits.run: error: {error}", file=sys.stderr)
+    except (UnavailableTarget, ValueError) as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
     from audits.report import format_table, write_figures, write_report
 
-    out = args.out if args.out is not None else Path("audit-results") / args.name
-    if not args.no_figures:
-        report["figures"] = write_figures(report, attacks, out)
-    paths = write_report(report, out)
-    print(format_table(report))
+    print(format_table(report))  # the verdict is shown before anything can fail to be written
+    print(f"runtime: {report['runtime_seconds']} s")
+    try:
+        if not args.no_figures:
+            report["figures"] = write_figures(report, attacks, out)
+        paths = write_report(report, out)
+    except OSError as error:
+        print(
+            f"{parser.prog}: error: the audit ran, but its report could not be written to {out}: {error}",
+            file=sys.stderr,
+        )
+        return 2
     print(
         f"wrote {paths['md']}, {paths['json']}"
         + (f" and {len(report.get('figures', []))} figures" if report.get("figures") else "")
     )
-    print(f"runtime: {report['runtime_seconds']} s")
     return 1 if report["verdict"] == "VIOLATION" else 0
 
 

@@ -12,14 +12,25 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from audits.stats.bounds import WORST_CASE
+from audits.stats.bounds import WORST_CASE, LowerBound
 
-__all__ = ["assemble_report", "verdicts"]
+if TYPE_CHECKING:  # attacks is imported on first use
+    from attacks.base import AttackScores
+
+__all__ = ["Section", "assemble_report", "verdicts"]
 
 
-def verdicts(lower: Mapping[str, Any], upper: Mapping[str, float]) -> dict[str, str]:
+class Section(TypedDict):
+    """An extra report.md section of :func:`assemble_report` (``data`` goes to report.json)."""
+
+    title: str
+    markdown: str
+    data: dict[str, Any]
+
+
+def verdicts(lower: Mapping[str, LowerBound], upper: Mapping[str, float | None]) -> dict[str, str]:
     """ "VIOLATION" for every upper bound below some lower bound's ε, else "consistent"."""
     best = max((b.epsilon for b in lower.values()), default=0.0)
     return {k: ("VIOLATION" if v is not None and best > v else "consistent") for k, v in upper.items()}
@@ -34,16 +45,16 @@ def _ratio(numerator: float, denominator: float | None) -> float | None:
 def assemble_report(
     *,
     solver: str,
-    solver_object: Any,
+    solver_object: object,
     trials: int,
     delta: float,
     confidence: float,
     seed: int,
-    lower: Mapping[str, Any],
-    upper: Mapping[str, float],
+    lower: Mapping[str, LowerBound],
+    upper: Mapping[str, float | None],
     claimed: str | None,
     claim: str,
-    attacks: Sequence[Any],
+    attacks: Sequence[AttackScores],
     epsilon_meaning: str,
     canary: str,
     utility: Mapping[str, float] | None = None,

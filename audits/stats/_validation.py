@@ -8,7 +8,7 @@ import numbers
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from accountants.validation import check_count, check_delta, check_epsilon
 
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-def check_scores(scores: ArrayLike, name: str) -> np.ndarray:
+def check_scores(scores: ArrayLike, name: str) -> NDArray[np.float64]:
     """``scores`` as a 1-D float64 array if it is non-empty, real and finite everywhere.
 
     Raises:
@@ -51,13 +51,13 @@ def check_scores(scores: ArrayLike, name: str) -> np.ndarray:
     return array
 
 
-def check_labels(labels: ArrayLike, size: int, name: str = "labels") -> np.ndarray:
+def check_labels(labels: ArrayLike, size: int, name: str = "labels") -> NDArray[np.bool_]:
     """``labels`` as a boolean array of length ``size`` (True: the target was in, hypothesis D)."""
     array = np.asarray(labels)
     if array.ndim != 1 or array.size != size:
         raise ValueError(f"{name} must be a 1-D array of length {size} (one per score), got shape {array.shape}")
     if array.dtype.kind == "b":
-        return array.copy()
+        return array.astype(np.bool_)  # a copy
     if array.dtype.kind not in "iuf" or not np.all(np.isin(array, (0, 1))):
         raise ValueError(f"{name} must hold booleans or 0/1 (1: the target record was in), got {array[:5]!r}...")
     return array.astype(bool)
@@ -96,13 +96,14 @@ def check_error_counts(fp: int, n_out: int, fn: int, n_in: int) -> tuple[int, in
 
 def check_int_sequence(values: int | Sequence[int], name: str) -> tuple[int, ...]:
     """An int or a non-empty sequence of non-negative ints, as a tuple of unique sorted ints."""
-    items = (values,) if isinstance(values, numbers.Integral) else tuple(values)
+    # int is spelled out (it is a numbers.Integral anyway) so that the else branch is the sequence
+    items = (values,) if isinstance(values, (int, numbers.Integral)) else tuple(values)
     if not items:
         raise ValueError(f"{name} must not be empty")
     return tuple(sorted({check_count(v, name) for v in items}))
 
 
-def by_label(scores: ArrayLike, labels: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def by_label(scores: ArrayLike, labels: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(scores_in, scores_out) from one score per trial and its ground truth.
 
     Args:

@@ -91,7 +91,7 @@ class LowerBound:
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as plain Python values (``details`` as a dict)."""
-        return _plain({f.name: getattr(self, f.name) for f in fields(self)})
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
     def to_json(self, **kwargs: Any) -> str:
         """The bound as a JSON object (``json.dumps`` keyword arguments pass through)."""

@@ -1,8 +1,8 @@
 """Clopper–Pearson lower bounds on ε from an attack's false-positive and false-negative counts.
 
 An (ε, δ)-DP mechanism limits every test between neighbouring datasets D and D′
-(the hypothesis-testing view of DP, Kairouz, Oh & Viswanath 2015): for its false-positive rate FPR and false-negative rate
-FNR,
+(the hypothesis-testing view of DP, Kairouz, Oh & Viswanath 2015): for its false-positive rate FPR
+and false-negative rate FNR,
 
     FPR + e^ε FNR ≥ 1 − δ   and   FNR + e^ε FPR ≥ 1 − δ,
 
@@ -27,7 +27,7 @@ from audits.stats._validation import (
     check_scores,
 )
 from audits.stats.bounds import WORST_CASE, LowerBound
-from audits.stats.thresholds import as_strategy, select_threshold
+from audits.stats.thresholds import BoundFunction, ThresholdChoice, as_strategy, select_threshold
 
 __all__ = [
     "ALPHA_SPLIT",
@@ -97,7 +97,9 @@ def clopper_pearson_lower(k: ArrayLike, n: int, alpha: float) -> np.ndarray | fl
     return float(out) if out.ndim == 0 else out
 
 
-def clopper_pearson_interval(k: ArrayLike, n: int, confidence: float = 0.95):
+def clopper_pearson_interval(
+    k: ArrayLike, n: int, confidence: float = 0.95
+) -> tuple[np.ndarray | float, np.ndarray | float]:
     """Two-sided exact interval (α/2 in each tail) as (lower, upper)."""
     alpha = 1.0 - check_confidence(confidence)
     return clopper_pearson_lower(k, n, alpha / 2), clopper_pearson_upper(k, n, alpha / 2)
@@ -124,18 +126,20 @@ def epsilon_from_rates(fpr: ArrayLike, fnr: ArrayLike, delta: float) -> np.ndarr
     return float(out) if out.ndim == 0 else out
 
 
-def _bound(delta: float):
-    def bound(fp, n_out, fn, n_in, alpha):
-        return epsilon_from_rates(
-            np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
-            np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
-            delta,
+def _bound(delta: float) -> BoundFunction:
+    def bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
+        return np.atleast_1d(  # already 1-D: atleast_1d only states the array type
+            epsilon_from_rates(
+                np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
+                np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
+                delta,
+            )
         )
 
     return bound
 
 
-def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: float) -> dict:
+def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: float) -> dict[str, float | str]:
     """The counts, rates and Clopper–Pearson upper bounds (α_test/2 each) behind a bound."""
     return {
         "fp": fp,
@@ -151,16 +155,28 @@ def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: floa
     }
 
 
-def _result(epsilon, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
+def _result(
+    epsilon: float,
+    delta: float,
+    confidence: float,
+    correction: str,
+    threshold: float | None,
+    fp: int,
+    n_out: int,
+    fn: int,
+    n_in: int,
+    alpha_test: float,
+    extra: dict[str, float],
+) -> LowerBound:
+    empirical = float(epsilon_from_rates(fp / n_out, fn / n_in, delta))
     details = (
         error_rate_details(fp, n_out, fn, n_in, alpha_test)
         | {
-            "empirical_epsilon": float(epsilon_from_rates(fp / n_out, fn / n_in, delta)),
+            # None: a zero error count, no finite point estimate
+            "empirical_epsilon": empirical if np.isfinite(empirical) else None,
         }
         | extra
     )
-    if not np.isfinite(details["empirical_epsilon"]):
-        details["empirical_epsilon"] = None  # a zero error count: no finite point estimate
     return LowerBound(
         epsilon=float(epsilon),
         delta=delta,
@@ -208,7 +224,7 @@ def clopper_pearson_audit(
     *,
     delta: float,
     confidence: float = 0.95,
-    threshold="split",
+    threshold: ThresholdChoice = "split",
 ) -> LowerBound:
     """Clopper–Pearson lower bound on ε from per-trial attack scores.
 
@@ -218,8 +234,9 @@ def clopper_pearson_audit(
       delta: the δ at which to bound ε, in [0, 1).
       confidence: 1 − α, in (0, 1); default 0.95.
       threshold: how to choose the threshold: ``"split"`` (default, :class:`Split`: 20 % of each
-        side selects the threshold, the other 80 % evaluates it, seed 0), ``"bonferroni"`` (:class:`Bonferroni` with 100 grid points), a strategy object,
-        or a number (a pre-registered threshold).
+        side selects the threshold, the other 80 % evaluates it, seed 0), ``"bonferroni"``
+        (:class:`Bonferroni` with 100 grid points), a strategy object, or a number (a
+        pre-registered threshold).
 
     Returns:
       A :class:`LowerBound` with method "clopper-pearson"; ``details`` holds the evaluation

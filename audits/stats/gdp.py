@@ -24,14 +24,14 @@ from accountants import gaussian_epsilon
 from audits.stats._validation import check_confidence, check_delta, check_error_counts, check_scores
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
 from audits.stats.clopper_pearson import _upper, error_rate_details
-from audits.stats.thresholds import as_strategy, select_threshold
+from audits.stats.thresholds import ThresholdChoice, as_strategy, select_threshold
 
 __all__ = ["gdp_audit", "gdp_from_counts", "mu_from_rates"]
 
 
 def _isf(p: np.ndarray) -> np.ndarray:
     """Φ̄⁻¹(p) = −Φ⁻¹(p), accurate for p near 0 and near 1."""
-    return -special.ndtri(p)
+    return np.asarray(-special.ndtri(p), dtype=np.float64)  # scipy is untyped: states the array type
 
 
 def mu_from_rates(fpr: ArrayLike, fnr: ArrayLike) -> np.ndarray | float:
@@ -56,10 +56,12 @@ def mu_from_rates(fpr: ArrayLike, fnr: ArrayLike) -> np.ndarray | float:
 SELECTION_ALPHA_FACTOR = 0.01
 
 
-def _bound(fp, n_out, fn, n_in, alpha):
-    return mu_from_rates(
-        np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
-        np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
+def _bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
+    return np.atleast_1d(  # already 1-D: atleast_1d only states the array type
+        mu_from_rates(
+            np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
+            np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
+        )
     )
 
 
@@ -73,7 +75,19 @@ def _check_gdp_delta(delta: float) -> float:
     return delta
 
 
-def _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha_test, extra):
+def _result(
+    mu: float,
+    delta: float,
+    confidence: float,
+    correction: str,
+    threshold: float | None,
+    fp: int,
+    n_out: int,
+    fn: int,
+    n_in: int,
+    alpha_test: float,
+    extra: dict[str, float],
+) -> LowerBound:
     point = float(mu_from_rates(fp / n_out, fn / n_in))
     details = (
         error_rate_details(fp, n_out, fn, n_in, alpha_test)
@@ -125,7 +139,7 @@ def gdp_audit(
     *,
     delta: float,
     confidence: float = 0.95,
-    threshold="split",
+    threshold: ThresholdChoice = "split",
 ) -> LowerBound:
     """Lower confidence bound on μ from attack scores, and the ε it implies at δ.
 

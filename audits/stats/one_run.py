@@ -22,10 +22,10 @@ cut-off are broken by a seeded random order, never by position (positions may en
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from audits.stats._validation import (
@@ -49,6 +49,11 @@ __all__ = [
 
 #: Assumption of the one-run bounds besides the privacy hypothesis.
 ONE_RUN_DESIGN = "canaries included independently with probability 1/2 in a single run"
+
+#: statistic(m, r, v, α_test): a bound from m canaries, r guesses and v correct ones at level α_test.
+GuessStatistic = Callable[[int, int, int, float], float]
+#: What :func:`best_guess_count` returns: (value, k_pos, r, v, m, grid, k_neg, α_test).
+GuessSearch = tuple[float, int, int, int, int, tuple[int, ...], int, float]
 
 
 def _check_mrv(m: int, r: int, v: int) -> tuple[int, int, int]:
@@ -142,7 +147,9 @@ def one_run_guesses(
     return _guesses(scores_in, scores_out, check_count(k_pos, "k_pos"), check_count(k_neg, "k_neg"), check_seed(seed))
 
 
-def _guesses(scores_in, scores_out, k_pos, k_neg, seed):
+def _guesses(
+    scores_in: NDArray[np.float64], scores_out: NDArray[np.float64], k_pos: int, k_neg: int, seed: int
+) -> tuple[int, int, int]:
     m = scores_in.size + scores_out.size
     if k_pos + k_neg > m:
         raise ValueError(f"k_pos + k_neg must be <= m = {m} canaries, got {k_pos} + {k_neg}")
@@ -170,7 +177,7 @@ def _check_design(n_in: int, n_out: int) -> int:
     return m
 
 
-def _guess_grid(m: int, k_pos, k_neg: int) -> tuple[tuple[int, ...], int]:
+def _guess_grid(m: int, k_pos: int | Sequence[int] | None, k_neg: int) -> tuple[tuple[int, ...], int]:
     k_neg = check_count(k_neg, "k_neg")
     grid = default_guess_counts(m) if k_pos is None else check_int_sequence(k_pos, "k_pos")
     grid = tuple(k for k in grid if k + k_neg >= 1)
@@ -182,11 +189,14 @@ def _guess_grid(m: int, k_pos, k_neg: int) -> tuple[tuple[int, ...], int]:
     return grid, k_neg
 
 
-def _correction(grid, k_neg, preset: bool) -> str:
+def _correction(grid: Sequence[int], k_neg: int, preset: bool) -> str:
     if len(grid) == 1:
         return f"none (single pre-registered number of guesses: k+ = {grid[0]}, k- = {k_neg})"
     origin = "default grid" if preset else "pre-registered grid"
-    return f"bonferroni over {len(grid)} numbers of guesses ({origin} k+ ∈ {list(grid)}, k- = {k_neg}; each at α/{len(grid)})"
+    return (
+        f"bonferroni over {len(grid)} numbers of guesses "
+        f"({origin} k+ ∈ {list(grid)}, k- = {k_neg}; each at α/{len(grid)})"
+    )
 
 
 def best_guess_count(
@@ -196,8 +206,8 @@ def best_guess_count(
     k_pos: int | Sequence[int] | None,
     k_neg: int,
     seed: int,
-    statistic,
-) -> tuple:
+    statistic: GuessStatistic,
+) -> GuessSearch:
     """Evaluate ``statistic(m, r, v, α_test)`` for every number of "in" guesses in the grid
     (Bonferroni: α_test = α / grid size) and keep the largest.
 
@@ -210,12 +220,14 @@ def best_guess_count(
     m = _check_design(scores_in.size, scores_out.size)
     grid, k_neg = _guess_grid(m, k_pos, k_neg)
     alpha_test = (1.0 - confidence) / len(grid)
-    best = None
+    best: tuple[float, int, int, int] | None = None
     for k in grid:
         _, r, v = _guesses(scores_in, scores_out, k, k_neg, seed)
         value = statistic(m, r, v, alpha_test)
         if best is None or value > best[0]:
             best = (value, k, r, v)
+    if best is None:  # cannot happen: _guess_grid never returns an empty grid
+        raise ValueError("at least one number of guesses is needed")
     return (*best, m, grid, k_neg, alpha_test)
 
 

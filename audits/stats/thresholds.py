@@ -19,7 +19,6 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
 
 import numpy as np
 
@@ -30,6 +29,7 @@ __all__ = [
     "Fixed",
     "Selection",
     "Split",
+    "ThresholdChoice",
     "ThresholdStrategy",
     "as_strategy",
     "error_counts",
@@ -109,14 +109,15 @@ class Bonferroni:
         return not isinstance(self.thresholds, int)
 
     def grid(self, pooled: np.ndarray) -> np.ndarray:
-        if self.preregistered:
-            return np.asarray(self.thresholds, dtype=float)
+        count = self.thresholds
+        if not isinstance(count, int):  # preregistered
+            return np.asarray(count, dtype=float)
         # Tail probabilities geometric in [1/N, 1/2] on both sides: the strongest ε bounds come
         # from thresholds deep in a tail (FP or FN in the tens out of 10^5), which an evenly spaced
         # grid would never reach.
         n = pooled.size
-        upper = np.geomspace(1.0 / n, 0.5, (self.thresholds + 1) // 2)
-        lower = np.geomspace(1.0 / n, 0.5, self.thresholds // 2)
+        upper = np.geomspace(1.0 / n, 0.5, (count + 1) // 2)
+        lower = np.geomspace(1.0 / n, 0.5, count // 2)
         levels = np.concatenate([1.0 - upper, lower])
         return np.unique(np.quantile(pooled, levels, method="inverted_cdf"))
 
@@ -139,10 +140,12 @@ class Fixed:
         return "none (single pre-registered threshold)"
 
 
-ThresholdStrategy = Union[Split, Bonferroni, Fixed]
+ThresholdStrategy = Split | Bonferroni | Fixed
+#: What the audits accept as ``threshold``: a strategy, "split", "bonferroni" or a fixed number.
+ThresholdChoice = str | float | ThresholdStrategy
 
 
-def as_strategy(value: Any) -> ThresholdStrategy:
+def as_strategy(value: ThresholdChoice) -> ThresholdStrategy:
     """A strategy from a strategy, "split", "bonferroni", or a number (a fixed threshold)."""
     if isinstance(value, (Split, Bonferroni, Fixed)):
         return value
@@ -181,7 +184,7 @@ class Selection:
     n_in: int
     alpha: float  # the level the reported value was computed at (α, or α/K under Bonferroni)
     correction: str
-    details: dict = field(default_factory=dict)
+    details: dict[str, float] = field(default_factory=dict)
 
 
 def select_threshold(

@@ -28,11 +28,23 @@ from __future__ import annotations
 import dataclasses
 import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:  # solvers and attacks are imported on first use
+    from attacks.base import AttackScores
+    from audits.registry import AuditRun
+    from audits.stats import LowerBound
+    from audits.verdict import Section
+    from solvers.decentralized import MRADMM, RADMM, DecentralizedProblem, PenaltyPerturbation
+    from solvers.decentralized.admm import _Schedule
+
+    #: The audited solvers (RADMM is an MRADMM, DVP a PenaltyPerturbation).
+    DecentralizedSolver = MRADMM | PenaltyPerturbation
 
 __all__ = [
     "DEFAULT_BETA",
@@ -71,10 +83,10 @@ _TIGHT = {
 class LabelFlip:
     """D and D′ for node ``agent``: ``problem_in`` holds (x_c, +1), ``problem_out`` (x_c, −1)."""
 
-    problem_in: Any
-    problem_out: Any
+    problem_in: DecentralizedProblem
+    problem_out: DecentralizedProblem
     agent: int
-    canary: np.ndarray
+    canary: NDArray[np.float64]
     description: str
 
 
@@ -111,7 +123,7 @@ def label_flip_neighbours(
     X[0, -1] = canary
     C = float(records) if C is None else float(C)
 
-    def problem(label: float):
+    def problem(label: float) -> DecentralizedProblem:
         labels = y.copy()
         labels[0, -1] = label
         indices = np.arange(n_agents * records, dtype=np.int64).reshape(n_agents, records)
@@ -134,7 +146,7 @@ def label_flip_neighbours(
 
 
 @functools.cache
-def _under_noised():
+def _under_noised() -> type[RADMM]:
     from solvers.decentralized import RADMM
 
     @dataclass(frozen=True)
@@ -145,21 +157,25 @@ def _under_noised():
         noise_factor: float = 4.0
         name = "radmm_under_noised"
 
-        def _schedule(self, problem):
-            schedule = super()._schedule(problem)
+        def _schedule(self, problem: DecentralizedProblem) -> _Schedule:
+            # MRADMM._schedule carries no annotations; it overrides the typed base method
+            planned: Callable[[DecentralizedProblem], _Schedule] = super()._schedule
+            schedule = planned(problem)
+            if schedule.alpha is None:
+                raise ValueError("the under-noised R-ADMM is a private solver: it needs alpha")
             return dataclasses.replace(schedule, alpha=schedule.alpha * float(self.noise_factor))
 
     return UnderNoisedRADMM
 
 
-def under_noised_radmm(**kwargs):
+def under_noised_radmm(**kwargs: Any) -> RADMM:
     """The deliberately broken R-ADMM (noise drawn at α·noise_factor, Theorem V.1's β claimed for
     α); keywords as ``RADMM`` plus ``noise_factor``. The class is built on first use so that
     importing this module does not import the solvers."""
     return _under_noised()(**kwargs)
 
 
-def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float | None = None):
+def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float | None = None) -> DecentralizedSolver:
     """The audited solver ``name`` at noise rate ``alpha`` (its α(1) for PP)."""
     from solvers.decentralized import DVP, MRADMM, RADMM, PenaltyPerturbation
 
@@ -169,7 +185,7 @@ def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float |
         return under_noised_radmm(
             eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta, noise_factor=noise_factor
         )
-    builders: dict[str, Callable[[], Any]] = {
+    builders: dict[str, Callable[[], DecentralizedSolver]] = {
         "radmm": lambda: RADMM(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta),
         "mradmm": lambda: MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta),
         "ppadmm": lambda: PenaltyPerturbation(theta=0.5, q1=1.05, alpha=alpha, q2=1.03, n_iterations=6, delta=delta),
@@ -180,25 +196,29 @@ def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float |
     return builders[name]()
 
 
-def _beta_per_node(solver, problem, *, bound: str = "paper") -> np.ndarray:
+def _beta_per_node(solver: DecentralizedSolver, problem: DecentralizedProblem, *, bound: str = "paper") -> np.ndarray:
     """Σ_t ε_i(t) per node of the theorem for ``solver`` on ``problem`` (N,)."""
     from solvers.decentralized import MRADMM, pp_epsilons, radmm_epsilons
 
     N, V = problem.n_agents, problem.graph.degrees
-    common = dict(
-        C=problem.C, B=problem.sizes, V=V, rho=problem.rho, n_agents=N, c1=problem.loss.curvature_bound, bound=bound
-    )
+    C, B, rho, c1 = problem.C, problem.sizes, problem.rho, problem.loss.curvature_bound
     if isinstance(solver, MRADMM):  # a constant α, as build_solver makes it
+        if not isinstance(solver.alpha, (int, float)):
+            raise ValueError(f"the audit's {solver.name} has a constant alpha, got {solver.alpha!r}")
+        alpha_odd = np.full((solver.n_iterations // 2, N), float(solver.alpha))
         eps = radmm_epsilons(
-            eta=solver.eta_odd(N), alpha=np.full((solver.n_iterations // 2, N), float(solver.alpha)), **common
+            eta=solver.eta_odd(N), alpha=alpha_odd, C=C, B=B, V=V, rho=rho, n_agents=N, c1=c1, bound=bound
         )
     else:
         eta, alpha = solver.schedules(N)
-        eps = pp_epsilons(eta=eta, alpha=alpha, theta=solver.theta, **common)
-    return eps.sum(axis=0)
+        eps = pp_epsilons(
+            eta=eta, alpha=alpha, theta=solver.theta, C=C, B=B, V=V, rho=rho, n_agents=N, c1=c1, bound=bound
+        )
+    total: np.ndarray = eps.sum(axis=0)
+    return total
 
 
-def alpha_for_beta(name: str, beta: float, problem, delta: float = 1e-5) -> float:
+def alpha_for_beta(name: str, beta: float, problem: DecentralizedProblem, delta: float = 1e-5) -> float:
     """The α (PP: α(1)) at which the paper's bound max_i β_i equals ``beta`` (β is affine in α).
 
     Raises:
@@ -227,7 +247,7 @@ def audit_decentralized(
     quick: bool = False,
     progress: bool | None = None,
     noise_factor: float | None = None,
-) -> tuple[dict, list]:
+) -> tuple[dict[str, Any], list[AttackScores]]:
     """The audit of ``name`` (module docstring); returns (report, [AttackScores]).
 
     Args:
@@ -255,8 +275,11 @@ def audit_decentralized(
     root_in, root_out, white = np.random.SeedSequence(seed).spawn(3)
     seeds = {"in": root_in.spawn(trials), "out": root_out.spawn(trials)}
     problems = {"in": nb.problem_in, "out": nb.problem_out}
-    losses: dict[str, list] = {"in": [], "out": []}
-    jacobian, shift, objective, info = 0.0, [], [], None
+    losses: dict[str, list[np.ndarray]] = {"in": [], "out": []}
+    jacobian = 0.0
+    shift: list[np.ndarray] = []
+    objective: list[np.ndarray] = []
+    info: Mapping[str, Any] | None = None
     bar = tqdm(
         total=2 * trials,
         desc=f"audit {name}",
@@ -278,6 +301,8 @@ def audit_decentralized(
                 objective.append(nb.problem_in.objective(result.model))
             bar.update(hi - lo)
     bar.close()
+    if info is None:
+        raise ValueError(f"trials must be >= 1, got {trials!r}")
     ell = {side: np.concatenate(v, axis=1) for side, v in losses.items()}  # (n_costly, trials)
     scores = AttackScores(
         attack.name, ell["in"].sum(axis=0), ell["out"].sum(axis=0), white_box=False, metadata=attack.metadata()
@@ -296,7 +321,7 @@ def audit_decentralized(
     # Upper bounds on the same releases: every accountant, the paper's β and its tight form.
     ledger = solver.run(nb.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False).ledger
     upper = {k: v[agent] for k, v in epsilon_by_accountant(ledger, delta, participant=agent).items()}
-    eps_t = np.asarray(info["epsilons"], dtype=float)[t - 1, agent]
+    eps_t = np.asarray(info["epsilons"], dtype=np.float64)[t - 1, agent]
     paper_key, tight_key = _PAPER[name], _TIGHT[name]
     upper[paper_key] = float(eps_t.sum())
     upper[tight_key] = float(_beta_per_node(solver, nb.problem_in, bound="tight")[agent])
@@ -305,6 +330,8 @@ def audit_decentralized(
     check = solver.run(
         nb.problem_in, seeds=white.spawn(20), accountants=(), record_history=False, record_white_box=True
     )
+    if check.transcript is None:
+        raise ValueError("the white-box check needs the run's transcript")
     recovered = reconstruct_noise(check.transcript.public()["f"], nb.problem_in, check.info)
     reconstruction_error = float(np.abs(recovered - check.transcript["noise"][t]).max())
 
@@ -320,7 +347,7 @@ def audit_decentralized(
         reconstruction_error,
         gdp,
     )
-    sections = [section]
+    sections: list[Mapping[str, Any]] = [section]
     kkt = _kkt_section(name, solver, agent, seed, quick)
     if kkt is not None:
         sections.append(kkt)
@@ -383,19 +410,28 @@ def _quantiles(x: np.ndarray) -> dict[str, float]:
     }
 
 
-def _canary_ceiling(info, problem, agent: int) -> float:
+def _canary_ceiling(info: Mapping[str, Any], problem: DecentralizedProblem, agent: int) -> float:
     """Σ_t α_t C/(s_t B): the label flip's largest possible ℓ (its noise shift is C/(s_t B))."""
     from attacks.objective_perturbation import costly_iterations
 
     t = costly_iterations(info)
-    alpha_t = np.asarray(info["alpha"], dtype=float)[np.asarray(info["noise_slot"])[t - 1], agent]
-    scale_t = np.asarray(info["noise_scale"], dtype=float)[t - 1, agent]
+    alpha_t = np.asarray(info["alpha"], dtype=np.float64)[np.asarray(info["noise_slot"])[t - 1], agent]
+    scale_t = np.asarray(info["noise_scale"], dtype=np.float64)[t - 1, agent]
     return float((alpha_t * problem.C / (scale_t * problem.sizes[agent])).sum())
 
 
 def _realised_section(
-    ell, eps_t, upper, paper_key, tight_key, jacobian, shift, ceiling, reconstruction_error, gdp
-) -> tuple[dict, dict]:
+    ell: Mapping[str, np.ndarray],
+    eps_t: np.ndarray,
+    upper: Mapping[str, float],
+    paper_key: str,
+    tight_key: str,
+    jacobian: float,
+    shift: np.ndarray,
+    ceiling: float,
+    reconstruction_error: float,
+    gdp: LowerBound,
+) -> tuple[Section, dict[str, Any]]:
     """The realised-privacy-loss section: ℓ of every transcript against the paper's β."""
     totals = {side: v.sum(axis=0) for side, v in ell.items()}
     stats = {side: _quantiles(v) for side, v in totals.items()}
@@ -409,7 +445,7 @@ def _realised_section(
     per_iteration = float(max(np.abs(v).max() for v in ell.values()))
     ratio_t = float(max((np.abs(v).max(axis=1) / eps_t).max() for v in ell.values()))
     n = sum(v.size for v in totals.values())
-    data = {
+    data: dict[str, Any] = {
         "quantiles": stats,
         "max_abs_realised_loss": worst,
         "beta_paper": beta,
@@ -465,7 +501,7 @@ def _realised_section(
     return {"title": "Realised privacy loss of the transcripts", "markdown": markdown, "data": data}, data
 
 
-def _flag_realised(report: dict, realised: dict) -> None:
+def _flag_realised(report: dict[str, Any], realised: Mapping[str, Any]) -> None:
     """A realised |ℓ| above a pure bound disproves it outright (no statistics): mark it VIOLATION."""
     for key, count in realised["trials_exceeding"].items():
         if count:
@@ -480,7 +516,9 @@ def _flag_realised(report: dict, realised: dict) -> None:
 KKT_RECORDS, KKT_FEATURES = 100, 10
 
 
-def _kkt_section(name, solver, agent, seed, quick) -> dict | None:
+def _kkt_section(
+    name: str, solver: DecentralizedSolver, agent: int, seed: int, quick: bool
+) -> Mapping[str, Any] | None:
     """Seed 003's KKT inference attack (:func:`attacks.kkt.audit_section`), for ppadmm and dvp, on
     a d = 10 problem with the same β (C/B, degrees and schedules unchanged)."""
     if name not in ("ppadmm", "dvp"):
@@ -497,7 +535,7 @@ def _kkt_section(name, solver, agent, seed, quick) -> dict | None:
     return audit_section(solver, problem, agent=agent, trials=10 if quick else 50, seed=seed)
 
 
-def _runner(name: str) -> Callable[..., tuple[dict, list]]:
+def _runner(name: str) -> AuditRun:
     def run(
         *,
         epsilon: float | None = None,
@@ -507,7 +545,7 @@ def _runner(name: str) -> Callable[..., tuple[dict, list]]:
         seed: int = 0,
         quick: bool = False,
         progress: bool | None = None,
-    ) -> tuple[dict, list]:
+    ) -> tuple[dict[str, Any], list[AttackScores]]:
         return audit_decentralized(
             name,
             epsilon=epsilon,

@@ -39,9 +39,21 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:  # solvers and attacks are imported on first use
+    from dp_accounting.dp_event import DpEvent
+
+    from attacks.base import AttackScores
+    from audits.neighbours import Neighbours
+    from audits.stats import LowerBound
+    from audits.verdict import Section
+    from solvers.pdml import PDML
+    from solvers.problem import HorizontalProblem
+    from solvers.transcript import Transcript
 
 __all__ = ["broadcast_neighbours", "broadcast_solver", "run_pdml", "pdml_neighbours"]
 
@@ -61,7 +73,19 @@ BROADCAST_TRIAL_FRACTION = 0.4
 BROADCAST_CHUNK = 5_000
 
 
-def pdml_neighbours():
+class _Progress(Protocol):
+    """The progress bar (``tqdm``) as the audits use it."""
+
+    def update(self, n: int) -> object: ...
+
+
+def _transcript(transcript: Transcript | None) -> Transcript:
+    if transcript is None:
+        raise ValueError("the audit needs the run's transcript (record_transcript=True)")
+    return transcript
+
+
+def pdml_neighbours() -> Neighbours:
     """D and D′ on a ring of 3 servers: group 0's user 0 reports label +1 (D) or −1 (D′)."""
     from audits.neighbours import canary_neighbours
     from solvers import GraphTopology, LogisticLoss
@@ -75,7 +99,7 @@ def pdml_neighbours():
     )
 
 
-def broadcast_neighbours():
+def broadcast_neighbours() -> Neighbours:
     """D and D′ for the broadcast audit: group 0's canary (x_c, +1) against (−x_c, +1) (docstring)."""
     nb = pdml_neighbours()
     partition = nb.problem_in.partition
@@ -86,7 +110,7 @@ def broadcast_neighbours():
     return dataclasses.replace(nb, problem_out=problem_out, description=description)
 
 
-def broadcast_solver(problem, delta: float, mu: float = BROADCAST_MU):
+def broadcast_solver(problem: HorizontalProblem, delta: float, mu: float = BROADCAST_MU) -> PDML:
     """PDML with T = 3, ρ = 0.8, label ε = ¼ and V such that server 0's derived broadcast guarantee
     is μ-GDP (μ² = Σ_t Δ_0²/σ_0(t)²)."""
     from solvers.pdml import PDML
@@ -106,7 +130,7 @@ def broadcast_solver(problem, delta: float, mu: float = BROADCAST_MU):
 
 
 @functools.lru_cache(maxsize=8)
-def _accountant_bounds(events: tuple, delta: float) -> tuple[tuple[str, float], ...]:
+def _accountant_bounds(events: tuple[DpEvent, ...], delta: float) -> tuple[tuple[str, float], ...]:
     """(accountant, ε) of one server's broadcast events t = 1..T (cached: PLD takes a second)."""
     from accountants import epsilon_by_accountant
     from accountants.ledger import Ledger, LedgerEntry
@@ -117,7 +141,9 @@ def _accountant_bounds(events: tuple, delta: float) -> tuple[tuple[str, float], 
     )
 
 
-def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence, bar):
+def _broadcast_audit(
+    delta: float, confidence: float, trials: int, seed_sequence: np.random.SeedSequence, bar: _Progress
+) -> tuple[Section, dict[str, str], AttackScores]:
     """The white-box audit of server 0's broadcasts: (section, its verdicts, attack)."""
     from attacks.pdml import BroadcastNP
     from audits.stats import clopper_pearson_audit, gdp_audit
@@ -134,24 +160,27 @@ def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence
     upper["derived zCDP closed form (spec 002 §4.3)"] = float(info["epsilon_phase2_zcdp"][agent])
     test = BroadcastNP(solver, nb.problem_in, nb.problem_out, agent)
     seeds_in, seeds_out = (s.spawn(trials) for s in seed_sequence.spawn(2))
-    llr = {True: [], False: []}
-    mu_sq, replay_error = [], 0.0
+    llr: dict[bool, list[np.ndarray]] = {True: [], False: []}
+    mu_sq_parts: list[np.ndarray] = []
+    replay_error = 0.0
     for lo in range(0, trials, BROADCAST_CHUNK):
         hi = min(lo + BROADCAST_CHUNK, trials)
         for is_in, problem, seeds in ((True, nb.problem_in, seeds_in), (False, nb.problem_out, seeds_out)):
-            transcript = solver.run(
-                problem,
-                seeds=seeds[lo:hi],
-                accountants=(),
-                record_history=False,
-                record_white_box=True,
-                transcript_agents=None,
-            ).transcript
+            transcript = _transcript(
+                solver.run(
+                    problem,
+                    seeds=seeds[lo:hi],
+                    accountants=(),
+                    record_history=False,
+                    record_white_box=True,
+                    transcript_agents=None,
+                ).transcript
+            )
             stats = test.statistics(transcript)
             truth = stats.w_in if is_in else stats.w_out
             replay_error = max(replay_error, float(np.abs(truth - transcript["w"][:, :, agent]).max()))
             llr[is_in].append(stats.llr)
-            mu_sq.append(stats.mu_sq)
+            mu_sq_parts.append(stats.mu_sq)
             bar.update(hi - lo)
     attack = test.attack_scores(np.concatenate(llr[True]), np.concatenate(llr[False]))
     lower = {
@@ -161,7 +190,7 @@ def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence
         ),
     }
     by_bound = verdicts(lower, upper)
-    mu_sq = np.concatenate(mu_sq)
+    mu_sq = np.concatenate(mu_sq_parts)
     mu_derived = math.sqrt(float(np.sum(info["sensitivity"][agent] ** 2 / info["sigma"][:, agent] ** 2)))
     mu_replayed = math.sqrt(float(mu_sq.mean()))
     rows = "\n".join(
@@ -188,7 +217,7 @@ def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence
         "bound in T when ρ < 1 (σ_i(t)² = ρ^{t−1}V_i²); the joint label guarantee against other servers "
         "(spec 002 §4.4) is not audited."
     )
-    section = {
+    section: Section = {
         "title": "Servers' broadcasts: white-box audit of the derived guarantee",
         "markdown": markdown,
         "data": {
@@ -216,16 +245,20 @@ def _broadcast_audit(delta: float, confidence: float, trials: int, seed_sequence
     return section, by_bound, attack
 
 
-def _mu(bound) -> str:
+def _mu(bound: LowerBound) -> str:
     mu = getattr(bound, "mu", None)
     return "" if mu is None else f"{mu:.4f}"
 
 
-def _reported_canary_labels(solver, problem, seeds, agent: int, slot: int) -> np.ndarray:
+def _reported_canary_labels(
+    solver: PDML, problem: HorizontalProblem, seeds: Sequence[np.random.SeedSequence], agent: int, slot: int
+) -> np.ndarray:
     result = solver.run(
         problem, seeds=seeds, accountants=(), record_history=False, record_white_box=True, transcript_agents=[agent]
     )  # y_reported is white-box to all but s_agent
-    return result.transcript["y_reported"][0, :, 0, slot]  # what s_agent received (t = 0)
+    transcript = _transcript(result.transcript)
+    received: np.ndarray = transcript["y_reported"][0, :, 0, slot]  # what s_agent received (t = 0)
+    return received
 
 
 def run_pdml(
@@ -238,7 +271,7 @@ def run_pdml(
     quick: bool,
     progress: bool | None,
     claimed_epsilon: float | None = None,
-) -> tuple[dict[str, Any], list]:
+) -> tuple[dict[str, Any], list[AttackScores]]:
     """Audit PDML's label ε (``epsilon``, default 1) at the collecting server (module docstring).
 
     ``claimed_epsilon`` (default: ``epsilon``) replaces the paper's ε in the claim, so that a wrong
@@ -275,7 +308,8 @@ def run_pdml(
         disable=(None if progress is None else not progress),
         leave=False,
     )
-    scores_in, scores_out = [], []
+    scores_in: list[np.ndarray] = []
+    scores_out: list[np.ndarray] = []
     for lo in range(0, trials, CHUNK):
         hi = min(lo + CHUNK, trials)
         scores_in.append(_reported_canary_labels(solver, nb.problem_in, seeds_in[lo:hi], agent, slot) > 0)
@@ -300,7 +334,7 @@ def run_pdml(
     gdp = gdp_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence)
     flip_in = 1.0 - attack.scores_in.mean()
     flip_out = attack.scores_out.mean()
-    sections = [
+    sections: list[Section] = [
         {
             "title": "Randomized response at the collecting server",
             "markdown": (

@@ -38,10 +38,20 @@ from __future__ import annotations
 import functools
 import math
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:  # solvers and attacks are imported on first use
+    from attacks.base import AttackScores
+    from attacks.sharing import ColumnSpaceTest
+    from audits.stats import LowerBound
+    from audits.stats.thresholds import ThresholdChoice
+    from audits.verdict import Section
+    from solvers.sharing import ADMMSharing, VerticalProblem
 
 __all__ = [
     "DEFAULT_EPSILON",
@@ -81,17 +91,26 @@ _PAPER_BASIC = "paper (Theorem 1, basic composition)"
 class SharingNeighbours:
     """Neighbouring vertical problems D and D′ differing in party ``party``'s last row (the canary)."""
 
-    problem_in: Any
-    problem_out: Any
+    problem_in: VerticalProblem
+    problem_out: VerticalProblem
     party: int
-    canary_in: np.ndarray
-    canary_out: np.ndarray
+    canary_in: NDArray[np.float64]
+    canary_out: NDArray[np.float64]
     description: str
 
 
-def _unit_rows(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+def _unit_rows(rng: np.random.Generator, n: int, d: int) -> NDArray[np.float64]:
     rows = rng.normal(size=(n, d))
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    unit: NDArray[np.float64] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return unit
+
+
+def _info_float(info: Mapping[str, object], key: str) -> float:
+    """``info[key]`` of a run, a number, as a float."""
+    value = info[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"info[{key!r}] must be a number, got {value!r}")
+    return float(value)
 
 
 def canary_neighbours(mode: str, *, seed: int = 0) -> SharingNeighbours:
@@ -138,26 +157,34 @@ def canary_neighbours(mode: str, *, seed: int = 0) -> SharingNeighbours:
     return SharingNeighbours(problem_in, problem_out, 0, block[-1].copy(), a_out, description)
 
 
-def build_solver(mode: str, epsilon: float, delta: float):
+def build_solver(mode: str, epsilon: float, delta: float) -> ADMMSharing:
     """The audited ``ADMMSharing`` (module docstring): Theorem 1 calibration at δ_it = δ′ = δ/(T + 1)."""
     from solvers.sharing import ADMMSharing
 
     setting = SETTINGS[mode]
     T = setting.n_iterations
     share = delta / (T + 1)
-    kwargs = {"delta_target": delta} if mode == "output" else {}
+    delta_target = delta if mode == "output" else None  # None: ADMMSharing's default
     return ADMMSharing(
-        noise=mode, epsilon=epsilon, delta=share, delta_prime=share, b1=setting.b1, n_iterations=T, **kwargs
+        noise=mode,
+        epsilon=epsilon,
+        delta=share,
+        delta_prime=share,
+        b1=setting.b1,
+        n_iterations=T,
+        delta_target=delta_target,
     )
 
 
-def _gram_section(problem, party: int, seed: int) -> dict:
+def _gram_section(problem: VerticalProblem, party: int, seed: int) -> Section:
     """Spec item 19 on D without noise: the server's recovery of K_0 = D_0 D_0ᵀ from the transcript."""
     from attacks.sharing import recover_gram
     from solvers.sharing import ADMMSharing
 
     result = ADMMSharing(n_iterations=30).run(problem, seed=seed, accountants=(), record_history=False)
-    recovery = recover_gram(result, party, lam=problem.lam, rho=float(result.info["rho"]))
+    if problem.lam is None:  # VerticalProblem sets its λ on creation
+        raise ValueError("problem.lam must be set")
+    recovery = recover_gram(result, party, lam=problem.lam, rho=_info_float(result.info, "rho"))
     width = int(problem.partition.widths[party])
     error = recovery.relative_error(problem.partition.D[party, :, :width])
     data = {
@@ -178,8 +205,16 @@ def _gram_section(problem, party: int, seed: int) -> dict:
 
 
 def _parameter_section(
-    attack, result_in_residuals, result_out_residuals, lower, upper, n: int, delta: float, confidence: float, info
-) -> dict:
+    attack: ColumnSpaceTest,
+    result_in_residuals: np.ndarray,
+    result_out_residuals: np.ndarray,
+    lower: Mapping[str, LowerBound],
+    upper: Mapping[str, float],
+    n: int,
+    delta: float,
+    confidence: float,
+    info: Mapping[str, object],
+) -> Section:
     from audits.stats import clopper_pearson_from_counts
     from solvers.sharing import lemma1_counterexample
 
@@ -197,7 +232,7 @@ def _parameter_section(
         None,
     )
     example = lemma1_counterexample()
-    data = {
+    data: dict[str, Any] = {
         "threshold": threshold,
         "min_residual_in": min_in,
         "max_residual_out": max_out,
@@ -236,10 +271,16 @@ def _parameter_section(
     return {"title": "Column-space evidence (spec 004 A2, item 16)", "markdown": markdown, "data": data}
 
 
-def _output_section(mu2_in: np.ndarray, accountant_mu: float, lower, info, setting) -> dict:
+def _output_section(
+    mu2_in: np.ndarray,
+    accountant_mu: float,
+    lower: Mapping[str, LowerBound],
+    info: Mapping[str, object],
+    setting: _Setting,
+) -> Section:
     realised = float(math.sqrt(mu2_in.mean()))
     ceiling = math.sqrt((setting.n_samples - 1) / setting.n_samples)
-    data = {
+    data: dict[str, Any] = {
         "realised_mu_rms": realised,
         "accountant_mu": accountant_mu,
         "realised_over_accountant": realised / accountant_mu,
@@ -295,7 +336,7 @@ def audit_sharing(
     seed: int = 0,
     quick: bool = False,
     progress: bool | None = None,
-) -> tuple[dict, list]:
+) -> tuple[dict[str, Any], list[AttackScores]]:
     """The ``sharing-{mode}`` audit (module docstring); returns (report, [AttackScores]).
 
     Args:
@@ -327,8 +368,10 @@ def audit_sharing(
     root_in, root_out = np.random.SeedSequence(seed).spawn(2)
     seeds = {"in": root_in.spawn(trials), "out": root_out.spawn(trials)}
     problems = {"in": nb.problem_in, "out": nb.problem_out}
-    scores: dict[str, dict[str, list]] = {"np": {"in": [], "out": []}, "residual": {"in": [], "out": []}}
-    mu2_in, objective, info = [], [], None
+    scores: dict[str, dict[str, list[np.ndarray]]] = {"np": {"in": [], "out": []}, "residual": {"in": [], "out": []}}
+    mu2_in: list[np.ndarray] = []
+    objective: list[np.ndarray] = []
+    info: Mapping[str, Any] | None = None
     bar = tqdm(
         total=2 * trials,
         desc=f"audit sharing-{mode}",
@@ -359,6 +402,8 @@ def audit_sharing(
                 objective.append(nb.problem_in.objective(result.model))
             bar.update(hi - lo)
     bar.close()
+    if info is None:
+        raise ValueError(f"trials must be >= 1, got {trials!r}")
 
     from attacks.base import AttackScores
 
@@ -377,6 +422,7 @@ def audit_sharing(
             np_test.white_box,
             np_test.metadata(),
         )
+        threshold: ThresholdChoice
         attacks, threshold = [primary, residual], "split"
     else:
         primary = residual
@@ -397,7 +443,7 @@ def audit_sharing(
     upper[_PAPER_COR1] = corollary1_epsilon(eps_it, T, share)
     upper[_PAPER_BASIC] = T * eps_it
 
-    sections = []
+    sections: list[Section] = []
     if mode == "parameter":
         sections.append(
             _parameter_section(
@@ -405,6 +451,8 @@ def audit_sharing(
             )
         )
     else:
+        if accountant_mu is None:  # _accountant_bounds gives μ in output mode
+            raise ValueError("the output mode needs the exact accountant's μ")
         sections.append(_output_section(np.concatenate(mu2_in), accountant_mu, lower, info, setting))
     sections.append(_gram_section(nb.problem_in, party, seed))
     sensitivity = "Lemma 1's claimed C" if mode == "parameter" else "Δ_safe = 2√N b_1"
@@ -451,11 +499,47 @@ def audit_sharing(
     return report, attacks
 
 
-def run_sharing_parameter(**kwargs) -> tuple[dict, list]:
+def run_sharing_parameter(
+    *,
+    epsilon: float | None = None,
+    delta: float = 1e-5,
+    confidence: float = 0.95,
+    trials: int = 10_000,
+    seed: int = 0,
+    quick: bool = False,
+    progress: bool | None = None,
+) -> tuple[dict[str, Any], list[AttackScores]]:
     """``python -m audits.run sharing-parameter`` (registry hook)."""
-    return audit_sharing("parameter", **kwargs)
+    return audit_sharing(
+        "parameter",
+        epsilon=epsilon,
+        delta=delta,
+        confidence=confidence,
+        trials=trials,
+        seed=seed,
+        quick=quick,
+        progress=progress,
+    )
 
 
-def run_sharing_output(**kwargs) -> tuple[dict, list]:
+def run_sharing_output(
+    *,
+    epsilon: float | None = None,
+    delta: float = 1e-5,
+    confidence: float = 0.95,
+    trials: int = 10_000,
+    seed: int = 0,
+    quick: bool = False,
+    progress: bool | None = None,
+) -> tuple[dict[str, Any], list[AttackScores]]:
     """``python -m audits.run sharing-output`` (registry hook)."""
-    return audit_sharing("output", **kwargs)
+    return audit_sharing(
+        "output",
+        epsilon=epsilon,
+        delta=delta,
+        confidence=confidence,
+        trials=trials,
+        seed=seed,
+        quick=quick,
+        progress=progress,
+    )

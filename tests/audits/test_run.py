@@ -125,7 +125,63 @@ def test_quick_end_to_end_writes_report_json_md_and_figures(tmp_path, capsys):
 def test_same_seed_same_report():
     a, attacks_a = run_audit("dpadmm", trials=200, seed=5, calibration_trials=100, progress=False)
     b, attacks_b = run_audit("dpadmm", trials=200, seed=5, calibration_trials=100, progress=False)
-    for x, y in zip(attacks_a, attacks_b):
+    for x, y in zip(attacks_a, attacks_b, strict=True):
         np.testing.assert_array_equal(x.scores_in, y.scores_in)
     assert [x.white_box for x in attacks_a] == [True, False, False]
     assert a["epsilon_lower"] == b["epsilon_lower"]
+
+
+def test_version_names_the_command_and_the_toolkit_version(capsys):
+    from accountants.version import __version__
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip().endswith(__version__)
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["out-is-a-file", "out-below-a-file"])
+def test_an_unusable_out_is_refused_before_any_work(tmp_path, monkeypatch, capsys, inside):
+    import audits.run
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the audit ran although --out cannot be written")
+
+    monkeypatch.setattr(audits.run, "run_audit", must_not_run)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = blocker / "sub" if inside else blocker
+    assert main(["dpadmm", "--quick", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "is a file" in err and "Traceback" not in err
+
+
+def test_a_report_that_cannot_be_written_is_exit_2_after_the_table_was_shown(tmp_path, monkeypatch, capsys):
+    import audits.report
+
+    def disk_full(report, out):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(audits.report, "write_report", disk_full)
+    code = main(["dpadmm", "--quick", "--no-figures", "--no-progress", "--out", str(tmp_path / "r"), "--seed", "1"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "| verdict |" in captured.out  # the verdict table came first
+    assert "could not be written" in captured.err and "No space left on device" in captured.err
+
+
+def test_quick_runs_default_to_their_own_folder(tmp_path, monkeypatch):
+    import audits.run
+
+    seen = {}
+
+    def fake_check(out):
+        seen["out"] = out
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(audits.run, "check_output", fake_check)
+    monkeypatch.chdir(tmp_path)
+    assert main(["dpadmm", "--quick"]) == 2
+    assert str(seen["out"]).endswith("dpadmm-quick")
+    assert main(["dpadmm"]) == 2
+    assert str(seen["out"]).endswith("dpadmm") and not str(seen["out"]).endswith("quick")

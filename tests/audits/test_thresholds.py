@@ -87,7 +87,10 @@ def test_bonferroni_is_the_max_over_the_grid_at_alpha_over_k(audit, from_counts)
     assert bound.correction == f"bonferroni over {k} thresholds (pre-registered grid; each at α/{k})"
     assert bound.details["alpha_per_test"] == pytest.approx(0.1 / k)
     fp, fn = naive_counts(scores_in, scores_out, grid)
-    each = [from_counts(int(a), 3000, int(b), 3000, delta=1e-5, confidence=1 - 0.1 / k).epsilon for a, b in zip(fp, fn)]
+    each = [
+        from_counts(int(a), 3000, int(b), 3000, delta=1e-5, confidence=1 - 0.1 / k).epsilon
+        for a, b in zip(fp, fn, strict=True)
+    ]
     assert bound.epsilon == pytest.approx(max(each), rel=1e-12)
     assert bound.threshold == grid[int(np.argmax(each))]
 
