@@ -167,7 +167,7 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
             if not issubclass(kind, dp_event.DpEvent):
                 bad = next(e for e in events if type(e) is kind)
                 raise TypeError(f"event must be a dp_accounting DpEvent, got {bad!r}")
-        events = check_events(events)  # the one parameter check, once per distinct event
+        events = check_events(events)  # the one parameter check (numpy scalars become Python numbers)
         participants = [checked[p] for p in participants]
         grouped: dict[Hashable, list[dp_event.DpEvent]] = {}
         if len(checked) == 1:
