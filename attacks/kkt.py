@@ -135,7 +135,7 @@ def _broadcasts(transcript, n_agents: int) -> np.ndarray:
     return f
 
 
-def _schedule(value, T: int, name: str) -> np.ndarray:
+def step_schedule(value, T: int, name: str) -> np.ndarray:
     array = np.asarray(value, dtype=np.float64)
     if array.ndim == 0:
         array = np.full(T, float(array))
@@ -151,7 +151,7 @@ def rebuild_duals(f: np.ndarray, adjacency: np.ndarray, agent: int, theta) -> np
       (T+1, R, d), λ_i(0) = 0.
     """
     T = f.shape[0] - 1
-    theta = _schedule(theta, T, "theta")
+    theta = step_schedule(theta, T, "theta")
     A = np.asarray(adjacency, dtype=np.float64)
     row = -A[agent].copy()
     row[agent] += A[agent].sum()  # row i of the Laplacian
@@ -186,7 +186,7 @@ def weighted_residual_mean(a: np.ndarray, b: np.ndarray, eta, degree: float, wei
       (R, d).
     """
     T = a.shape[0]
-    eta = _schedule(eta, T, "eta")
+    eta = step_schedule(eta, T, "eta")
     w = np.ones(T) if weights is None else np.asarray(weights, dtype=np.float64)
     if w.shape != (T,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
         raise ValueError(f"weights must be ({T},) non-negative finite with a positive sum, got {weights!r}")

@@ -55,7 +55,7 @@ def _released(result, agent: int) -> tuple[np.ndarray, np.ndarray]:
     return channel.values[:, :, channel.agents.index(agent)], transcript["w"]
 
 
-def _schedule(info, key: str, T: int, N: int) -> np.ndarray:
+def step_schedule(info, key: str, T: int, N: int) -> np.ndarray:
     value = np.asarray(info[key], dtype=np.float64)
     return np.broadcast_to(value, (T, N)) if value.ndim <= 1 else value
 
@@ -68,14 +68,14 @@ def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, info) -> np.
         X, y = problem.partition.agent_data(agent)
         gradient = problem.loss.gradient(w_tilde, X, y)
         gradient = gradient + (problem.lam / problem.n_agents) * problem.regularizer.gradient(w_tilde)
-        inverse_eta = 1.0 / float(_schedule(info, "eta", solver.n_iterations, problem.n_agents)[k, agent])
+        inverse_eta = 1.0 / float(step_schedule(info, "eta", solver.n_iterations, problem.n_agents)[k, agent])
         rho = solver.rho
         return (rho * w + gamma + w_tilde * inverse_eta - gradient) / (rho + inverse_eta)
     if isinstance(solver, NaiveNoisyADMM):
         # the exact local argmin depends on (w^k, γ_i^k) only; other agents' rows are dummies
         gammas = np.zeros((w.shape[0], problem.n_agents, w.shape[1]))
         gammas[:, agent] = gamma
-        solution, _, _ = solver._local_argmin(problem, w, gammas)
+        solution, _, _ = solver.local_argmin(problem, w, gammas)
         return solution[:, agent]
     raise TypeError(f"no white-box replay for solver {type(solver).__name__}")
 
@@ -127,7 +127,7 @@ def replay_statistics(result, solver, problem_in, problem_out, agent: int) -> tu
             mean_in = _noiseless_update(solver, problem_in, agent, state_w, gamma, state_wt, k, info)
         else:  # DP-ADMM's update is linear in the gradient: only the differing records matter
             mean_in = mean_out - _gradient_change(problem_in, problem_out, agent, rows, state_wt) / (
-                rho + 1.0 / float(_schedule(info, "eta", T, problem_in.n_agents)[k, agent])
+                rho + 1.0 / float(step_schedule(info, "eta", T, problem_in.n_agents)[k, agent])
             )
         diff = mean_in - mean_out
         size = np.linalg.norm(diff, axis=1)
@@ -172,7 +172,7 @@ class WhiteBoxNP:
     def claimed_sigma(self, result) -> np.ndarray:
         """(T,) the σ_k the mechanism claims for the target agent."""
         T = result.transcript["w"].shape[0]
-        return _schedule(result.info, "sigma", T, self.problem_in.n_agents)[:, self.agent].copy()
+        return step_schedule(result.info, "sigma", T, self.problem_in.n_agents)[:, self.agent].copy()
 
     def calibrate(self, result_in, result_out) -> WhiteBoxNP:
         """Estimate σ_k from calibration trials with known labels (disjoint from audited trials):

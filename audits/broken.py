@@ -46,8 +46,8 @@ class _ScaledNoise:
 
 @dataclass(frozen=True)
 class _BrokenNoise(DPADMM):
-    def _plan(self, problem: HorizontalProblem) -> RunPlan:
-        plan = super()._plan(problem)
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        plan = super().plan(problem)
         if plan.mechanism is None:
             return plan
         sigma = np.asarray(plan.info["sigma"], dtype=np.float64)[:, :, None]  # (T, N, 1), claimed
@@ -97,7 +97,7 @@ class WrongNormSensitivity(DPADMM):
 
     name = "dpadmm-broken-wrong-norm"
 
-    def _check_problem(self, problem: HorizontalProblem, private: bool) -> None:
+    def check_problem(self, problem: HorizontalProblem, private: bool) -> None:
         from solvers.problem import HorizontalProblem
         from solvers.topology import StarTopology
 

@@ -22,7 +22,7 @@ from solvers.graph import GraphTopology
 
 def radmm_loop(problem: DecentralizedProblem, solver: RADMM, seed) -> np.ndarray:
     """Private/non-private R-ADMM, MATLAB style; returns f (T+1, N, d)."""
-    plan = solver._plan(problem)
+    plan = solver.plan(problem)
     draws = plan.mechanism.sample(AgentStreams(agent_seeds(seed, problem.n_agents)), plan.noise_shape)
     T, N, d = solver.n_iterations, problem.n_agents, problem.n_features
     C, rho, eta, gamma = problem.C, problem.rho, float(solver.eta), float(solver.gamma)

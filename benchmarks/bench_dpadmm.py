@@ -34,7 +34,7 @@ def dpadmm_loop(problem: HorizontalProblem, solver: DPADMM, seed: int) -> dict[s
     own stream, child i of the seed's SeedSequence, times σ), then updates agent by agent with
     ``problem.loss.gradient`` on agent i's unpadded records. Returns w (T, d), w_tilde (T, N, d) and gamma (T, N, d).
     """
-    plan = solver._plan(problem)
+    plan = solver.plan(problem)
     eta, sigma = plan.info["eta"], plan.info["sigma"]
     T, N, d = solver.n_iterations, problem.n_agents, problem.n_features
     streams = [make_rng(child) for child in np.random.SeedSequence(seed).spawn(N)]

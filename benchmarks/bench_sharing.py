@@ -34,7 +34,7 @@ def sharing_loop(problem: VerticalProblem, solver: ADMMSharing, seed: int) -> di
     """
     if solver.b1 is not None and solver.noise is None:
         raise ValueError("sharing_loop implements the unconstrained update only")
-    plan = solver._plan(problem)
+    plan = solver.plan(problem)
     T, M, N = solver.n_iterations, problem.n_parties, problem.n_samples
     rho, lam = plan.info["rho"], problem.lam
     noise = np.zeros((T, M, N))

@@ -20,7 +20,7 @@ trial (``Result.privacy_scope``, and the run record next to a ledger file, ``sol
 ``Solver[P]`` is generic in the problem type ``P`` a solver family runs on, so that no family narrows
 the signature of ``run``: :class:`HorizontalSolver` is the engine above for problems whose agents
 hold records (``HorizontalProblem`` and its subclass ``DecentralizedProblem``); its subclasses
-implement ``_plan`` (what is released, with which mechanism) and ``_iterate`` (the updates, calling
+implement ``plan`` (what is released, with which mechanism) and ``iterate`` (the updates, calling
 ``recorder.record`` once per iteration). Vertically partitioned problems have their own engine
 (``solvers.sharing.base.VerticalSolver``, a ``Solver[VerticalProblem]``).
 """
@@ -112,7 +112,7 @@ class Solver(ABC, Generic[P]):
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @abstractmethod
-    def _plan(self, problem: P) -> RunPlan:
+    def plan(self, problem: P) -> RunPlan:
         """Validate ``problem`` for this solver and fix the data-independent plan."""
 
     @abstractmethod
@@ -140,12 +140,12 @@ class HorizontalSolver(Solver[HP]):
     """Base class of the solvers on problems whose agents hold records (``HorizontalProblem``)."""
 
     #: Whether ``ledger_path`` receives the whole ledger before the run on every backend (a ledger
-    #: from ``_account`` that is not ``plan.events`` round by round, e.g. PDML's); otherwise Ray
+    #: from ``account`` that is not ``plan.events`` round by round, e.g. PDML's); otherwise Ray
     #: writes iteration k's releases before round k.
-    _ledger_written_upfront: ClassVar[bool] = False
+    ledger_written_upfront: ClassVar[bool] = False
 
     @abstractmethod
-    def _iterate(
+    def iterate(
         self,
         problem: HP,
         plan: RunPlan,
@@ -210,7 +210,7 @@ class HorizontalSolver(Solver[HP]):
           A ``Result``; arrays have a trials axis iff ``trials`` or ``seeds`` was given.
         """
         resolved = resolve_accountants(accountants)
-        plan = self._plan(problem)
+        plan = self.plan(problem)
         trial_seeds, batched = _trial_seeds(seed, trials, seeds)
         engine = resolve_backend(backend)
         R = len(trial_seeds)
@@ -224,13 +224,13 @@ class HorizontalSolver(Solver[HP]):
             transcript_agents=transcript_agents,
             white_box=record_white_box,
         )
-        chunks = _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes)
+        chunks = _chunks(R, self.bytes_per_trial(problem, plan), max_chunk_bytes)
         # Every argument is checked; from here on the run happens. Register every release first
         # (a BudgetFilter refuses the whole run here), before anything is written or drawn.
-        ledger, privacy = self._account(problem, plan, resolved)
+        ledger, privacy = self.account(problem, plan, resolved)
         scope = privacy_scope(R, batched)
         ledger_file = _open_ledger_file(ledger_path, self.name, R, batched, scope, ledger)
-        if ledger_file is not None and self._ledger_written_upfront:
+        if ledger_file is not None and self.ledger_written_upfront:
             ledger_file.extend(ledger)  # all of it, before the first release, on every backend
             ledger_file = None
         if engine is not None:
@@ -252,7 +252,7 @@ class HorizontalSolver(Solver[HP]):
             privacy_scope=scope,
         )
 
-    def _account(
+    def account(
         self, problem: HP, plan: RunPlan, accountants: Sequence[AccountantLike]
     ) -> tuple[Ledger, dict[str, float]]:
         """Register the run's releases with ``accountants`` before the first one happens; return
@@ -282,11 +282,11 @@ class HorizontalSolver(Solver[HP]):
                     streams = AgentStreams(agent_seeds(trial_seed, problem.n_agents))
                     noise[j] = plan.mechanism.sample(streams, plan.noise_shape)
             recorder.begin(trials_slice)
-            for key, value in self._iterate(problem, plan, len(chunk_seeds), noise, recorder).items():
+            for key, value in self.iterate(problem, plan, len(chunk_seeds), noise, recorder).items():
                 diagnostics[key] = max(value, diagnostics.get(key, value))
         return diagnostics
 
-    def _bytes_per_trial(self, problem: HP, plan: RunPlan) -> int:
+    def bytes_per_trial(self, problem: HP, plan: RunPlan) -> int:
         """Memory one trial adds to a chunk: its noise and the (N, m) margins."""
         n_agents, width = problem.partition.X.shape[:2]
         return 8 * (int(np.prod(plan.noise_shape)) + 3 * n_agents * width)

@@ -51,14 +51,14 @@ _BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, b
 
 
 @dataclass(frozen=True)
-class _StarADMM(HorizontalSolver[HorizontalProblem]):
+class StarADMM(HorizontalSolver[HorizontalProblem]):
     """Shared parameters, validation and the trainer's updates (3c)–(3d)."""
 
     rho: float = 1.0
     n_iterations: int = 100
 
     #: The channel of the agents' releases ŵ_i^{k+1} (the exact or the noisy local model).
-    _sent: ClassVar[str]
+    sent_channel: ClassVar[str]
 
     def __post_init__(self) -> None:
         _check_real(self.rho, "rho", low=0.0, low_open=True)
@@ -66,7 +66,7 @@ class _StarADMM(HorizontalSolver[HorizontalProblem]):
         if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
             raise ValueError(f"n_iterations must be an integer >= 1, got {self.n_iterations!r}")
 
-    def _check_problem(self, problem: HorizontalProblem, private: bool) -> None:
+    def check_problem(self, problem: HorizontalProblem, private: bool) -> None:
         if not isinstance(problem, HorizontalProblem):
             raise TypeError(f"problem must be a HorizontalProblem, got {type(problem).__name__}")
         if not isinstance(problem.topology, StarTopology):
@@ -74,7 +74,7 @@ class _StarADMM(HorizontalSolver[HorizontalProblem]):
         if private:
             problem.check_feature_bound(1.0)
 
-    def _consensus_step(self, w_sent: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def consensus_step(self, w_sent: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(3c) and (3d): the trainer's average and the agents' dual ascent, for (R, N, d) arrays."""
         w = w_sent.mean(axis=1) - gamma.mean(axis=1) / self.rho
         return w, gamma - self.rho * (w_sent - w[:, None, :])
@@ -90,7 +90,7 @@ class _StarADMM(HorizontalSolver[HorizontalProblem]):
 
 
 @dataclass(frozen=True)
-class _ExactLocalADMM(_StarADMM):
+class ExactLocalADMM(StarADMM):
     """Algorithms 1 and 2: the local step is the exact argmin of the augmented Lagrangian."""
 
     tol: float = 1e-10
@@ -99,22 +99,22 @@ class _ExactLocalADMM(_StarADMM):
         super().__post_init__()
         _check_real(self.tol, "tol", low=0.0, low_open=True)
 
-    def _iterate(
+    def iterate(
         self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
     ) -> Mapping[str, float]:
         N, d = problem.n_agents, problem.n_features
         w, gamma = np.zeros((R, d)), np.zeros((R, N, d))
         worst = {"inner_residual": 0.0, "inner_iterations": 0.0}
         for k in range(self.n_iterations):
-            w_local, diagnostics = self._agent_update(problem, plan, k, w, gamma, None, slice(None))
+            w_local, diagnostics = self.agent_update(problem, plan, k, w, gamma, None, slice(None))
             for key, value in diagnostics.items():
                 worst[key] = max(worst[key], value)
             w_sent = w_local if noise is None else w_local + noise[:, k]
-            w, gamma = self._consensus_step(w_sent, gamma)
-            recorder.record(k, w, w_sent, **{self._sent: w_sent, "w": w, "w_local": w_local})
+            w, gamma = self.consensus_step(w_sent, gamma)
+            recorder.record(k, w, w_sent, **{self.sent_channel: w_sent, "w": w, "w_local": w_local})
         return worst
 
-    def _agent_update(
+    def agent_update(
         self,
         problem: HorizontalProblem,
         plan: RunPlan,
@@ -126,10 +126,10 @@ class _ExactLocalADMM(_StarADMM):
     ) -> tuple[np.ndarray, dict[str, float]]:
         """The local step of ``agents`` in iteration k (the exact argmin; ``sent`` is unused), on
         (R, n, d) arrays of those agents; the in-process run and a Ray actor both call it."""
-        w_local, residual, iterations = self._local_argmin(problem, w, gamma)
+        w_local, residual, iterations = self.local_argmin(problem, w, gamma)
         return w_local, {"inner_residual": residual, "inner_iterations": float(iterations)}
 
-    def _local_argmin(
+    def local_argmin(
         self, problem: HorizontalProblem, w: np.ndarray, gamma: np.ndarray
     ) -> tuple[np.ndarray, float, int]:
         """argmin_v f_i(v) − <γ_i, v − w> + (ρ/2)‖v − w‖² for every trial and agent, warm-started
@@ -167,7 +167,7 @@ class _ExactLocalADMM(_StarADMM):
 
 
 @dataclass(frozen=True)
-class ADMM(_ExactLocalADMM):
+class ADMM(ExactLocalADMM):
     """Algorithm 1: non-private ADMM with an exact local solve (spec 000 §2.1).
 
     Args:
@@ -184,15 +184,15 @@ class ADMM(_ExactLocalADMM):
         "w_local": ChannelSpec("agents", "w_i^{k+1}: agent i's exact local minimiser, sent in the clear"),
         "w": _BROADCAST,
     }
-    _sent = "w_local"
+    sent_channel = "w_local"
 
-    def _plan(self, problem: HorizontalProblem) -> RunPlan:
-        self._check_problem(problem, private=False)
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        self.check_problem(problem, private=False)
         return RunPlan(self.n_iterations, self._events(problem, None))
 
 
 @dataclass(frozen=True)
-class NaiveNoisyADMM(_ExactLocalADMM):
+class NaiveNoisyADMM(ExactLocalADMM):
     """Algorithm 2: exact local minimiser plus Gaussian noise of constant σ_i (spec 000 §2.2).
 
     Args:
@@ -217,7 +217,7 @@ class NaiveNoisyADMM(_ExactLocalADMM):
         "w": _BROADCAST,
         "w_local": ChannelSpec("agents", "w_i^{k+1}: the noise-free local minimiser (never released)", white_box=True),
     }
-    _sent = "w_tilde"
+    sent_channel = "w_tilde"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -230,8 +230,8 @@ class NaiveNoisyADMM(_ExactLocalADMM):
     def target_delta(self) -> float:
         return self.delta if self.delta_target is None else self.delta_target
 
-    def _plan(self, problem: HorizontalProblem) -> RunPlan:
-        self._check_problem(problem, private=True)
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        self.check_problem(problem, private=True)
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
         sensitivity = naive_sensitivity(
             s1=problem.loss.gradient_bound,
@@ -253,7 +253,7 @@ class NaiveNoisyADMM(_ExactLocalADMM):
 
 
 @dataclass(frozen=True)
-class DPADMM(_StarADMM):
+class DPADMM(StarADMM):
     """Algorithm 3, DP-ADMM (spec 000 §2.3): linearised proximal local step and Gaussian noise.
 
     Args:
@@ -280,7 +280,7 @@ class DPADMM(_StarADMM):
     calibration: Calibration = "classic"
 
     name = "dpadmm"
-    _sent = "w_tilde"
+    sent_channel = "w_tilde"
     channels = {
         "w_tilde": ChannelSpec("agents", "w̃_i^{k+1} = w_i^{k+1} + ξ_i^{k+1}, (3b): agent i's noisy local model"),
         "w": _BROADCAST,
@@ -307,8 +307,8 @@ class DPADMM(_StarADMM):
     def target_delta(self) -> float:
         return self.delta if self.delta_target is None else self.delta_target
 
-    def _plan(self, problem: HorizontalProblem) -> RunPlan:
-        self._check_problem(problem, private=True)
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        self.check_problem(problem, private=True)
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
         z = _noise_multiplier(self.epsilon, self.delta, self.calibration)
         eta, dw = self._step_sizes(problem, z)
@@ -354,19 +354,19 @@ class DPADMM(_StarADMM):
         )
         return eta, dw
 
-    def _iterate(
+    def iterate(
         self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
     ) -> Mapping[str, float]:
         N, d = problem.n_agents, problem.n_features
         w, w_tilde, gamma = np.zeros((R, d)), np.zeros((R, N, d)), np.zeros((R, N, d))
         for k in range(self.n_iterations):
-            w_local, _ = self._agent_update(problem, plan, k, w, gamma, w_tilde, slice(None))  # (3a)
+            w_local, _ = self.agent_update(problem, plan, k, w, gamma, w_tilde, slice(None))  # (3a)
             w_tilde = w_local if noise is None else w_local + noise[:, k]  # (3b)
-            w, gamma = self._consensus_step(w_tilde, gamma)  # (3c), (3d)
+            w, gamma = self.consensus_step(w_tilde, gamma)  # (3c), (3d)
             recorder.record(k, w, w_tilde, w_tilde=w_tilde, w=w, w_local=w_local)
         return {}
 
-    def _agent_update(
+    def agent_update(
         self,
         problem: HorizontalProblem,
         plan: RunPlan,

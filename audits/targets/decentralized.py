@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from audits.stats import LowerBound
     from audits.verdict import Section
     from solvers.decentralized import MRADMM, RADMM, DecentralizedProblem, PenaltyPerturbation
-    from solvers.decentralized.admm import _Schedule
+    from solvers.decentralized.admm import StepSchedule
 
     #: The audited solvers (RADMM is an MRADMM, DVP a PenaltyPerturbation).
     DecentralizedSolver = MRADMM | PenaltyPerturbation
@@ -157,9 +157,9 @@ def _under_noised() -> type[RADMM]:
         noise_factor: float = 4.0
         name = "radmm_under_noised"
 
-        def _schedule(self, problem: DecentralizedProblem) -> _Schedule:
-            # MRADMM._schedule carries no annotations; it overrides the typed base method
-            planned: Callable[[DecentralizedProblem], _Schedule] = super()._schedule
+        def step_schedule(self, problem: DecentralizedProblem) -> StepSchedule:
+            # MRADMM.step_schedule carries no annotations; it overrides the typed base method
+            planned: Callable[[DecentralizedProblem], StepSchedule] = super().step_schedule
             schedule = planned(problem)
             if schedule.alpha is None:
                 raise ValueError("the under-noised R-ADMM is a private solver: it needs alpha")

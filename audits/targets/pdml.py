@@ -124,7 +124,7 @@ def broadcast_solver(problem: HorizontalProblem, delta: float, mu: float = BROAD
         n_iterations=BROADCAST_ITERATIONS,
         delta=delta,
     )
-    info = unit._plan(problem).info
+    info = unit.plan(problem).info
     xi = zcdp_total(info["sensitivity"], 1.0, BROADCAST_RHO, BROADCAST_ITERATIONS)[0]  # μ² = 2Ξ at V = 1
     return dataclasses.replace(unit, V=math.sqrt(2.0 * xi) / mu)
 
@@ -151,7 +151,7 @@ def _broadcast_audit(
 
     nb = broadcast_neighbours()
     solver = broadcast_solver(nb.problem_in, delta)
-    info = solver._plan(nb.problem_in).info
+    info = solver.plan(nb.problem_in).info
     agent, participant = nb.agent, f"server-{nb.agent}"
     events = tuple(e.event for e in solver.ledger(nb.problem_in) if e.participant == participant)
     derived = "derived (spec 002 §4.3, exact GDP)"

@@ -17,7 +17,7 @@ import numpy as np
 
 from solvers.backends.protocol import AgentProgram, Coordinator
 from solvers.backends.share import AgentShare
-from solvers.decentralized.admm import _even_step, _exact_step, _neighbour_sum
+from solvers.decentralized.admm import even_step, exact_step, neighbour_sum
 from solvers.recorder import Recorder
 
 __all__ = ["Broadcasts", "GraphDriver", "GraphNode", "neighbourhoods", "outbound_to", "received_broadcasts", "required"]
@@ -54,7 +54,7 @@ def received_broadcasts(inbound: Broadcasts | None, n_agents: int) -> np.ndarray
 
 
 class GraphNode(AgentProgram[Broadcasts | None]):
-    """Node ``share.agent`` of a ``_DecentralizedSolver``."""
+    """Node ``share.agent`` of a ``DecentralizedSolver``."""
 
     # The node's state in a chunk of trials (None until the round that sets it).
     f: np.ndarray | None
@@ -87,17 +87,17 @@ class GraphNode(AgentProgram[Broadcasts | None]):
             return {"f": self.f, "noise": zero}
         f_prev = received_broadcasts(inbound, self.n_agents)
         if t >= 2 and info["exact"][t - 2]:
-            self.lam = self.lam + 0.5 * info["theta"][t - 2][i][:, None] * _neighbour_sum(self.Lap, f_prev)
+            self.lam = self.lam + 0.5 * info["theta"][t - 2][i][:, None] * neighbour_sum(self.Lap, f_prev)
         if t == T + 1:
             return {"lam": self.lam}
         reply: dict[str, object] = {"lam": self.lam}
-        Af = _neighbour_sum(self.A, f_prev)
+        Af = neighbour_sum(self.A, f_prev)
         eta = info["eta"][t - 1][i]
         eps = zero
         if info["exact"][t - 1]:
             slot = info["noise_slot"][t - 1]
             eps = zero if slot < 0 else self.noise[:, 1 + slot]
-            f_new, residual, iterations = _exact_step(
+            f_new, residual, iterations = exact_step(
                 self.share,
                 required(self.f, "f(t - 1)"),
                 Af,
@@ -111,7 +111,7 @@ class GraphNode(AgentProgram[Broadcasts | None]):
             self.f_before, self.lam_before, self.Af_before = self.f, self.lam, Af
             self.f = f_new
         else:
-            self.f = _even_step(
+            self.f = even_step(
                 self.f_before,
                 self.f,
                 self.lam_before,
@@ -148,7 +148,7 @@ class GraphDriver(Coordinator[Broadcasts | None]):
         self._merge(replies)
         if t >= 1:
             lam = np.concatenate([r["lam"] for r in replies], axis=1)
-            self.solver._record(self.problem, self.recorder, t - 1, self.f, lam, self.noise)
+            self.solver.record_iteration(self.problem, self.recorder, t - 1, self.f, lam, self.noise)
         if t < self.n_rounds - 1:
             self.f = np.concatenate([r["f"] for r in replies], axis=1)
             self.noise = np.concatenate([r["noise"] for r in replies], axis=1)

@@ -4,8 +4,8 @@ An :class:`AgentProgram` is what one agent executes: it holds its own share of t
 (``AgentShare``) and its own noise, and in round k turns the messages it receives into the message it
 releases. A :class:`Coordinator` (the trainer of a star, the driver of a graph) hands every agent the
 released messages it is entitled to, collects the releases, and records the iteration. The
-in-process backend never uses these classes (it runs the vectorised ``Solver._iterate``); both
-sides call the same update functions as ``_iterate``, so the two backends agree.
+in-process backend never uses these classes (it runs the vectorised ``Solver.iterate``); both
+sides call the same update functions as ``iterate``, so the two backends agree.
 """
 
 from __future__ import annotations

@@ -234,18 +234,18 @@ def _protocol(solver, problem, plan, recorder) -> tuple[Callable[[int], AgentPro
     from solvers.backends.pdml import PDMLDriver, PDMLServer, pdml_white_box
     from solvers.backends.sharing import PartyShare, SharingParty, SharingServer, sharing_white_box
     from solvers.backends.star import StarAgent, StarTrainer, white_box_needed
-    from solvers.decentralized.admm import _DecentralizedSolver
-    from solvers.dpadmm import _StarADMM
+    from solvers.decentralized.admm import DecentralizedSolver
+    from solvers.dpadmm import StarADMM
     from solvers.pdml import PDML
     from solvers.sharing import ADMMSharing
 
-    if isinstance(solver, _StarADMM):
+    if isinstance(solver, StarADMM):
         white_box = white_box_needed(recorder, solver)
         return (
             lambda i: StarAgent(solver, AgentShare(problem, i), plan, white_box),
             lambda R: StarTrainer(solver, problem, plan, R, recorder),
         )
-    if isinstance(solver, _DecentralizedSolver):
+    if isinstance(solver, DecentralizedSolver):
         adjacency = problem.graph.adjacency_matrix()
         return (
             lambda i: GraphNode(solver, AgentShare(problem, i), plan, adjacency),

@@ -67,7 +67,7 @@ class SharingParty(AgentProgram[ServerBroadcast]):
             a = ball_constrained_l2_coefficients(c, svd.s, share.lam, rho, solver.b1)
             self.x = a @ svd.Vt
         else:
-            self.x = solver._l1_update(self.x, c, svd, share, rho)
+            self.x = solver.l1_update(self.x, c, svd, share, rho)
             a = self.x @ svd.Vt.transpose(0, 2, 1)
         Ut = svd.U.transpose(0, 2, 1)
         clean = (a * svd.s[:, None, :]) @ Ut  # D_m x_m^{t+1}, (1, R, N)

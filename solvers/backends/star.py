@@ -2,7 +2,7 @@
 
 Round k: the trainer sends the broadcast w^k (w^0 = 0); agent i updates its dual from its own last
 release, γ_i^k = γ_i^{k−1} − ρ(ŵ_i^k − w^k) (3d), computes its local step with
-``solver._agent_update`` on its own records, adds its own noise and releases ŵ_i^{k+1}. The trainer
+``solver.agent_update`` on its own records, adds its own noise and releases ŵ_i^{k+1}. The trainer
 averages the releases (3c), w^{k+1} = mean_i ŵ_i − mean_i γ_i/ρ, with the duals rebuilt from the
 releases by the same (3d) (they are a function of the transcript), and records the iteration.
 """
@@ -21,11 +21,11 @@ __all__ = ["StarAgent", "StarTrainer", "white_box_needed"]
 
 def white_box_needed(recorder: Recorder, solver) -> bool:
     """Whether the agents must also return their unreleased local models (recorded white-box)."""
-    return "w_local" in recorder.specs and solver._sent != "w_local"
+    return "w_local" in recorder.specs and solver.sent_channel != "w_local"
 
 
 class StarAgent(AgentProgram[np.ndarray]):
-    """Agent ``share.agent`` of a ``_StarADMM`` solver."""
+    """Agent ``share.agent`` of a ``StarADMM`` solver."""
 
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
         d = self.share.n_features
@@ -36,7 +36,7 @@ class StarAgent(AgentProgram[np.ndarray]):
         if k > 0:
             self.gamma = self.gamma - self.solver.rho * (self.sent - w[:, None, :])  # (3d)
         agents = slice(self.agent, self.agent + 1)
-        w_local, diagnostics = self.solver._agent_update(self.share, self.plan, k, w, self.gamma, self.sent, agents)
+        w_local, diagnostics = self.solver.agent_update(self.share, self.plan, k, w, self.gamma, self.sent, agents)
         self.sent = w_local if self.noise is None else w_local + self.noise[:, k]
         reply: dict[str, object] = {"sent": self.sent, "diagnostics": diagnostics}
         if self.white_box:
@@ -60,8 +60,8 @@ class StarTrainer(Coordinator[np.ndarray]):
     def receive(self, k: int, replies: Sequence[Mapping[str, object]]) -> None:
         self._merge(replies)
         sent = np.concatenate([r["sent"] for r in replies], axis=1)
-        self.w, self.gamma = self.solver._consensus_step(sent, self.gamma)  # (3c), (3d)
-        messages = {self.solver._sent: sent, "w": self.w}
+        self.w, self.gamma = self.solver.consensus_step(sent, self.gamma)  # (3c), (3d)
+        messages = {self.solver.sent_channel: sent, "w": self.w}
         if white_box_needed(self.recorder, self.solver):
             messages["w_local"] = np.concatenate([r["w_local"] for r in replies], axis=1)
         self.recorder.record(k, self.w, sent, **messages)

@@ -91,7 +91,7 @@ class _InitAndNoise:
 
 
 @dataclass(frozen=True)
-class _Schedule:
+class StepSchedule:
     """Per-iteration plan of t = 1..T (index t−1): kind, penalties, dual steps, noise."""
 
     exact: np.ndarray  # (T,) bool
@@ -104,8 +104,8 @@ class _Schedule:
 
 
 @dataclass(frozen=True)
-class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
-    """Shared engine (module docstring). Subclasses implement ``_schedule``."""
+class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
+    """Shared engine (module docstring). Subclasses implement ``step_schedule``."""
 
     n_iterations: int = 50
     init_scale: float = 0.1
@@ -143,7 +143,7 @@ class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
         return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
 
     # ---------------------------------------------------------------------------------------
-    def _check_problem(self, problem: DecentralizedProblem) -> None:
+    def check_problem(self, problem: DecentralizedProblem) -> None:
         if not isinstance(problem, DecentralizedProblem):
             raise TypeError(f"problem must be a DecentralizedProblem, got {type(problem).__name__}")
         if not isinstance(problem.regularizer, L2Regularizer):
@@ -153,12 +153,12 @@ class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
             if problem.loss.gradient_bound > 1.0:
                 raise ValueError(f"the privacy theorems need |L'| <= 1, got {problem.loss!r}")
 
-    def _schedule(self, problem: DecentralizedProblem) -> _Schedule:
+    def step_schedule(self, problem: DecentralizedProblem) -> StepSchedule:
         raise NotImplementedError
 
-    def _plan(self, problem: DecentralizedProblem) -> RunPlan:
-        self._check_problem(problem)
-        s = self._schedule(problem)
+    def plan(self, problem: DecentralizedProblem) -> RunPlan:
+        self.check_problem(problem)
+        s = self.step_schedule(problem)
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
         n_noisy = 0 if s.alpha is None else s.alpha.shape[0]
         mechanism = None if s.alpha is None else GammaNormMechanism(s.alpha, d)
@@ -188,12 +188,12 @@ class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
             info,
         )
 
-    def _bytes_per_trial(self, problem: DecentralizedProblem, plan: RunPlan) -> int:
+    def bytes_per_trial(self, problem: DecentralizedProblem, plan: RunPlan) -> int:
         N, m, d = problem.partition.X.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + 3 * N * d * d + 8 * N * d)
 
     # ---------------------------------------------------------------------------------------
-    def _iterate(
+    def iterate(
         self, problem: DecentralizedProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
     ) -> Mapping[str, float]:
         info = plan.info
@@ -209,7 +209,7 @@ class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
         f = np.array(noise[:, 0])
         lam = np.zeros((R, N, d))
         zero = np.zeros((R, N, d))
-        self._record(problem, recorder, 0, f, lam, zero)
+        self.record_iteration(problem, recorder, 0, f, lam, zero)
         f_before: np.ndarray | None = None
         lam_before: np.ndarray | None = None
         worst = {"kkt_residual": 0.0, "newton_iterations": 0.0}
@@ -217,26 +217,26 @@ class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
             eta = eta_all[t - 1]
             if exact[t - 1]:
                 eps = zero if slots[t - 1] < 0 else noise[:, 1 + slots[t - 1]]
-                f_new, residual, iterations = _exact_step(
-                    problem, f, _neighbour_sum(A, f), lam, scales[t - 1][:, None] * eps, eta, V, self.tol
+                f_new, residual, iterations = exact_step(
+                    problem, f, neighbour_sum(A, f), lam, scales[t - 1][:, None] * eps, eta, V, self.tol
                 )
                 worst["kkt_residual"] = max(worst["kkt_residual"], residual)
                 worst["newton_iterations"] = max(worst["newton_iterations"], float(iterations))
                 f_before, lam_before = f, lam
-                lam = lam + 0.5 * theta_all[t - 1][:, None] * _neighbour_sum(Lap, f_new)
+                lam = lam + 0.5 * theta_all[t - 1][:, None] * neighbour_sum(Lap, f_new)
                 f = f_new
             else:
                 if f_before is None:
                     raise ValueError(f"iteration {t}: an even (linear) step must follow an exact step")
                 eps = zero
-                f = _even_step(
-                    f_before, f, lam_before, lam, eta, gamma, _neighbour_sum(A, f_before), _neighbour_sum(A, f), V
+                f = even_step(
+                    f_before, f, lam_before, lam, eta, gamma, neighbour_sum(A, f_before), neighbour_sum(A, f), V
                 )
-            self._record(problem, recorder, t, f, lam, eps)
+            self.record_iteration(problem, recorder, t, f, lam, eps)
         return worst
 
     @staticmethod
-    def _record(problem, recorder: Recorder, t: int, f: np.ndarray, lam: np.ndarray, eps: np.ndarray) -> None:
+    def record_iteration(problem, recorder: Recorder, t: int, f: np.ndarray, lam: np.ndarray, eps: np.ndarray) -> None:
         recorder.record(t, f.mean(axis=1), f, f=f, lam=lam, noise=eps)
         if recorder.history_enabled:
             # Framework gap: Recorder has no hook for extra metrics; we write into its arrays.
@@ -246,13 +246,13 @@ class _DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
             history["average_loss"][t, recorder._trials] = problem.local_loss(f).mean(axis=-1)
 
 
-def _neighbour_sum(matrix: np.ndarray, f: np.ndarray) -> np.ndarray:
+def neighbour_sum(matrix: np.ndarray, f: np.ndarray) -> np.ndarray:
     """Σ_j M_ij f_j for (n, N) rows of A or the Laplacian and f (R, N, d); a node running alone
     passes its own rows and f with only its neighbours' (and its own) broadcasts, zeros elsewhere."""
     return np.einsum("ij,rjd->rid", matrix, f)
 
 
-def _exact_step(
+def exact_step(
     problem: DecentralizedProblem,
     f_prev: np.ndarray,
     Af_prev: np.ndarray,
@@ -285,7 +285,7 @@ def _exact_step(
     return solution.x, float(solution.residual.max()), solution.iterations
 
 
-def _even_step(f_before, f_odd, lam_before, lam, eta, gamma, Af_before, Af_odd, V):
+def even_step(f_before, f_odd, lam_before, lam, eta, gamma, Af_before, Af_odd, V):
     """(19) with the KKT form (47) of the noisy gradient: released values only (A f as neighbour sums)."""
     e = eta[:, None]
     noisy_gradient = -2.0 * lam_before - e * (2.0 * V[:, None] * f_odd - V[:, None] * f_before - Af_before)
@@ -358,7 +358,7 @@ def _is_scalar(value: object) -> TypeGuard[float]:
 
 
 @dataclass(frozen=True)
-class DecentralizedADMM(_DecentralizedSolver):
+class DecentralizedADMM(DecentralizedSolver):
     """Conventional decentralized ADMM (8)–(9) of seed 001 / (8)–(9) of seed 003: exact local
     solves at every iteration, common penalty η, no noise (every release is non-private).
 
@@ -374,16 +374,16 @@ class DecentralizedADMM(_DecentralizedSolver):
         super().__post_init__()
         _real(self.eta, "eta")
 
-    def _schedule(self, problem):
+    def step_schedule(self, problem):
         T, N = self.n_iterations, problem.n_agents
         eta = np.full((T, N), float(self.eta))
-        return _Schedule(
+        return StepSchedule(
             np.ones(T, bool), eta, eta.copy(), np.full(T, -1), np.zeros((T, N)), None, np.full((T, N), np.inf)
         )
 
 
 @dataclass(frozen=True)
-class ObjectivePerturbationADMM(_DecentralizedSolver):
+class ObjectivePerturbationADMM(DecentralizedSolver):
     """ADMM-OP (spec 001 §2.2 [rec]): (8)–(9) with objective perturbation ε_i(t) ~ exp(−α_i(t)‖ε‖)
     at every iteration; each iteration costs (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(t)) (Thm V.1
     applied per iteration).
@@ -404,7 +404,7 @@ class ObjectivePerturbationADMM(_DecentralizedSolver):
     def private(self) -> bool:
         return True
 
-    def _schedule(self, problem):
+    def step_schedule(self, problem):
         T, N = self.n_iterations, problem.n_agents
         eta = np.full((T, N), float(self.eta))
         alpha = _schedule_array(self.alpha, T, N, "alpha")
@@ -419,11 +419,11 @@ class ObjectivePerturbationADMM(_DecentralizedSolver):
             c1=problem.loss.curvature_bound,
             bound=self.bound,
         )
-        return _Schedule(np.ones(T, bool), eta, eta.copy(), np.arange(T), np.ones((T, N)), alpha, eps)
+        return StepSchedule(np.ones(T, bool), eta, eta.copy(), np.arange(T), np.ones((T, N)), alpha, eps)
 
 
 @dataclass(frozen=True)
-class MRADMM(_DecentralizedSolver):
+class MRADMM(DecentralizedSolver):
     """MR-ADMM (seed 001 Alg. 2/3): odd iterations exact (with objective perturbation if ``alpha``),
     even iterations the recycled linear step (19) from released values.
 
@@ -488,7 +488,7 @@ class MRADMM(_DecentralizedSolver):
             raise ValueError("eta must be non-decreasing in k at every node (MR-ADMM, spec 001 §2.4)")
         return eta
 
-    def _schedule(self, problem):
+    def step_schedule(self, problem):
         T, N, K = self.n_iterations, problem.n_agents, self.n_iterations // 2
         eta_odd = self.eta_odd(N)
         eta = np.repeat(eta_odd, 2, axis=0)
@@ -518,7 +518,7 @@ class MRADMM(_DecentralizedSolver):
             slots[0::2] = np.arange(K)
         else:
             eps[0::2] = np.inf
-        return _Schedule(exact, eta, theta, slots, np.ones((T, N)), alpha, eps)
+        return StepSchedule(exact, eta, theta, slots, np.ones((T, N)), alpha, eps)
 
 
 @dataclass(frozen=True)
@@ -534,7 +534,7 @@ class RADMM(MRADMM):
 
 
 @dataclass(frozen=True)
-class PenaltyPerturbation(_DecentralizedSolver):
+class PenaltyPerturbation(DecentralizedSolver):
     """M-ADMM (10)–(11) with penalty perturbation (seed 003 Alg. 1, (24)–(25)); non-private M-ADMM
     when ``alpha`` is None.
 
@@ -584,13 +584,13 @@ class PenaltyPerturbation(_DecentralizedSolver):
             alpha = _schedule_array(a, T, n_agents, "alpha")
         return eta, alpha
 
-    def _schedule(self, problem):
+    def step_schedule(self, problem):
         T, N = self.n_iterations, problem.n_agents
         eta, alpha = self.schedules(N)
         V = problem.graph.degrees.astype(np.float64)
         theta = np.full((T, N), float(self.theta))
         if alpha is None:
-            return _Schedule(
+            return StepSchedule(
                 np.ones(T, bool), eta, theta, np.full(T, -1), np.zeros((T, N)), None, np.full((T, N), np.inf)
             )
         eps = pp_epsilons(
@@ -605,7 +605,7 @@ class PenaltyPerturbation(_DecentralizedSolver):
             c1=problem.loss.curvature_bound,
             bound=self.bound,
         )
-        return _Schedule(np.ones(T, bool), eta, theta, np.arange(T), 2.0 * eta * V, alpha, eps)
+        return StepSchedule(np.ones(T, bool), eta, theta, np.arange(T), 2.0 * eta * V, alpha, eps)
 
 
 @dataclass(frozen=True)

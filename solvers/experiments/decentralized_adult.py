@@ -86,7 +86,7 @@ def privacy_accountants() -> tuple:
 def optimal_epsilon(solver, problem: DecentralizedProblem, delta: float = 1e-5) -> float:
     """Exact optimal-composition ε at ``delta`` of the solver's releases (worst node), without running it."""
     accountant = AdvancedCompositionAccountant(theorem="optimal", max_support=OPTIMAL_SUPPORT)
-    events = solver._plan(problem).events
+    events = solver.plan(problem).events
     for k, row in enumerate(events):
         accountant.register_many(row, participants=list(range(len(row))), iteration=k)
     return accountant.get_epsilon(delta)

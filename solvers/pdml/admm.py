@@ -178,7 +178,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
 
     name: ClassVar[str] = "pdml"
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
-    _ledger_written_upfront: ClassVar[bool] = True  # "users-i" labels, then broadcasts t = 1..T
+    ledger_written_upfront: ClassVar[bool] = True  # "users-i" labels, then broadcasts t = 1..T
 
     def __post_init__(self) -> None:
         T = self.n_iterations
@@ -217,7 +217,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         JSON-lines file before the first release."""
         return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
 
-    def _account(
+    def account(
         self, problem: HorizontalProblem, plan: RunPlan, accountants: Sequence[AccountantLike]
     ) -> tuple[Ledger, dict[str, float]]:
         """Register ``self.ledger(problem)``: every server's broadcasts with every accountant, each
@@ -240,7 +240,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
     def ledger(self, problem: HorizontalProblem) -> Ledger:
         """Every release of a run on ``problem`` (data-independent): ``"users-i"`` (label, iteration
         0) for every group, then ``"server-i"`` broadcasts for t = 1..T."""
-        return self._ledger(self._plan(problem))
+        return self._ledger(self.plan(problem))
 
     def _ledger(self, plan: RunPlan) -> Ledger:
         info = plan.info
@@ -253,7 +253,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         return Ledger(entries)
 
     # ------------------------------------------------------------------------------------------
-    def _check_problem(self, problem: HorizontalProblem) -> float:
+    def check_problem(self, problem: HorizontalProblem) -> float:
         if not isinstance(problem, HorizontalProblem):
             raise TypeError(f"problem must be a HorizontalProblem, got {type(problem).__name__}")
         if not isinstance(problem.topology, GraphTopology):
@@ -266,8 +266,8 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         problem.check_feature_bound(self.x_max)
         return float(self.x_max)
 
-    def _plan(self, problem: HorizontalProblem) -> RunPlan:
-        x_max = self._check_problem(problem)
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        x_max = self.check_problem(problem)
         N, d, T = problem.n_agents, problem.n_features, self.n_iterations
         m = problem.partition.X.shape[1]
         eps, bound, V = self.per_group(N)
@@ -320,16 +320,16 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         public = [[dp_event.NoOpDpEvent()] * N]
         return RunPlan(T + 1, public + events, noise, (1, N, m + d + T * d), info)
 
-    def _bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
+    def bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
         N, m, d = problem.partition.X.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + N * m * d + 3 * N * d * d + 8 * N * d)
 
-    def _iterate(
+    def iterate(
         self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
     ) -> Mapping[str, float]:
         if noise is None:
             raise ValueError("a PDML plan draws every trial's label flips and noise: its noise cannot be None")
-        flips, eta, theta = cast(_TrialNoise, plan.mechanism).split(noise)  # the sampler of PDML._plan
+        flips, eta, theta = cast(_TrialNoise, plan.mechanism).split(noise)  # the sampler of PDML.plan
         X, mask = problem.partition.X, problem.partition.mask
         N, d = problem.n_agents, problem.n_features
         weights = mask / problem.sizes[:, None].astype(np.float64)  # (N, m)
@@ -425,7 +425,7 @@ def solve_local(
 
 
 def _graph(problem: HorizontalProblem) -> GraphTopology:
-    """The problem's topology, which ``PDML._check_problem`` has checked is a ``GraphTopology``."""
+    """The problem's topology, which ``PDML.check_problem`` has checked is a ``GraphTopology``."""
     return cast(GraphTopology, problem.topology)
 
 

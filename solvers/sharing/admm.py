@@ -199,7 +199,7 @@ class ADMMSharing(VerticalSolver):
         return self.delta if self.delta_target is None else self.delta_target
 
     # --------------------------------------------------------------------------------------------
-    def _plan(self, problem: VerticalProblem) -> RunPlan:
+    def plan(self, problem: VerticalProblem) -> RunPlan:
         T, M, N = self.n_iterations, problem.n_parties, problem.n_samples
         rho = 1.0 / N if self.rho is None else float(self.rho)
         l2 = isinstance(problem.regularizer, L2Regularizer)
@@ -291,7 +291,7 @@ class ADMMSharing(VerticalSolver):
         )
         return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, info)
 
-    def _trial_randomness(self, seed, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray] | None:
+    def trial_randomness(self, seed, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray] | None:
         """One trial's noise (T, M, ·), party m's block from its own stream (child m of the trial's
         seed, ``solvers.backends.streams``), so a party's actor draws the same noise alone."""
         if plan.mechanism is None:
@@ -300,7 +300,7 @@ class ADMMSharing(VerticalSolver):
         return {"noise": plan.mechanism.sample(streams, plan.noise_shape)}
 
     # --------------------------------------------------------------------------------------------
-    def _iterate(
+    def iterate(
         self,
         problem: VerticalProblem,
         plan: RunPlan,
@@ -327,7 +327,7 @@ class ADMMSharing(VerticalSolver):
                 a = ball_constrained_l2_coefficients(c, s, lam, rho, self.b1)
                 x = a @ Vt
             else:
-                x = self._l1_update(x, c, svd, problem, rho)
+                x = self.l1_update(x, c, svd, problem, rho)
                 a = x @ Vt.transpose(0, 2, 1)
             clean = (a * s[:, None, :]) @ Ut  # D_m x_m^{t+1}, (M, R, N)
             if noise is None:
@@ -356,7 +356,7 @@ class ADMMSharing(VerticalSolver):
             )
         return worst
 
-    def _l1_update(
+    def l1_update(
         self, x0: np.ndarray, c: np.ndarray, svd: BlockSVD, problem: VerticalProblem, rho: float
     ) -> np.ndarray:
         """(6) for R = ‖·‖₁ (and the ball), solved exactly by FISTA from the previous x_m."""

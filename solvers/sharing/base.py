@@ -9,9 +9,9 @@ of the sharing constraint) and its own randomness per trial (SGD's shuffles), so
     final models as ``Recorder``, vertical history metrics evaluated on a ``VerticalProblem``;
   - :class:`VerticalSolver` is a ``Solver[VerticalProblem]`` whose ``run`` has the same signature,
     seeds, chunking, ledger and accountants as ``HorizontalSolver.run`` (it reuses the framework's
-    helpers), with the recorder above and a per-trial ``_sample_trial`` hook.
+    helpers), with the recorder above and a per-trial ``sample_trial`` hook.
 
-Trial r of a batched run draws everything from its seed ``seeds[r]`` (``_trial_randomness``: by
+Trial r of a batched run draws everything from its seed ``seeds[r]`` (``trial_randomness``: by
 default from ``make_rng(seeds[r])``; ADMM sharing: party m from child m, as its Ray actor does)
 exactly as a single run with ``seed=seeds[r]`` does, so the two agree. ``backend="ray"`` hands the
 run to ``solvers.backends.RayBackend`` (solvers with an agent program: ``ADMMSharing``).
@@ -125,7 +125,7 @@ class VerticalSolver(Solver[VerticalProblem]):
     history_extras: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
-    def _iterate(
+    def iterate(
         self,
         problem: VerticalProblem,
         plan: RunPlan,
@@ -137,7 +137,7 @@ class VerticalSolver(Solver[VerticalProblem]):
         {name: (n_trials, ...)}, or None), calling ``recorder.record`` each iteration; return
         diagnostics (max over chunks)."""
 
-    def _sample_trial(
+    def sample_trial(
         self, rng: np.random.Generator, problem: VerticalProblem, plan: RunPlan
     ) -> dict[str, np.ndarray] | None:
         """All of one trial's randomness, drawn from its own generator before the iterations
@@ -146,13 +146,11 @@ class VerticalSolver(Solver[VerticalProblem]):
             return None
         return {"noise": plan.mechanism.sample(rng, plan.noise_shape)}
 
-    def _trial_randomness(
-        self, seed: SeedLike, problem: VerticalProblem, plan: RunPlan
-    ) -> dict[str, np.ndarray] | None:
-        """One trial's randomness from its seed (default: ``_sample_trial`` on ``make_rng(seed)``)."""
-        return self._sample_trial(make_rng(seed), problem, plan)
+    def trial_randomness(self, seed: SeedLike, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray] | None:
+        """One trial's randomness from its seed (default: ``sample_trial`` on ``make_rng(seed)``)."""
+        return self.sample_trial(make_rng(seed), problem, plan)
 
-    def _bytes_per_trial(self, problem: VerticalProblem, plan: RunPlan) -> int:
+    def bytes_per_trial(self, problem: VerticalProblem, plan: RunPlan) -> int:
         """Pre-drawn randomness plus a few (M, N) work arrays per trial."""
         M, N, width = problem.partition.D.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 8 * M * N + 4 * M * width)
@@ -214,7 +212,7 @@ class VerticalSolver(Solver[VerticalProblem]):
         ledger_path: str | os.PathLike | None,
     ) -> Result:
         resolved = resolve_accountants(accountants)
-        plan = self._plan(problem)
+        plan = self.plan(problem)
         trial_seeds, batched = _trial_seeds(seed, trials, seeds)
         engine = resolve_backend(backend)
         R = len(trial_seeds)
@@ -229,7 +227,7 @@ class VerticalSolver(Solver[VerticalProblem]):
             transcript_agents=transcript_agents,
             white_box=record_white_box,
         )
-        chunks = _chunks(R, self._bytes_per_trial(problem, plan), max_chunk_bytes)
+        chunks = _chunks(R, self.bytes_per_trial(problem, plan), max_chunk_bytes)
         # Every argument is checked: register every release (a BudgetFilter refuses the whole run
         # here), before anything is written or drawn.
         ledger, privacy = record_releases(plan.events, resolved, self.target_delta)
@@ -243,13 +241,13 @@ class VerticalSolver(Solver[VerticalProblem]):
             if ledger_file is not None:
                 ledger_file.extend(ledger)
             for trials_slice in chunks:
-                draws = [self._trial_randomness(s, problem, plan) for s in trial_seeds[trials_slice]]
+                draws = [self.trial_randomness(s, problem, plan) for s in trial_seeds[trials_slice]]
                 randomness: dict[str, np.ndarray] | None = None
                 if draws[0] is not None:  # the trials of one plan all draw randomness, or none does
                     drawn = cast("list[dict[str, np.ndarray]]", draws)
                     randomness = {key: np.stack([d[key] for d in drawn]) for key in draws[0]}
                 recorder.begin(trials_slice)
-                for key, value in self._iterate(problem, plan, len(draws), randomness, recorder).items():
+                for key, value in self.iterate(problem, plan, len(draws), randomness, recorder).items():
                     diagnostics[key] = max(value, diagnostics.get(key, value))
         squeeze = (lambda a: a) if batched else (lambda a: a[0])
         return Result(

@@ -75,23 +75,23 @@ class VerticalSGD(VerticalSolver):
         if self.schedule not in ("constant", "inverse_sqrt"):
             raise ValueError(f"schedule must be 'constant' or 'inverse_sqrt', got {self.schedule!r}")
 
-    def _plan(self, problem: VerticalProblem) -> RunPlan:
+    def plan(self, problem: VerticalProblem) -> RunPlan:
         M = problem.n_parties
         events = [[dp_event.NonPrivateDpEvent()] * M for _ in range(self.n_epochs)]
         batches = -(-problem.n_samples // self.batch_size)
         return RunPlan(self.n_epochs, events, None, (), {"lam": problem.lam, "steps_per_epoch": batches})
 
-    def _sample_trial(self, rng: np.random.Generator, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray]:
+    def sample_trial(self, rng: np.random.Generator, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray]:
         """The random initial model (M, d_max) and one permutation of the samples per epoch (E, N)."""
         init = rng.standard_normal((problem.n_parties, problem.partition.max_width)) * self.init_scale
         order = np.tile(np.arange(problem.n_samples), (self.n_epochs, 1))
         return {"init": init * problem.partition.mask, "order": rng.permuted(order, axis=1)}
 
-    def _bytes_per_trial(self, problem: VerticalProblem, plan: RunPlan) -> int:
+    def bytes_per_trial(self, problem: VerticalProblem, plan: RunPlan) -> int:
         M, N, width = problem.partition.D.shape
         return 8 * (self.n_epochs * N + 4 * M * N + M * width * (2 + self.batch_size))
 
-    def _iterate(
+    def iterate(
         self,
         problem: VerticalProblem,
         plan: RunPlan,
@@ -99,7 +99,7 @@ class VerticalSGD(VerticalSolver):
         randomness: Mapping[str, np.ndarray] | None,
         recorder: VerticalRecorder,
     ) -> Mapping[str, float]:
-        if randomness is None:  # _sample_trial draws every trial's initial model and shuffles
+        if randomness is None:  # sample_trial draws every trial's initial model and shuffles
             raise ValueError("VerticalSGD needs every trial's initial model and shuffles")
         D, labels = problem.partition.D, problem.partition.y
         M, N, _ = D.shape

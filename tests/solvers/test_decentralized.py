@@ -246,13 +246,13 @@ def test_golden_privacy_totals(golden_problem, alpha, radmm, mradmm, op):
     m = MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=50).run(golden_problem, **kwargs)
     assert r.privacy["pure"] == pytest.approx(radmm, abs=1e-4)
     assert m.privacy["pure"] == pytest.approx(mradmm, abs=1e-4)
-    o = ObjectivePerturbationADMM(eta=1.0, alpha=alpha, n_iterations=50)._plan(golden_problem)
+    o = ObjectivePerturbationADMM(eta=1.0, alpha=alpha, n_iterations=50).plan(golden_problem)
     assert o.info["beta"] == pytest.approx(op, abs=1e-4)
 
 
 def test_pp_golden_anchor_via_solver(golden_problem):
     """Spec 003 §3 closed form at B_i = 8000, V_min = 2: P(T) for PP(1.1, 1.05), alpha(1) = 3, T = 60."""
-    plan = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=3.0, q2=1.05, n_iterations=60)._plan(golden_problem)
+    plan = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=3.0, q2=1.05, n_iterations=60).plan(golden_problem)
     expected = (
         1750
         / (2 * 8000 * 0.5)
