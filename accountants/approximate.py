@@ -61,10 +61,10 @@ class PureEpsilonAccountant(_GuaranteeAccountant):
 
     name = "pure"
 
-    def _epsilon(self, summary: _Guarantees, delta: float) -> float:
+    def epsilon_from_summary(self, summary: _Guarantees, delta: float) -> float:
         return composition.basic_epsilon(self._triples(summary), delta)
 
-    def _delta(self, summary: _Guarantees, epsilon: float) -> float:
+    def delta_from_summary(self, summary: _Guarantees, epsilon: float) -> float:
         return composition.basic_delta(self._triples(summary), epsilon)
 
 
@@ -97,7 +97,7 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
     def _exact(self, triples: composition.Guarantees) -> bool:
         return self.theorem == "optimal" and composition.loss_support_size(triples) <= self.max_support
 
-    def _epsilon(self, summary: _Guarantees, delta: float) -> float:
+    def epsilon_from_summary(self, summary: _Guarantees, delta: float) -> float:
         triples = self._triples(summary)
         if self._exact(triples):
             return composition.optimal_epsilon(triples, delta)
@@ -107,7 +107,7 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
             bound = min(bound, second(triples, delta))
         return bound
 
-    def _delta(self, summary: _Guarantees, epsilon: float) -> float:
+    def delta_from_summary(self, summary: _Guarantees, epsilon: float) -> float:
         triples = self._triples(summary)
         if self._exact(triples):
             return composition.optimal_delta(triples, epsilon)

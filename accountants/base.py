@@ -7,8 +7,8 @@ record of who released what, when.
 
 A concrete accountant is a thin stateful wrapper over pure analysis functions (as in Opacus): it
 says how a participant's summary grows with an event (``_compose``) and how a summary converts to
-(ε, δ) (``_epsilon``, ``_delta``). Summaries are immutable, so the budget filter can ask "what if"
-without touching the record.
+(ε, δ) (``epsilon_from_summary``, ``delta_from_summary``). Summaries are immutable, so the budget
+filter can ask "what if" without touching the record.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         #: Releases read from the file, composed once the subclass's constructor has run.
         self._loaded_releases: list[LedgerEntry] = []
         if ledger_path is not None:
-            self._ledger_file, self._loaded_releases, self._ledger_cursor = LedgerFile._open(ledger_path)
+            self._ledger_file, self._loaded_releases, self._ledger_cursor = LedgerFile.open_with_entries(ledger_path)
 
     # ----------------------------------------------------------------------------------------
     # Subclass hooks: pure functions of immutable summaries.
@@ -92,11 +92,11 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         """A new summary with ``count`` more releases of ``event``; raise UnsupportedEventError."""
 
     @abc.abstractmethod
-    def _epsilon(self, summary: SummaryT, delta: float) -> float:
+    def epsilon_from_summary(self, summary: SummaryT, delta: float) -> float:
         """Smallest ε this accountant can defend at ``delta`` (math.inf if none)."""
 
     @abc.abstractmethod
-    def _delta(self, summary: SummaryT, epsilon: float) -> float:
+    def delta_from_summary(self, summary: SummaryT, epsilon: float) -> float:
         """Smallest δ this accountant can defend at ``epsilon`` (1.0 if none)."""
 
     # ----------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         entry = LedgerEntry(
             participant=check_participant(participant), event=event, count=check_count(count), iteration=iteration
         )
-        summary = self._compose(self._summary(entry.participant), event, entry.count)
+        summary = self._compose(self.participant_summary(entry.participant), event, entry.count)
         self._accept(entry, summary)
         return self
 
@@ -175,12 +175,12 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         else:
             for participant, event in zip(participants, events, strict=True):
                 grouped.setdefault(participant, []).append(event)
-        summaries = {p: self._compose_batch(self._summary(p), batch) for p, batch in grouped.items()}
-        entries = LedgerEntry._trusted_many(zip(participants, events, repeat(1), iterations))
+        summaries = {p: self.compose_batch(self.participant_summary(p), batch) for p, batch in grouped.items()}
+        entries = LedgerEntry.trusted_many(zip(participants, events, repeat(1), iterations))
         self._accept_many(entries, summaries)
         return self
 
-    def _compose_batch(self, summary: SummaryT, events: list[dp_event.DpEvent]) -> SummaryT:
+    def compose_batch(self, summary: SummaryT, events: list[dp_event.DpEvent]) -> SummaryT:
         """Summary after one release of each event: identical events compose once with their
         count (composition does not depend on order); subclasses may vectorise further."""
         grouped: Iterable[tuple[dp_event.DpEvent, int]]
@@ -206,7 +206,7 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         if self._ledger_file is not None:
             with self._ledger_file.locked() as held:
                 if self._catch_up(held):  # others appended meanwhile: this release composes on top
-                    summary = self._compose(self._summary(entry.participant), entry.event, entry.count)
+                    summary = self._compose(self.participant_summary(entry.participant), entry.event, entry.count)
                 self._ledger_cursor = held.write([entry], self._ledger_cursor)  # write-ahead
         self._ledger.append(entry)
         self._summaries[entry.participant] = summary
@@ -224,7 +224,7 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
     # The ledger file: releases read from it (at construction, and those other accountants
     # sharing it appended) are composed like registered ones, but not written again.
     @contextmanager
-    def _ledger_turn(self) -> Iterator[None]:
+    def ledger_turn(self) -> Iterator[None]:
         """Hold the ledger file's lock (if any) with every release in it composed: a check made in
         the block stays true until a release registered in the block is on disk."""
         if self._ledger_file is None:
@@ -264,15 +264,15 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
                 repeated.setdefault(entry.participant, []).append((entry.event, entry.count))
         summaries = {}
         for participant in dict.fromkeys(entry.participant for entry in entries):
-            summary = self._summary(participant)
+            summary = self.participant_summary(participant)
             if participant in singles:
-                summary = self._compose_batch(summary, singles[participant])
+                summary = self.compose_batch(summary, singles[participant])
             for event, count in repeated.get(participant, ()):
                 summary = self._compose(summary, event, count)
             summaries[participant] = summary
         return summaries
 
-    def _summary(self, participant: Hashable) -> SummaryT:
+    def participant_summary(self, participant: Hashable) -> SummaryT:
         return self._summaries.get(participant, self._empty())
 
     def epsilon_if_registered(
@@ -281,8 +281,8 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         """The ε ``participant`` would have at ``delta`` after these releases; nothing is recorded."""
         delta = check_delta(delta)
         event = check_event(event)
-        summary = self._summary(check_participant(participant))
-        epsilon = self._epsilon(self._compose(summary, event, check_count(count)), delta)
+        summary = self.participant_summary(check_participant(participant))
+        epsilon = self.epsilon_from_summary(self._compose(summary, event, check_count(count)), delta)
         return check_not_nan(epsilon, f"{type(self).__name__}: epsilon at delta={delta!r}")
 
     # ----------------------------------------------------------------------------------------
@@ -298,13 +298,13 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
     def get_epsilon(self, delta: float, participant: Hashable = None) -> float:
         """Smallest ε this accountant can defend at ``delta``; the worst participant if None."""
         delta = check_delta(delta)
-        epsilon = max(self._epsilon(summary, delta) for summary in self._selected(participant))
+        epsilon = max(self.epsilon_from_summary(summary, delta) for summary in self._selected(participant))
         return check_not_nan(epsilon, f"{type(self).__name__}: epsilon at delta={delta!r}")
 
     def get_delta(self, epsilon: float, participant: Hashable = None) -> float:
         """Smallest δ this accountant can defend at ``epsilon``; the worst participant if None."""
         epsilon = check_epsilon(epsilon)
-        delta = max(self._delta(summary, epsilon) for summary in self._selected(participant))
+        delta = max(self.delta_from_summary(summary, epsilon) for summary in self._selected(participant))
         return check_not_nan(delta, f"{type(self).__name__}: delta at epsilon={epsilon!r}")
 
     def _selected(self, participant: Hashable) -> list[SummaryT]:

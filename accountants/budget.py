@@ -59,7 +59,7 @@ class BudgetFilter:
     @contextmanager
     def _turn(self) -> Iterator[None]:
         """This thread's turn: the filter's lock, and the ledger file's with its news composed."""
-        with self._lock, self.accountant._ledger_turn():
+        with self._lock, self.accountant.ledger_turn():
             yield
 
     def register(
@@ -96,8 +96,8 @@ class BudgetFilter:
         accountant = self.accountant
         with self._turn():
             for participant, batch in batches.items():
-                would_be = accountant._epsilon(
-                    accountant._compose_batch(accountant._summary(participant), batch), self.delta
+                would_be = accountant.epsilon_from_summary(
+                    accountant.compose_batch(accountant.participant_summary(participant), batch), self.delta
                 )
                 if not would_be <= self.epsilon:
                     raise PrivacyBudgetExceeded(participant, would_be, self.epsilon, self.delta)

@@ -108,20 +108,20 @@ class ExactGaussianAccountant(Accountant[_GdpSummary]):
                 raise self.unsupported(leaf, "only Gaussian releases compose exactly as μ-GDP")
         return summary
 
-    def _compose_batch(self, summary: _GdpSummary, events: list[dp_event.DpEvent]) -> _GdpSummary:
+    def compose_batch(self, summary: _GdpSummary, events: list[dp_event.DpEvent]) -> _GdpSummary:
         if any(type(e) is not dp_event.GaussianDpEvent for e in events):
-            return super()._compose_batch(summary, events)
+            return super().compose_batch(summary, events)
         multipliers = np.array([e.noise_multiplier for e in events], dtype=float)
         # NaN, zero, negative or extreme (1/z² near the ends of the float range): the general path
         # refuses, flags or rescales
         if not np.all((multipliers > 2.0**-400) & (multipliers < 2.0**400)):
-            return super()._compose_batch(summary, events)
+            return super().compose_batch(summary, events)
         return summary.add(math.fsum((1.0 / np.square(multipliers)).tolist()))
 
-    def _epsilon(self, summary: _GdpSummary, delta: float) -> float:
+    def epsilon_from_summary(self, summary: _GdpSummary, delta: float) -> float:
         return gaussian_epsilon(summary.mu_upper, delta)  # ε and δ increase with μ
 
-    def _delta(self, summary: _GdpSummary, epsilon: float) -> float:
+    def delta_from_summary(self, summary: _GdpSummary, epsilon: float) -> float:
         return gaussian_delta(summary.mu_upper, epsilon)
 
     def get_mu(self, participant: Hashable = None) -> float:

@@ -200,7 +200,7 @@ def _gl_difference(a: float, mu: float) -> tuple[float, float]:
     return mean, amplification * (_ERFCX_ERR + 4 * _U) + 40 * _U + _GL_ERR
 
 
-def _delta(mu: float, epsilon: float) -> _Delta:
+def delta_from_summary(mu: float, epsilon: float) -> _Delta:
     """δ(ε) of μ-GDP for 0 < μ < ∞ and 0 <= ε < ∞, with an a-priori bound on its relative error."""
     if epsilon / mu > mu + 100.0:  # a < −μ/2 − 99
         return _NEGLIGIBLE
@@ -321,7 +321,7 @@ def gaussian_delta(mu: float, epsilon: float) -> float:
         return 0.0
     if math.isinf(mu):
         return 1.0
-    return _upper(_delta(mu, epsilon))
+    return _upper(delta_from_summary(mu, epsilon))
 
 
 def gaussian_epsilon(mu: float, delta: float) -> float:
@@ -339,14 +339,14 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
         return math.inf
 
     def safe(epsilon: float) -> bool:
-        return _upper(_delta(mu, epsilon)) <= delta
+        return _upper(delta_from_summary(mu, epsilon)) <= delta
 
     if safe(0.0):
         return 0.0
     measure = _excess(delta)
 
     def excess(epsilon: float) -> float:
-        return measure(_delta(mu, epsilon))
+        return measure(delta_from_summary(mu, epsilon))
 
     # at a = −sqrt(2 log(1/δ)) − 1, δ(ε) <= Φ(a) < δ already
     high = mu * (0.5 * mu + math.sqrt(-2.0 * math.log(delta)) + 1.0)
@@ -370,12 +370,12 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
     delta = check_delta(delta, allow_zero=False)
 
     def safe(mu: float) -> bool:
-        return mu == 0 or _upper(_delta(mu, epsilon)) <= delta
+        return mu == 0 or _upper(delta_from_summary(mu, epsilon)) <= delta
 
     measure = _excess(delta)
 
     def excess(log2_mu: float) -> float:
-        return measure(_delta(2.0**log2_mu, epsilon))
+        return measure(delta_from_summary(2.0**log2_mu, epsilon))
 
     # bracket log2 μ within [-1074, 1023] by steps 1, 2, 4, … (δ tends to 1 as μ grows)
     low = high = 0.0

@@ -128,7 +128,7 @@ class LedgerEntry(_EntryFields):
         return super().__new__(cls, participant, event, int(count), iteration)
 
     @classmethod
-    def _trusted_many(cls, rows: Iterable[tuple[Hashable, dp_event.DpEvent, int, int | None]]) -> list[LedgerEntry]:
+    def trusted_many(cls, rows: Iterable[tuple[Hashable, dp_event.DpEvent, int, int | None]]) -> list[LedgerEntry]:
         """Entries from (participant, event, count, iteration) rows the caller has already
         validated (bulk registration: no per-entry checks)."""
         return list(map(tuple.__new__, repeat(cls), rows))
@@ -297,7 +297,7 @@ class LedgerFile:
             held.open_or_create()
 
     @classmethod
-    def _open(cls, path: StrPath) -> tuple[LedgerFile, list[LedgerEntry], LedgerCursor]:
+    def open_with_entries(cls, path: StrPath) -> tuple[LedgerFile, list[LedgerEntry], LedgerCursor]:
         """A ledger file, the entries it holds and a cursor at its end (one read, one lock)."""
         ledger_file = cls.__new__(cls)
         ledger_file.path = Path(path)

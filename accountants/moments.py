@@ -156,10 +156,10 @@ class MomentsAccountant(Accountant[FloatArray]):
         curve[self.orders <= DELEGATED_MAX_ORDER] = delegate.rdp
         return curve
 
-    def _epsilon(self, summary: FloatArray, delta: float) -> float:
+    def epsilon_from_summary(self, summary: FloatArray, delta: float) -> float:
         return rdp_to_epsilon(self.orders, summary, delta, self.conversion)[0]
 
-    def _delta(self, summary: FloatArray, epsilon: float) -> float:
+    def delta_from_summary(self, summary: FloatArray, epsilon: float) -> float:
         return rdp_to_delta(self.orders, summary, epsilon, self.conversion)[0]
 
     def get_epsilon_and_order(self, delta: float, participant: Hashable = None) -> tuple[float, float]:

@@ -160,10 +160,10 @@ class PLDAccountant(Accountant[_Releases]):
         span = math.fsum(_loss_span(event, count) for event, count in summary.items())
         return max(self.value_discretization_interval, span / MAX_GRID_POINTS)
 
-    def _epsilon(self, summary: _Releases, delta: float, pessimistic: bool = True) -> float:
+    def epsilon_from_summary(self, summary: _Releases, delta: float, pessimistic: bool = True) -> float:
         return self._cached_query(summary, "epsilon", delta, pessimistic)
 
-    def _delta(self, summary: _Releases, epsilon: float) -> float:
+    def delta_from_summary(self, summary: _Releases, epsilon: float) -> float:
         return self._cached_query(summary, "delta", epsilon, True)
 
     def get_epsilon_interval(self, delta: float, participant: Hashable = None) -> tuple[float, float]:
@@ -173,8 +173,8 @@ class PLDAccountant(Accountant[_Releases]):
         """
         delta = check_delta(delta)
         summaries = self._selected(participant)
-        lower = max(self._epsilon(s, delta, pessimistic=False) for s in summaries)
-        upper = max(self._epsilon(s, delta, pessimistic=True) for s in summaries)
+        lower = max(self.epsilon_from_summary(s, delta, pessimistic=False) for s in summaries)
+        upper = max(self.epsilon_from_summary(s, delta, pessimistic=True) for s in summaries)
         return lower, upper
 
 

@@ -2,7 +2,7 @@
 
 Every attack returns an :class:`AttackScores` — scores under both hypotheses (higher means "the
 target record was in") plus the ground truth — so :mod:`audits.stats` serves all of them, and
-reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR). Attacks read only released messages
+reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR; :mod:`attacks.metrics`). Attacks read only released messages
 (``Transcript.public()``) and the knowledge their threat model grants, and say so in their metadata.
 
 * :class:`WhiteBoxNP` — the Neyman–Pearson test for one record of one agent in DP-ADMM and the

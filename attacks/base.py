@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from attacks.metrics import check_scores, roc_curve
+
 __all__ = ["AttackScores"]
 
 
@@ -36,8 +38,6 @@ class AttackScores:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from audits.stats._validation import check_scores  # validation lives with the statistics
-
         object.__setattr__(self, "scores_in", check_scores(self.scores_in, "scores_in"))
         object.__setattr__(self, "scores_out", check_scores(self.scores_out, "scores_out"))
 
@@ -53,8 +53,6 @@ class AttackScores:
 
     def metrics(self) -> dict[str, float]:
         """AUROC and TPR at 0.1 % and 1 % FPR (Carlini et al. 2022), as plain floats."""
-        from audits.stats import roc_curve
-
         roc = roc_curve(self.scores_in, self.scores_out)
         low, high = np.asarray(roc.tpr_at_fpr((0.001, 0.01)))  # one TPR per FPR of the sequence
         return {"auroc": roc.auroc, "tpr_at_0.1%_fpr": float(low), "tpr_at_1%_fpr": float(high)}

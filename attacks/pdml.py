@@ -15,7 +15,7 @@ transcript, and the Neyman–Pearson statistic, is
 
 with mean +μ²/2 under D and −μ²/2 under D′, μ² = Σ_t ‖w_i^D(t) − w_i^{D′}(t)‖²/σ_i(t)² (μ-GDP
 when the replayed difference is the same in every trial). :func:`replay_server` replays the
-solve with the solver's own :func:`solvers.pdml.admm.solve_local`.
+solve with the solver's own :func:`solvers.pdml.steps.solve_local`.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def replay_server(solver, problem, transcript: Mapping[str, np.ndarray], agent: 
     Returns:
       (T+1, R, d); equals the white-box channel ``w`` of ``agent`` when ``problem`` holds the data used.
     """
-    from solvers.pdml.admm import solve_local
     from solvers.pdml.randomization import debias_linear_term
+    from solvers.pdml.steps import solve_local
 
     missing = [k for k in ("w_tilde", "y_reported", "eta") if k not in transcript]
     if missing:

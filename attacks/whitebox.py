@@ -62,7 +62,7 @@ def step_schedule(info, key: str, T: int, N: int) -> np.ndarray:
 
 def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, info) -> np.ndarray:
     """Agent ``agent``'s noise-free update in iteration k under ``problem``, for R trials (R, d)."""
-    from solvers.dpadmm import DPADMM, NaiveNoisyADMM
+    from solvers.star.admm import DPADMM, NaiveNoisyADMM
 
     if isinstance(solver, DPADMM):
         X, y = problem.partition.agent_data(agent)
@@ -82,7 +82,7 @@ def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, info) -> np.
 
 def _differing_rows(solver, problem_in, problem_out, agent) -> np.ndarray | None:
     """Agent ``agent``'s record slots that differ between D and D′, for DP-ADMM (else None)."""
-    from solvers.dpadmm import DPADMM
+    from solvers.star.admm import DPADMM
 
     if not isinstance(solver, DPADMM):
         return None

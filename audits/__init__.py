@@ -4,9 +4,10 @@
 bounds with honest threshold selection, one-run auditing and its f-DP refinement, ROC summaries.
 Every bound is a :class:`LowerBound` that names its method, confidence level, δ and correction.
 
-The runner (``python -m audits.run NAME``, :func:`run_audit`) builds neighbouring data sets with a
-worst-case canary (:mod:`audits.neighbours`), attacks a batched run (:mod:`attacks`), and holds the
-lower bounds against every accountant (:mod:`audits.registry`, :mod:`audits.report`);
+An audit is declared as an :class:`AuditSpec` (:mod:`audits.spec`: solver, neighbouring problems,
+attacks, :class:`Claim`, extra sections) and run by the one audit loop, :func:`run_spec`
+(:mod:`audits.runner`). ``python -m audits.run NAME`` (:func:`run_audit`) runs a named target of
+:mod:`audits.registry`: a built-in, an entry point of ``dp_admm_audit.audits``, or ``module:attribute``;
 :mod:`audits.broken` keeps deliberately broken mechanisms that the audits must flag.
 """
 
@@ -34,10 +35,16 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.registry import TARGETS as TARGETS
     from audits.registry import get_target as get_target
     from audits.run import run_audit as run_audit
+    from audits.runner import run_spec as run_spec
+    from audits.spec import AuditSpec as AuditSpec
+    from audits.spec import Claim as Claim
+    from audits.spec import ScoreAttack as ScoreAttack
 
 __all__ = [
     "__version__",
+    "AuditSpec",
     "Bonferroni",
+    "Claim",
     "CONDITIONAL_ON_GDP",
     "Fixed",
     "LowerBound",
@@ -53,11 +60,21 @@ __all__ = [
     "one_run_fdp_audit",
     "roc_curve",
     "run_audit",
+    "run_spec",
+    "ScoreAttack",
     "tpr_at_fpr",
 ]
 
 
-_LAZY = {"TARGETS": "audits.registry", "get_target": "audits.registry", "run_audit": "audits.run"}
+_LAZY = {
+    "AuditSpec": "audits.spec",
+    "Claim": "audits.spec",
+    "ScoreAttack": "audits.spec",
+    "TARGETS": "audits.registry",
+    "get_target": "audits.registry",
+    "run_audit": "audits.run",
+    "run_spec": "audits.runner",
+}
 
 
 def __getattr__(name: str) -> object:

@@ -19,16 +19,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from solvers.dpadmm import DPADMM
+from solvers.star.admm import DPADMM
 
 if TYPE_CHECKING:
     from audits.neighbours import CanaryOptions
-    from solvers.base import NoiseSource, RunPlan
+    from solvers.engine.plan import NoiseSource, RunPlan
     from solvers.problem import HorizontalProblem
 
 __all__ = ["BROKEN_VARIANTS", "HalvedNoise", "UnnoisedIteration", "VarianceForStd", "WrongNormSensitivity"]
@@ -46,11 +46,11 @@ class _ScaledNoise:
 
 @dataclass(frozen=True)
 class _BrokenNoise(DPADMM):
-    def plan(self, problem: HorizontalProblem) -> RunPlan:
+    def plan(self, problem: HorizontalProblem) -> RunPlan[Any]:
         plan = super().plan(problem)
         if plan.mechanism is None:
             return plan
-        sigma = np.asarray(plan.info["sigma"], dtype=np.float64)[:, :, None]  # (T, N, 1), claimed
+        sigma = np.asarray(plan.details["sigma"], dtype=np.float64)[:, :, None]  # (T, N, 1), claimed
         factor = self._actual_sigma(sigma) / sigma
         return dataclasses.replace(plan, mechanism=_ScaledNoise(plan.mechanism, lambda x: x * factor))
 

@@ -1,70 +1,52 @@
-"""Every auditable solver by name: how to build its neighbouring runs, attack and claimed bound.
+"""Every auditable target by name, and the names other packages add.
 
-One entry per solver and private mode. Adding a solver later is one :class:`AuditTarget` in
-:data:`TARGETS` with a ``build`` function; names whose solver is not in the toolkit yet are listed
-with the reason and fail with a clear error.
+A target is an :class:`AuditTarget`: a name, a one-line description, and a function returning the
+:class:`audits.spec.AuditSpec` for (epsilon, delta, quick), or the reason it cannot run yet.
+:func:`get_target` resolves, in order:
 
-The privacy parameter ``epsilon`` of an entry is the **per-iteration ε of the paper's classic
-Gaussian calibration** (z = sqrt(2 ln(1.25/δ))/ε, Theorem 1 of DP-ADMM), the solver's own
-parameter; the audit reports the totals after T iterations from every accountant. The default
-makes the exact accountant's μ equal 1 for the target agent (ε = sqrt(2 ln(1.25/δ)/T)), i.e. a
-total ε of 4.377 at δ = 1e-5.
+1. a ``module:attribute`` name (``package.module:attr.sub`` too): the module is imported and the
+   attribute taken; it must be an :data:`Accepted` object;
+2. a built-in name (:data:`TARGETS`, and the deliberately broken variants, reachable but not listed);
+3. an entry point of the group :data:`ENTRY_POINT_GROUP` (``dp_admm_audit.audits``) that another
+   installed package declares, e.g. in its ``pyproject.toml``::
+
+       [project.entry-points."dp_admm_audit.audits"]
+       my-admm = "mypkg.audit:target"
+
+Accepted objects: an :class:`AuditTarget` (used as is), an :class:`audits.spec.AuditSpec` (a fixed
+audit: it takes no ``epsilon``), or a callable ``(epsilon, delta, quick) -> AuditSpec`` (its
+docstring's first line describes it).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+import importlib
+import importlib.metadata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
-from audits.targets import decentralized
-from audits.targets import pdml as pdml_targets
-from audits.targets import sharing as sharing_targets
+from audits.spec import AuditSpec, SpecBuilder
+from audits.targets.decentralized import VARIANTS, decentralized_spec
+from audits.targets.pdml import pdml_spec
+from audits.targets.sharing import sharing_spec
+from audits.targets.star import dpadmm_spec, naive_spec
 
-if TYPE_CHECKING:  # solvers and attacks are imported on first use
-    from attacks.base import AttackScores
-    from attacks.whitebox import WhiteBoxNP
-    from audits.neighbours import CanaryOptions, Neighbours
-    from solvers.dpadmm import DPADMM, NaiveNoisyADMM
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Accepted",
+    "AuditTarget",
+    "SpecBuilder",
+    "TARGETS",
+    "UnavailableTarget",
+    "get_target",
+    "installed_targets",
+]
 
-__all__ = ["AuditBuild", "AuditRun", "AuditSetup", "AuditTarget", "TARGETS", "UnavailableTarget", "get_target"]
+#: The entry-point group through which other installed packages expose audit targets.
+ENTRY_POINT_GROUP = "dp_admm_audit.audits"
 
 
 class UnavailableTarget(ValueError):
     """The name is known but its solver is not in the toolkit yet."""
-
-
-@dataclass(frozen=True)
-class AuditSetup:
-    """What one audit runs: a solver, neighbouring problems, the target agent, and the attack."""
-
-    solver: DPADMM | NaiveNoisyADMM
-    neighbours: Neighbours
-    attack: WhiteBoxNP
-    claimed_accountant: str
-    claim: str
-    calibrate: bool = True
-
-
-#: build(epsilon, delta, quick) of a registry entry.
-AuditBuild = Callable[[float, float, bool], AuditSetup]
-
-
-class AuditRun(Protocol):
-    """``run`` of a registry entry with its own pipeline: (report, attacks)."""
-
-    def __call__(
-        self,
-        *,
-        epsilon: float | None,
-        delta: float,
-        confidence: float,
-        trials: int,
-        seed: int,
-        quick: bool,
-        progress: bool | None,
-    ) -> tuple[dict[str, Any], list[AttackScores]]: ...
 
 
 @dataclass(frozen=True)
@@ -73,92 +55,35 @@ class AuditTarget:
 
     Attributes:
       name: the CLI name. description: one line for ``--list``.
-      build: (epsilon, delta, quick) → AuditSetup, for the Gaussian-noise star solvers that
-        :func:`audits.run.run_audit` runs itself; None while the solver is missing.
-      unavailable: why the target cannot run yet.
-      run: a target with its own pipeline instead of ``build``, called with keywords
-        ``epsilon`` (None: the target's default), ``delta``, ``confidence``, ``trials`` (per
-        hypothesis), ``seed``, ``quick``, ``progress``; returns (report, attacks) where report
-        comes from :func:`audits.verdict.assemble_report` and attacks are ``AttackScores``.
-      trials, quick_trials: default trials per hypothesis.
-      default_epsilon: delta → default per-iteration ε.
+      spec: (epsilon, delta, quick) → AuditSpec; ``epsilon`` None means the target's default (its
+        meaning is the target's, stated in the description). None while the solver is missing.
+      unavailable: why the target cannot run yet. hidden: reachable by name, not listed.
     """
 
     name: str
     description: str
-    build: AuditBuild | None = None
+    spec: SpecBuilder | None = None
     unavailable: str = ""
-    run: AuditRun | None = None
-    trials: int = 100_000
-    quick_trials: int = 2_000
-    default_epsilon: Callable[[float], float] | None = None
     hidden: bool = False
 
     @property
     def available(self) -> bool:
-        return self.build is not None or self.run is not None
+        return self.spec is not None
 
 
-#: DP-ADMM audit configuration: small so that 10^5 trials per hypothesis take about a minute.
-DPADMM_ITERATIONS = 25
-DPADMM_AGENTS = 2
-DPADMM_RECORDS = 50
-HUBER_H = 0.1
+#: What a ``module:attribute`` name or an entry point may resolve to (module docstring).
+Accepted = AuditTarget | AuditSpec | SpecBuilder
 
-
-def unit_mu_epsilon(delta: float, iterations: int = DPADMM_ITERATIONS) -> float:
-    """Per-iteration ε of the classic calibration giving μ = sqrt(T)/z = 1 after T iterations."""
-    return math.sqrt(2.0 * math.log(1.25 / delta) / iterations)
-
-
-def _dpadmm(
-    solver_class: type[DPADMM] | None = None, canary: CanaryOptions | None = None, noise: str = "calibrated"
-) -> AuditBuild:
-    def build(epsilon: float, delta: float, quick: bool = False) -> AuditSetup:
-        from attacks.whitebox import WhiteBoxNP
-        from audits.neighbours import canary_neighbours
-        from solvers import DPADMM, HuberHingeLoss
-
-        cls = DPADMM if solver_class is None else solver_class
-        solver = cls(epsilon=epsilon, delta=delta, n_iterations=DPADMM_ITERATIONS, dw=1.0)
-        nb = canary_neighbours(
-            n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H), **(canary or {})
-        )
-        attack = WhiteBoxNP(solver, nb.problem_in, nb.problem_out, nb.agent, noise=noise)
-        claim = (
-            "DP-ADMM Theorem 2: per-iteration (ε, δ) Gaussian mechanism composed by the moments "
-            "accountant (integer τ), ε̄ at the same δ"
-        )
-        return AuditSetup(solver, nb, attack, "moments_classic", claim)
-
-    return build
-
-
-def _naive(epsilon: float, delta: float, quick: bool = False) -> AuditSetup:
-    from attacks.whitebox import WhiteBoxNP
-    from audits.neighbours import canary_neighbours
-    from solvers import HuberHingeLoss, NaiveNoisyADMM
-
-    solver = NaiveNoisyADMM(epsilon=epsilon, delta=delta, n_iterations=DPADMM_ITERATIONS, tol=1e-9)
-    nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H))
-    attack = WhiteBoxNP(solver, nb.problem_in, nb.problem_out, nb.agent, noise="calibrated")
-    lam, N, rho = nb.problem_in.lam, nb.problem_in.n_agents, solver.rho
-    claim = (
-        "DP-ADMM paper, Algorithm 2 baseline: σ_i from the paper's sensitivity 2S1N/(m_i λ), "
-        "claimed to have the same ε̄ as DP-ADMM (moments accountant). That sensitivity is "
-        f"{(lam + N * rho) / lam:.1f}× the tight 2S1/(m_i(λ/N + ρ)) here (spec 000 §3), so the "
-        "run is over-noised and a lower bound near 0 is expected"
-    )
-    return AuditSetup(solver, nb, attack, "moments_classic", claim)
-
-
-class _TrialCounts(TypedDict):
-    trials: int
-    quick_trials: int
-
-
-#: The decentralized audits (audits.targets.decentralized): trials per hypothesis.
-_DECENTRALIZED_TRIALS: _TrialCounts = {"trials": 25_000, "quick_trials": 1_000}
+_BETA = "--epsilon = the paper's total β ({theorem}), default 6"
+_DESCRIPTIONS = {
+    "radmm": "R-ADMM (Zhang, Khalili & Liu, Recycled ADMM): decentralized ADMM with Gamma-norm objective "
+    "perturbation on odd iterations only; " + _BETA.format(theorem="Thm V.1"),
+    "mradmm": "MR-ADMM (Zhang, Khalili & Liu): R-ADMM with non-decreasing penalties η(2k−1) = 1.04^k; "
+    + _BETA.format(theorem="Thm V.1"),
+    "ppadmm": "M-ADMM with penalty perturbation (Zhang, Khalili & Liu, ICML 2018); " + _BETA.format(theorem="Thm 4.1"),
+    "dvp": "ADMM with dual-variable perturbation (Zhang & Zhu), as PP with a constant penalty; "
+    + _BETA.format(theorem="Thm 4.1"),
+}
 
 TARGETS: dict[str, AuditTarget] = {
     t.name: t
@@ -166,112 +91,144 @@ TARGETS: dict[str, AuditTarget] = {
         AuditTarget(
             "dpadmm",
             "DP-ADMM (Huang et al., Algorithm 3): linearised ADMM with Gaussian output noise, star topology",
-            _dpadmm(),
-            default_epsilon=unit_mu_epsilon,
+            dpadmm_spec(),
         ),
         AuditTarget(
             "dpadmm-naive",
             "DP-ADMM paper's Algorithm 2: exact local argmin plus constant Gaussian noise (paper's sensitivity)",
-            _naive,
-            trials=5_000,
-            quick_trials=300,
-            default_epsilon=unit_mu_epsilon,
+            naive_spec,
         ),
-        AuditTarget(
-            "radmm",
-            "R-ADMM (Zhang, Khalili & Liu, Recycled ADMM): decentralized ADMM "
-            "with Gamma-norm objective perturbation on odd iterations only; --epsilon = the paper's "
-            "total β (Thm V.1), default 6",
-            run=decentralized.run_radmm,
-            **_DECENTRALIZED_TRIALS,
-        ),
-        AuditTarget(
-            "mradmm",
-            "MR-ADMM (Zhang, Khalili & Liu): R-ADMM with non-decreasing penalties "
-            "η(2k−1) = 1.04^k; --epsilon = the paper's total β (Thm V.1), default 6",
-            run=decentralized.run_mradmm,
-            **_DECENTRALIZED_TRIALS,
-        ),
-        AuditTarget(
-            "ppadmm",
-            "M-ADMM with penalty perturbation (Zhang, Khalili & Liu, ICML 2018); "
-            "--epsilon = the paper's total β (Thm 4.1), default 6",
-            run=decentralized.run_ppadmm,
-            **_DECENTRALIZED_TRIALS,
-        ),
-        AuditTarget(
-            "dvp",
-            "ADMM with dual-variable perturbation (Zhang & Zhu), as PP with a "
-            "constant penalty; --epsilon = the paper's total β (Thm 4.1), default 6",
-            run=decentralized.run_dvp,
-            **_DECENTRALIZED_TRIALS,
-        ),
+        *(AuditTarget(name, _DESCRIPTIONS[name], decentralized_spec(name)) for name in VARIANTS),
         AuditTarget(
             "pdml",
             "PDML (Wang et al.): local label randomization + perturbed decentralized ADMM; "
             "the label guarantee at the collecting server, and a white-box audit of the derived "
             "broadcast guarantee; --epsilon = the users' label ε, default 1",
-            run=pdml_targets.run_pdml,
-            trials=20_000,
-            quick_trials=2_000,
+            pdml_spec(),
         ),
         AuditTarget(
             "sharing-output",
             "ADMM sharing over vertically partitioned features (Hu et "
             "al.), certified output perturbation (Δ_safe); --epsilon = per-iteration ε of Theorem 1, "
             "default 1",
-            run=sharing_targets.run_sharing_output,
-            trials=20_000,
-            quick_trials=500,
+            sharing_spec("output"),
         ),
         AuditTarget(
             "sharing-parameter",
             "ADMM sharing over vertically partitioned features (Hu "
             "et al.), the paper's parameter perturbation (10); --epsilon = per-iteration ε of "
             "Theorem 1, default 0.1",
-            run=sharing_targets.run_sharing_parameter,
-            trials=10_000,
-            quick_trials=200,
+            sharing_spec("parameter"),
         ),
     ]
 }
 
 
-def _summary(cls: type) -> str:
-    """The first line of ``cls``'s docstring."""
-    if not cls.__doc__:
-        raise ValueError(f"{cls.__name__} needs a docstring: its first line describes the target")
-    return cls.__doc__.splitlines()[0]
+def _summary(obj: object) -> str:
+    """The first line of ``obj``'s docstring."""
+    if not obj.__doc__:
+        raise ValueError(f"{getattr(obj, '__name__', obj)!r} needs a docstring: its first line describes the target")
+    return obj.__doc__.strip().splitlines()[0]
 
 
-def _broken_targets() -> dict[str, AuditTarget]:
+def broken_targets() -> dict[str, AuditTarget]:
     from audits.broken import BROKEN_VARIANTS
 
     return {
         f"dpadmm-broken-{key}": AuditTarget(
             f"dpadmm-broken-{key}",
             f"DELIBERATELY BROKEN DP-ADMM ({_summary(cls)})",
-            _dpadmm(cls, canary),
-            default_epsilon=unit_mu_epsilon,
+            dpadmm_spec(f"dpadmm-broken-{key}", cls, canary),
             hidden=True,
         )
         for key, (cls, canary) in BROKEN_VARIANTS.items()
     }
 
 
-def get_target(name: str) -> AuditTarget:
-    """The entry ``name`` (the broken variants are reachable by name but not listed).
+def as_target(name: str, obj: object) -> AuditTarget:
+    """The :class:`AuditTarget` named ``name`` for an :data:`Accepted` object.
 
     Raises:
-      ValueError: unknown name (the message lists the known ones).
+      TypeError: ``obj`` is none of the accepted kinds (the message names ``name`` and the kinds).
+    """
+    if isinstance(obj, AuditTarget):
+        return obj
+    if isinstance(obj, AuditSpec):
+        fixed = obj
+
+        def spec(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
+            if epsilon is not None:
+                raise ValueError(f"{name} is a fixed AuditSpec: it takes no epsilon, got {epsilon!r}")
+            return fixed
+
+        return AuditTarget(name, f"{fixed.name}: {fixed.claim.statement}", spec)
+    if callable(obj) and not isinstance(obj, type):
+        builder = obj
+
+        def checked(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
+            made = builder(epsilon, delta, quick)
+            if not isinstance(made, AuditSpec):
+                raise TypeError(
+                    f"audit target {name!r}: the callable must return an audits.spec.AuditSpec, "
+                    f"got {type(made).__name__}: {made!r:.80}"
+                )
+            return made
+
+        return AuditTarget(name, _summary(builder) if builder.__doc__ else name, checked)
+    raise TypeError(
+        f"audit target {name!r} must be an audits.registry.AuditTarget, an audits.spec.AuditSpec or a "
+        f"callable (epsilon, delta, quick) -> AuditSpec, got {type(obj).__name__}: {obj!r:.80}"
+    )
+
+
+def _from_module(name: str) -> AuditTarget:
+    module_name, _, attribute = name.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"target {name!r} must be 'module:attribute' (e.g. mypkg.audit:target)")
+    try:
+        obj: object = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"target {name!r}: cannot import module {module_name!r}: {error}") from error
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"target {name!r}: module {module_name!r} has no attribute {attribute!r}")
+        obj = getattr(obj, part)
+    try:
+        return as_target(name, obj)
+    except TypeError as error:
+        raise ValueError(str(error)) from error
+
+
+def installed_targets() -> dict[str, importlib.metadata.EntryPoint]:
+    """The entry points of :data:`ENTRY_POINT_GROUP` by name (other installed packages' targets)."""
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def get_target(name: str) -> AuditTarget:
+    """The target ``name`` (module docstring for the resolution order).
+
+    Raises:
+      ValueError: unknown name (the message lists the known ones), a module or attribute that
+        cannot be found, or an object that is not an :data:`Accepted` target.
       UnavailableTarget: known name whose solver is missing.
     """
-    targets = {**TARGETS, **_broken_targets()}
-    if name not in targets:
-        raise ValueError(
-            f"unknown solver name {name!r}; choose one of: {', '.join(TARGETS)} (see python -m audits.run --list)"
-        )
-    target = targets[name]
+    if ":" in name:
+        return _from_module(name)
+    builtin = {**TARGETS, **broken_targets()}
+    if name in builtin:
+        target = builtin[name]
+    else:
+        installed = installed_targets()
+        if name not in installed:
+            known = [*TARGETS, *installed]
+            raise ValueError(
+                f"unknown solver name {name!r}; choose one of: {', '.join(known)}, or give module:attribute "
+                "(see python -m audits.run --list)"
+            )
+        try:
+            target = as_target(name, installed[name].load())
+        except (ImportError, AttributeError, TypeError) as error:
+            raise ValueError(f"target {name!r} (entry point {installed[name].value}): {error}") from error
     if not target.available:
         raise UnavailableTarget(f"{name}: {target.unavailable}")
     return target

@@ -11,6 +11,7 @@ upper bound on the same releases, and reports a verdict per bound and the tightn
     python -m audits.run dpadmm                       # 10^5 trials per hypothesis, δ = 1e-5
     python -m audits.run dpadmm --quick --out /tmp/a  # a small smoke run
     python -m audits.run dpadmm-naive --trials 20000 --seed 3
+    python -m audits.run mypkg.audit:target            # a target of another package (audits.registry)
 
 ``--epsilon`` sets the privacy level in the paper's own terms, per solver (``--list`` says which):
 for ``dpadmm`` and ``dpadmm-naive`` the per-iteration ε of the classic Gaussian calibration (default:
@@ -23,10 +24,10 @@ Exit status: 0 consistent, 1 VIOLATION, 2 usage error (unknown name, bad value, 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,30 +35,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from accountants.version import __version__
-from audits.registry import TARGETS, AuditSetup, UnavailableTarget, get_target
+from audits.registry import TARGETS, UnavailableTarget, as_target, get_target, installed_targets
 
-if TYPE_CHECKING:  # solvers and attacks are imported on first use
+if TYPE_CHECKING:  # attacks is imported on first use
     from attacks.base import AttackScores
-    from audits.neighbours import Neighbours
-    from solvers.problem import HorizontalProblem
-    from solvers.result import Result
 
 __all__ = ["main", "run_audit"]
-
-#: Trials per solver.run call: bounds memory (transcripts are scored chunk by chunk).
-CHUNK = 5_000
-#: Upper bounds by (name, solver repr, δ, agent): the ledger is fixed by the public parameters.
-_UPPER_CACHE: dict[tuple[str, str, float, int], tuple[dict[str, float], float]] = {}
-
-
-def _seeds(root: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
-    return root.spawn(n)
-
-
-def _run(
-    setup: AuditSetup, problem: HorizontalProblem, seeds: Sequence[int | np.random.SeedSequence], agent: int
-) -> Result:
-    return setup.solver.run(problem, seeds=seeds, accountants=(), record_history=False, transcript_agents=[agent])
 
 
 def run_audit(
@@ -73,205 +56,53 @@ def run_audit(
     progress: bool | None = None,
 ) -> tuple[dict[str, Any], list[AttackScores]]:
     """Run the audit ``name``; return (report, attacks): ``attacks`` is a list of
-    ``attacks.AttackScores``, the audited (strongest) attack first, then the black-box ones.
+    ``attacks.AttackScores``, the audited attack first.
 
     Args:
-      name: a registry name (``python -m audits.run --list``).
-      trials: trials per hypothesis (default: the entry's; ``quick`` uses its small default).
-      epsilon: per-iteration ε of the classic calibration (default: μ = 1 after T iterations).
+      name: a registry name (``python -m audits.run --list``) or ``module:attribute``
+        (:func:`audits.registry.get_target`).
+      trials: trials per hypothesis (default: the spec's; ``quick`` uses its small default).
+      epsilon: the target's privacy parameter (its description says which; None: its default).
       delta: δ of the calibration and of every bound, in (0, 1).
       confidence: confidence of the lower bounds, in (0, 1).
       seed: root seed of all trials (non-negative int).
-      calibration_trials: trials per hypothesis used only to estimate the noise level for the
-        attack (disjoint from the audited trials); default trials/50 clipped to [200, 2000].
+      calibration_trials: trials per hypothesis used only to fit the attacks (disjoint from the
+        audited trials); default trials/50 clipped to [200, 2000].
       progress: show a progress bar (None: when stderr is a terminal).
 
     Raises:
       ValueError: unknown name or bad value; ``UnavailableTarget`` for a missing solver.
     """
-    from accountants import ExactGaussianAccountant, epsilon_by_accountant
-    from audits.stats import clopper_pearson_audit, gdp_audit
-    from audits.verdict import assemble_report
+    from audits.runner import run_spec, solver_ledger
 
     target = get_target(name)
     _check(delta, "delta", 0, 1)
     _check(confidence, "confidence", 0, 1)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    n = (target.quick_trials if quick else target.trials) if trials is None else trials
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 10:
+    if trials is not None and (isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 10):
         raise ValueError(f"trials must be an integer >= 10 (per hypothesis), got {trials!r}")
-    n = int(n)
-    if epsilon is None and target.default_epsilon is not None:
-        epsilon = target.default_epsilon(delta)
     if epsilon is not None:
         _check(epsilon, "epsilon", 0, math.inf)
-    if target.run is not None:  # a target with its own neighbours, attack and bounds
-        start = time.perf_counter()
-        report, attacks = target.run(
-            epsilon=epsilon,
-            delta=delta,
-            confidence=confidence,
-            trials=n,
-            seed=int(seed),
-            quick=quick,
-            progress=progress,
-        )
-        report["runtime_seconds"] = round(time.perf_counter() - start, 1)
-        return report, attacks
-    if target.build is None:  # get_target returns only entries with a build or a run
+    if target.spec is None:  # get_target returns only available targets
         raise UnavailableTarget(f"{name}: {target.unavailable}")
-    if epsilon is None:  # every build entry has a default_epsilon
-        raise ValueError(f"{name}: epsilon is required (the entry has no default)")
-    start = time.perf_counter()
     try:
-        setup = target.build(epsilon, delta, quick)
-        nb, attack, agent = setup.neighbours, setup.attack, setup.neighbours.agent
-        ledger = _run(setup, nb.problem_in, [0], agent).ledger  # validates the plan; fixes the releases
+        spec = target.spec(epsilon, delta, quick)
+        spec = dataclasses.replace(spec, ledger=solver_ledger(spec))  # checks that the solver runs on D
     except (TypeError, ValueError) as error:
         raise ValueError(
             f"{name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}"
         ) from error
-    root_in, root_out, cal_in, cal_out = np.random.SeedSequence(seed).spawn(4)
-
-    from tqdm import tqdm
-
-    n_cal = calibration_trials if calibration_trials is not None else min(2000, max(200, n // 50))
-    total = 2 * n + (2 * n_cal if setup.calibrate else 0)
-    bar = tqdm(
-        total=total,
-        desc=f"audit {name}",
-        unit="trial",
-        disable=(None if progress is None else not progress),
-        file=sys.stderr,
-        leave=False,
-    )
-    diagnostics: dict[str, Any] = {}
-    shadows: tuple[np.ndarray, np.ndarray] | None = None
-    if setup.calibrate and getattr(attack, "noise", None) == "calibrated":
-        r_in = _run(setup, nb.problem_in, _seeds(cal_in, n_cal), agent)
-        bar.update(n_cal)
-        r_out = _run(setup, nb.problem_out, _seeds(cal_out, n_cal), agent)
-        bar.update(n_cal)
-        attack.calibrate(r_in, r_out)
-        shadows = (r_in.model, r_out.model)
-        claimed = attack.claimed_sigma(r_in)
-        mu2 = attack.statistics(r_in)[1] ** 2 / claimed[:, None] ** 2
-        diagnostics["calibration_trials"] = n_cal
-        diagnostics["sigma_estimate_over_claimed"] = (attack.sigma_estimate / claimed).tolist()
-        diagnostics["canary_mu_squared_mean"] = float(mu2.sum(axis=0).mean())
-    seeds_in, seeds_out = _seeds(root_in, n), _seeds(root_out, n)
-    parts_in: list[np.ndarray] = []
-    parts_out: list[np.ndarray] = []
-    accuracy: list[np.ndarray] = []
-    objective: list[np.ndarray] = []
-    models_in: list[np.ndarray] = []
-    models_out: list[np.ndarray] = []
-    for lo in range(0, n, CHUNK):
-        hi = min(lo + CHUNK, n)
-        r_in = _run(setup, nb.problem_in, seeds_in[lo:hi], agent)
-        parts_in.append(attack.score(r_in))
-        models_in.append(r_in.model)
-        if nb.problem_in.has_test:
-            accuracy.append(nb.problem_in.accuracy(r_in.model))
-        objective.append(nb.problem_in.objective(r_in.model))
-        bar.update(hi - lo)
-        r_out = _run(setup, nb.problem_out, seeds_out[lo:hi], agent)
-        parts_out.append(attack.score(r_out))
-        models_out.append(r_out.model)
-        bar.update(hi - lo)
-    bar.close()
-    scores_in, scores_out = np.concatenate(parts_in), np.concatenate(parts_out)
-
-    from attacks.base import AttackScores
-
-    scores = AttackScores(
-        attack.name,
-        scores_in,
-        scores_out,
-        white_box=bool(getattr(attack, "white_box", True)),
-        metadata=attack.metadata(),
-    )
-    all_attacks = [scores] + _black_box(nb, np.concatenate(models_in), np.concatenate(models_out), shadows)
-    gdp = gdp_audit(scores_in, scores_out, delta=delta, confidence=confidence)
-    cp = clopper_pearson_audit(scores_in, scores_out, delta=delta, confidence=confidence)
-    lower = {"gdp": gdp, "clopper_pearson": cp}
-    key = (name, repr(setup.solver), float(delta), agent)
-    if key not in _UPPER_CACHE:  # the releases depend only on the solver's public parameters
-        by_accountant = epsilon_by_accountant(ledger, delta, participant=agent)
-        exact = ExactGaussianAccountant()
-        exact.register_ledger(ledger)
-        _UPPER_CACHE[key] = ({k: v[agent] for k, v in by_accountant.items()}, exact.get_mu(agent))
-    upper, exact_mu = _UPPER_CACHE[key]
-    params = setup.solver.get_params()
-    utility: dict[str, float] = {}
-    if accuracy:
-        acc = np.concatenate(accuracy)
-        utility["test_accuracy"] = float(acc.mean())
-        utility["test_accuracy_std"] = float(acc.std())
-    utility["objective"] = float(np.concatenate(objective).mean())
-    reference = _non_private(setup)
-    if reference is not None:
-        utility.update(reference)
-    report = assemble_report(
-        solver=name,
-        solver_object=setup.solver,
-        trials=n,
-        delta=delta,
+    result = run_spec(
+        spec,
+        trials=None if trials is None else int(trials),
         confidence=confidence,
-        seed=seed,
-        lower=lower,
-        upper=upper,
-        claimed=setup.claimed_accountant,
-        claim=setup.claim,
-        attacks=all_attacks,
-        epsilon_meaning=(
-            f"--epsilon = {epsilon:.6g} is the per-iteration ε of the paper's classic Gaussian calibration "
-            f"(z = sqrt(2 ln(1.25/δ))/ε); every ε below is the total over {params.get('n_iterations')} "
-            f"iterations for the target agent at δ = {delta:g}"
-        ),
-        canary=nb.description,
-        utility=utility,
-        epsilon_per_iteration=float(epsilon),
-        exact_mu=exact_mu,
-        diagnostics=diagnostics,
+        seed=int(seed),
+        quick=quick,
+        calibration_trials=calibration_trials,
+        progress=progress,
     )
-    report["runtime_seconds"] = round(time.perf_counter() - start, 1)
-    return report, all_attacks
-
-
-def _non_private(setup: AuditSetup) -> dict[str, float] | None:
-    """Test accuracy and objective of the same solver without noise (ε = ∞), one run on D."""
-    import dataclasses
-
-    try:
-        solver = dataclasses.replace(setup.solver, epsilon=math.inf)
-        result = solver.run(
-            setup.neighbours.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False
-        )
-    except (TypeError, ValueError):  # a solver without an ε = ∞ mode: no reference
-        return None
-    problem = setup.neighbours.problem_in
-    out = {"objective_nonprivate": float(problem.objective(result.model))}
-    if problem.has_test:
-        out["test_accuracy_nonprivate"] = float(problem.accuracy(result.model))
-    return out
-
-
-def _black_box(
-    nb: Neighbours,
-    models_in: np.ndarray,
-    models_out: np.ndarray,
-    shadows: tuple[np.ndarray, np.ndarray] | None,
-) -> list[AttackScores]:
-    """Loss-threshold and LiRA scores on the released final models (LiRA needs shadow models)."""
-    from attacks.blackbox import LiRA, LossThreshold
-
-    x, loss = nb.canary, nb.problem_in.loss
-    out = [LossThreshold(x, 1.0, loss).attack(models_in, models_out)]
-    if shadows is not None:
-        out.append(LiRA(x, 1.0).fit(*shadows).attack(models_in, models_out))
-    return out
+    return result.report, result.attacks
 
 
 def _check(value: object, name: str, low: float, high: float) -> None:
@@ -344,12 +175,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         for target in TARGETS.values():
             status = "" if target.available else f" [{target.unavailable}]"
             print(f"{target.name}\n    {target.description}{status}")
+        for entry_name, entry in installed_targets().items():
+            try:
+                description = as_target(entry_name, entry.load()).description
+            except (ImportError, AttributeError, TypeError) as error:
+                description = f"[cannot load {entry.value}: {error}]"
+            print(f"{entry_name}\n    {description} (from {entry.value})")
         return 0
     if args.name is None:
         parser.error("a solver name is required (see --list)")
     try:
         get_target(args.name)
-        default = Path("audit-results") / (f"{args.name}-quick" if args.quick else args.name)
+        folder = args.name.replace(":", "-")
+        default = Path("audit-results") / (f"{folder}-quick" if args.quick else folder)
         out = check_output(args.out if args.out is not None else default)
         report, attacks = run_audit(
             args.name,

@@ -14,9 +14,9 @@ import argparse
 import numpy as np
 
 from benchmarks.timing import best_of, row
-from solvers.backends.streams import AgentStreams, agent_seeds
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem
+from solvers.engine.streams import AgentStreams, agent_seeds
 from solvers.graph import GraphTopology
 
 

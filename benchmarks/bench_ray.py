@@ -19,9 +19,9 @@ import numpy as np
 
 from benchmarks.timing import best_of
 from solvers import DPADMM, HorizontalProblem
-from solvers.backends import RayBackend
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem
+from solvers.engine.backends import RayBackend
 from solvers.graph import GraphTopology
 
 

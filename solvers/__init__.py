@@ -17,7 +17,7 @@ Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoi
 :class:`RADMM`, :class:`MRADMM`, :class:`PenaltyPerturbation`, :class:`MADMM`, :class:`DVP`. Seed 002:
 :class:`PDML` (local label randomization + perturbed decentralized ADMM). ``DPADMMClassifier`` (scikit-learn) and
 ``plot_history`` (matplotlib) load those libraries only when first used. ``run(..., backend="ray")``
-runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.backends``; optional extra ``ray``).
+runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.engine.backends``; optional extra ``ray``).
 """
 
 from typing import TYPE_CHECKING
@@ -29,17 +29,17 @@ from solvers.lazy import lazy_exports
 # ``import solvers.datasets``) stays light: no dp_accounting, scikit-learn or matplotlib until needed.
 # The ``TYPE_CHECKING`` block below lists the same names, so that type checkers see the real objects.
 _EXPORTS = {
-    "DEFAULT_ACCOUNTANTS": "solvers.accounting",
-    "AgentFailure": "solvers.backends",
-    "RayBackend": "solvers.backends",
-    "HorizontalSolver": "solvers.base",
-    "RunPlan": "solvers.base",
-    "Solver": "solvers.base",
+    "DEFAULT_ACCOUNTANTS": "solvers.engine.accounting",
+    "AgentFailure": "solvers.engine.backends",
+    "RayBackend": "solvers.engine.backends",
+    "HorizontalSolver": "solvers.horizontal",
+    "RunPlan": "solvers.engine.plan",
+    "Solver": "solvers.engine.solver",
     "centralized_optimum": "solvers.centralized",
     "regularized_erm": "solvers.centralized",
-    "ADMM": "solvers.dpadmm",
-    "DPADMM": "solvers.dpadmm",
-    "NaiveNoisyADMM": "solvers.dpadmm",
+    "ADMM": "solvers.star.admm",
+    "DPADMM": "solvers.star.admm",
+    "NaiveNoisyADMM": "solvers.star.admm",
     "DPADMMClassifier": "solvers.estimators",
     "HuberHingeLoss": "solvers.losses",
     "LogisticLoss": "solvers.losses",
@@ -50,7 +50,7 @@ _EXPORTS = {
     "L1Regularizer": "solvers.regularizers",
     "L2Regularizer": "solvers.regularizers",
     "Regularizer": "solvers.regularizers",
-    "Result": "solvers.result",
+    "Result": "solvers.engine.result",
     "dpadmm_sensitivity": "solvers.schedules",
     "estimate_dw": "solvers.schedules",
     "eta_theorem3": "solvers.schedules",
@@ -58,8 +58,8 @@ _EXPORTS = {
     "naive_sensitivity": "solvers.schedules",
     "StarTopology": "solvers.topology",
     "Topology": "solvers.topology",
-    "Channel": "solvers.transcript",
-    "Transcript": "solvers.transcript",
+    "Channel": "solvers.engine.transcript",
+    "Transcript": "solvers.engine.transcript",
     "GraphTopology": "solvers.graph",
     "DecentralizedProblem": "solvers.decentralized",
     "DecentralizedADMM": "solvers.decentralized",
@@ -81,12 +81,6 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
-    from solvers.accounting import DEFAULT_ACCOUNTANTS as DEFAULT_ACCOUNTANTS
-    from solvers.backends import AgentFailure as AgentFailure
-    from solvers.backends import RayBackend as RayBackend
-    from solvers.base import HorizontalSolver as HorizontalSolver
-    from solvers.base import RunPlan as RunPlan
-    from solvers.base import Solver as Solver
     from solvers.centralized import centralized_optimum as centralized_optimum
     from solvers.centralized import regularized_erm as regularized_erm
     from solvers.decentralized import DVP as DVP
@@ -97,11 +91,17 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.decentralized import DecentralizedProblem as DecentralizedProblem
     from solvers.decentralized import ObjectivePerturbationADMM as ObjectivePerturbationADMM
     from solvers.decentralized import PenaltyPerturbation as PenaltyPerturbation
-    from solvers.dpadmm import ADMM as ADMM
-    from solvers.dpadmm import DPADMM as DPADMM
-    from solvers.dpadmm import NaiveNoisyADMM as NaiveNoisyADMM
+    from solvers.engine.accounting import DEFAULT_ACCOUNTANTS as DEFAULT_ACCOUNTANTS
+    from solvers.engine.backends import AgentFailure as AgentFailure
+    from solvers.engine.backends import RayBackend as RayBackend
+    from solvers.engine.plan import RunPlan as RunPlan
+    from solvers.engine.result import Result as Result
+    from solvers.engine.solver import Solver as Solver
+    from solvers.engine.transcript import Channel as Channel
+    from solvers.engine.transcript import Transcript as Transcript
     from solvers.estimators import DPADMMClassifier as DPADMMClassifier
     from solvers.graph import GraphTopology as GraphTopology
+    from solvers.horizontal import HorizontalSolver as HorizontalSolver
     from solvers.losses import HuberHingeLoss as HuberHingeLoss
     from solvers.losses import LogisticLoss as LogisticLoss
     from solvers.losses import MarginLoss as MarginLoss
@@ -115,7 +115,6 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.regularizers import L1Regularizer as L1Regularizer
     from solvers.regularizers import L2Regularizer as L2Regularizer
     from solvers.regularizers import Regularizer as Regularizer
-    from solvers.result import Result as Result
     from solvers.schedules import dpadmm_sensitivity as dpadmm_sensitivity
     from solvers.schedules import estimate_dw as estimate_dw
     from solvers.schedules import eta_theorem3 as eta_theorem3
@@ -126,10 +125,11 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.sharing import VerticalProblem as VerticalProblem
     from solvers.sharing import VerticalSGD as VerticalSGD
     from solvers.sharing import partition_vertical as partition_vertical
+    from solvers.star.admm import ADMM as ADMM
+    from solvers.star.admm import DPADMM as DPADMM
+    from solvers.star.admm import NaiveNoisyADMM as NaiveNoisyADMM
     from solvers.topology import StarTopology as StarTopology
     from solvers.topology import Topology as Topology
-    from solvers.transcript import Channel as Channel
-    from solvers.transcript import Transcript as Transcript
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

@@ -22,12 +22,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from solvers.backends import BackendLike
 from solvers.datasets import near_equal_sizes
-from solvers.dpadmm import ADMM, DPADMM, NaiveNoisyADMM
+from solvers.engine.backends import BackendLike
 from solvers.losses import LogisticLoss
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer, L2Regularizer
+from solvers.star.admm import ADMM, DPADMM, NaiveNoisyADMM
 
 __all__ = ["DPADMMClassifier", "noise_seed_sequence"]
 
@@ -53,7 +53,7 @@ def public_info(info: Mapping[str, object], keys: Sequence[str] = (), prefixes: 
     return {k: v for k, v in info.items() if k in keys or any(k.startswith(p) for p in prefixes)}
 
 
-class _RemovedResult:
+class RemovedResult:
     """``result_`` is gone: it held the noise seed and the non-private training history."""
 
     def __get__(self, instance: object, owner: type | None = None) -> object:
@@ -105,7 +105,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
         from numpy's global generator), or an int or RandomState that fixes both, for
         reproducibility. An int is then the noise seed: whoever knows it can undo the noise.
       backend: where the agents run, "inprocess" (default) or "ray" (one Ray actor per agent,
-        ``solvers.backends``), or a ``solvers.backends.RayBackend``; the fit is the same.
+        ``solvers.engine.backends``), or a ``solvers.engine.backends.RayBackend``; the fit is the same.
       keep_secrets: also keep the fit's secrets (default False): ``secret_result_`` (the solver's
         ``Result``: seeds, training history, diagnostics) and ``secret_seed_`` (the root seed of the
         partition and the noise). Never publish an estimator fitted with it.
@@ -116,7 +116,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
       With ``keep_secrets=True`` also secret_result_ and secret_seed_.
     """
 
-    result_ = _RemovedResult()
+    result_ = RemovedResult()
 
     def __init__(
         self,

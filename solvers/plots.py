@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.result import Result
+from solvers.engine.result import Result
 
 __all__ = ["plot_history"]
 

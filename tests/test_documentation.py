@@ -56,8 +56,8 @@ def test_block_extraction_finds_fenced_python_only(tmp_path):
 
 
 def test_private_imports_are_detected():
-    assert private_imports("from solvers.experiments.kkt import _with_first_record\nimport os") == [
-        "solvers.experiments.kkt._with_first_record"
+    assert private_imports("from experiments.kkt_table import _private_name\nimport os") == [
+        "experiments.kkt_table._private_name"
     ]
     assert private_imports("from solvers._lazy import x") == ["solvers._lazy"]
     assert private_imports("from solvers import DPADMM") == []

@@ -25,6 +25,7 @@ Threshold choice: :class:`Split` (default: 20 % select / 80 % evaluate, seed 0),
 :class:`Bonferroni` (K thresholds at α/K) or :class:`Fixed` (pre-registered).
 """
 
+from attacks.metrics import ROC, auroc, roc_curve, tpr_at_fpr
 from audits.stats._validation import by_label
 from audits.stats.bounds import CONDITIONAL_ON_GDP, WORST_CASE, LowerBound
 from audits.stats.clopper_pearson import (
@@ -49,7 +50,6 @@ from audits.stats.one_run_fdp import (
     one_run_fdp_audit,
     one_run_fdp_mu,
 )
-from audits.stats.roc import ROC, auroc, roc_curve, tpr_at_fpr
 from audits.stats.thresholds import Bonferroni, Fixed, Split, as_strategy, error_counts
 
 __all__ = [

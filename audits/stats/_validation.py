@@ -1,5 +1,5 @@
 """Argument checks for the audit statistics: every message names the argument, its value and what
-was expected. Scalars reuse :mod:`accountants.validation`; arrays of attack scores are checked here.
+was expected. Scalars reuse :mod:`accountants.validation`, arrays of attack scores :mod:`attacks.metrics`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from accountants.validation import check_count, check_delta, check_epsilon
+from attacks.metrics import check_scores
 
 __all__ = [
     "by_label",
@@ -21,34 +22,8 @@ __all__ = [
     "check_epsilon",
     "check_fraction",
     "check_labels",
-    "check_scores",
     "check_seed",
 ]
-
-
-def check_scores(scores: ArrayLike, name: str) -> NDArray[np.float64]:
-    """``scores`` as a 1-D float64 array if it is non-empty, real and finite everywhere.
-
-    Raises:
-      TypeError: not real-valued (bool arrays are accepted as 0/1; strings, complex, objects not).
-      ValueError: not 1-D, empty, or an entry is NaN or infinite.
-    """
-    array = np.asarray(scores)
-    if array.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be a 1-D array of real scores, got dtype {array.dtype}")
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of per-trial scores, got shape {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{name} must not be empty (no trials)")
-    array = array.astype(np.float64)
-    bad = ~np.isfinite(array)
-    if bad.any():
-        index = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{name} must be finite everywhere (NaN or infinity never enters a privacy bound), "
-            f"got {array[index]!r} at index {index}"
-        )
-    return array
 
 
 def check_labels(labels: ArrayLike, size: int, name: str = "labels") -> NDArray[np.bool_]:

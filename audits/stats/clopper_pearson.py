@@ -19,13 +19,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from audits.stats._validation import (
-    check_confidence,
-    check_count,
-    check_delta,
-    check_error_counts,
-    check_scores,
-)
+from attacks.metrics import check_scores
+from audits.stats._validation import check_confidence, check_count, check_delta, check_error_counts
 from audits.stats.bounds import WORST_CASE, LowerBound
 from audits.stats.thresholds import BoundFunction, ThresholdChoice, as_strategy, select_threshold
 
@@ -55,7 +50,7 @@ def _counts(k: ArrayLike, n: int) -> tuple[np.ndarray, int]:
     return k.astype(np.int64), n
 
 
-def _upper(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
+def clopper_pearson_upper_limits(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
     """Vectorised exact upper bound, evaluated once per distinct count."""
     unique, inverse = np.unique(k, return_inverse=True)
     inner = unique < n
@@ -81,7 +76,7 @@ def clopper_pearson_upper(k: ArrayLike, n: int, alpha: float) -> np.ndarray | fl
     """
     alpha = check_confidence(alpha, "alpha")
     k, n = _counts(k, n)
-    out = _upper(np.atleast_1d(k), n, alpha).reshape(k.shape)
+    out = clopper_pearson_upper_limits(np.atleast_1d(k), n, alpha).reshape(k.shape)
     return float(out) if out.ndim == 0 else out
 
 
@@ -130,8 +125,8 @@ def _bound(delta: float) -> BoundFunction:
     def bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
         return np.atleast_1d(  # already 1-D: atleast_1d only states the array type
             epsilon_from_rates(
-                np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
-                np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
+                np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fp), n_out, alpha / 2)),
+                np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fn), n_in, alpha / 2)),
                 delta,
             )
         )
@@ -148,8 +143,8 @@ def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: floa
         "n_in": n_in,
         "fpr": fp / n_out,
         "fnr": fn / n_in,
-        "fpr_upper": float(_upper(np.array([fp]), n_out, alpha_test / 2)[0]),
-        "fnr_upper": float(_upper(np.array([fn]), n_in, alpha_test / 2)[0]),
+        "fpr_upper": float(clopper_pearson_upper_limits(np.array([fp]), n_out, alpha_test / 2)[0]),
+        "fnr_upper": float(clopper_pearson_upper_limits(np.array([fn]), n_in, alpha_test / 2)[0]),
         "alpha_per_test": alpha_test,
         "alpha_split": ALPHA_SPLIT,
     }

@@ -21,9 +21,10 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from accountants import gaussian_epsilon
-from audits.stats._validation import check_confidence, check_delta, check_error_counts, check_scores
+from attacks.metrics import check_scores
+from audits.stats._validation import check_confidence, check_delta, check_error_counts
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
-from audits.stats.clopper_pearson import _upper, error_rate_details
+from audits.stats.clopper_pearson import clopper_pearson_upper_limits, error_rate_details
 from audits.stats.thresholds import ThresholdChoice, as_strategy, select_threshold
 
 __all__ = ["gdp_audit", "gdp_from_counts", "mu_from_rates"]
@@ -59,13 +60,14 @@ SELECTION_ALPHA_FACTOR = 0.01
 def _bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
     return np.atleast_1d(  # already 1-D: atleast_1d only states the array type
         mu_from_rates(
-            np.atleast_1d(_upper(np.atleast_1d(fp), n_out, alpha / 2)),
-            np.atleast_1d(_upper(np.atleast_1d(fn), n_in, alpha / 2)),
+            np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fp), n_out, alpha / 2)),
+            np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fn), n_in, alpha / 2)),
         )
     )
 
 
-def _check_gdp_delta(delta: float) -> float:
+def check_gdp_delta(delta: float) -> float:
+    """``delta`` checked for a GDP conversion: in (0, 1) (a μ-GDP curve has no finite ε at δ = 0)."""
     delta = check_delta(delta)
     if delta == 0:
         raise ValueError(
@@ -125,7 +127,7 @@ def gdp_from_counts(
 
     Args as :func:`audits.stats.clopper_pearson_from_counts`; δ must be in (0, 1).
     """
-    delta = _check_gdp_delta(delta)
+    delta = check_gdp_delta(delta)
     confidence = check_confidence(confidence)
     fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
@@ -161,7 +163,7 @@ def gdp_audit(
     """
     scores_in = check_scores(scores_in, "scores_in")
     scores_out = check_scores(scores_out, "scores_out")
-    delta = _check_gdp_delta(delta)
+    delta = check_gdp_delta(delta)
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)
     alpha = 1.0 - confidence

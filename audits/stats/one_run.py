@@ -28,13 +28,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
+from attacks.metrics import check_scores
 from audits.stats._validation import (
     check_confidence,
     check_count,
     check_delta,
     check_epsilon,
     check_int_sequence,
-    check_scores,
     check_seed,
 )
 from audits.stats.bounds import WORST_CASE, LowerBound
@@ -56,7 +56,8 @@ GuessStatistic = Callable[[int, int, int, float], float]
 GuessSearch = tuple[float, int, int, int, int, tuple[int, ...], int, float]
 
 
-def _check_mrv(m: int, r: int, v: int) -> tuple[int, int, int]:
+def check_guess_counts(m: int, r: int, v: int) -> tuple[int, int, int]:
+    """(m, r, v) checked: counts with 0 ≤ v ≤ r ≤ m (canaries, guesses made, guesses right)."""
     m, r, v = check_count(m, "m"), check_count(r, "r"), check_count(v, "v")
     if not 0 <= v <= r <= m:
         raise ValueError(f"need 0 <= v <= r <= m (correct <= guesses <= canaries), got m={m}, r={r}, v={v}")
@@ -83,7 +84,7 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
       v: number of correct guesses, ≤ r.
       epsilon, delta: the DP guarantee under test.
     """
-    m, r, v = _check_mrv(m, r, v)
+    m, r, v = check_guess_counts(m, r, v)
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     return _p_value(m, r, v, epsilon, delta)
@@ -95,7 +96,7 @@ def one_run_epsilon(m: int, r: int, v: int, *, delta: float, confidence: float =
     Bisection on ε keeping the lower end rejected, as in the authors' reference code (which
     bisects 30 times from [0, 1] after widening; here 200 halvings or 1e-12 absolute).
     """
-    m, r, v = _check_mrv(m, r, v)
+    m, r, v = check_guess_counts(m, r, v)
     delta = check_delta(delta)
     alpha = 1.0 - check_confidence(confidence)
     return _epsilon(m, r, v, delta, alpha)
@@ -189,7 +190,8 @@ def _guess_grid(m: int, k_pos: int | Sequence[int] | None, k_neg: int) -> tuple[
     return grid, k_neg
 
 
-def _correction(grid: Sequence[int], k_neg: int, preset: bool) -> str:
+def multiplicity_correction(grid: Sequence[int], k_neg: int, preset: bool) -> str:
+    """The report's description of the multiplicity correction over the grid of numbers of guesses (none for one)."""
     if len(grid) == 1:
         return f"none (single pre-registered number of guesses: k+ = {grid[0]}, k- = {k_neg})"
     origin = "default grid" if preset else "pre-registered grid"
@@ -271,7 +273,7 @@ def one_run_audit(
         delta=delta,
         confidence=confidence,
         method="one-run",
-        correction=_correction(grid, k_neg, k_pos is None),
+        correction=multiplicity_correction(grid, k_neg, k_pos is None),
         threshold=None,
         assumption=f"{WORST_CASE}; {ONE_RUN_DESIGN}",
         details={

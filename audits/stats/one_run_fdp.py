@@ -31,8 +31,8 @@ from scipy import special
 from accountants import gaussian_epsilon
 from audits.stats._validation import check_confidence, check_epsilon
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
-from audits.stats.gdp import _check_gdp_delta
-from audits.stats.one_run import ONE_RUN_DESIGN, _check_mrv, _correction, best_guess_count
+from audits.stats.gdp import check_gdp_delta
+from audits.stats.one_run import ONE_RUN_DESIGN, best_guess_count, check_guess_counts, multiplicity_correction
 
 __all__ = ["fdp_one_run_rejects", "gdp_blow_up_inverse", "one_run_fdp_audit", "one_run_fdp_mu"]
 
@@ -73,7 +73,7 @@ def fdp_one_run_rejects(
         test, increasing on [0, 1] (e.g. :func:`gdp_blow_up_inverse`).
       m, r, v: canaries, guesses and correct guesses.
     """
-    m, r, v = _check_mrv(m, r, v)
+    m, r, v = check_guess_counts(m, r, v)
     alpha = 1.0 - check_confidence(confidence)
     return _rejects(f_bar_inverse, m, r, v, alpha)
 
@@ -100,7 +100,7 @@ def _mu(m: int, r: int, v: int, alpha: float) -> float:
 
 def one_run_fdp_mu(m: int, r: int, v: int, *, confidence: float = 0.95) -> float:
     """The largest μ (to 1e-10) whose μ-GDP is rejected at level 1 − confidence; 0 if none."""
-    m, r, v = _check_mrv(m, r, v)
+    m, r, v = check_guess_counts(m, r, v)
     alpha = 1.0 - check_confidence(confidence)
     return _mu(m, r, v, alpha)
 
@@ -121,7 +121,7 @@ def one_run_fdp_audit(
     :class:`LowerBound` with method "one-run-fdp", ``mu`` = μ_lower and ε =
     gaussian_epsilon(μ_lower, δ), conditional on a Gaussian trade-off curve.
     """
-    delta = _check_gdp_delta(delta)
+    delta = check_gdp_delta(delta)
     mu, k, r, v, m, grid, k_neg, alpha_test = best_guess_count(
         scores_in, scores_out, confidence, k_pos, k_neg, seed, _mu
     )
@@ -131,7 +131,7 @@ def one_run_fdp_audit(
         delta=delta,
         confidence=confidence,
         method="one-run-fdp",
-        correction=_correction(grid, k_neg, k_pos is None),
+        correction=multiplicity_correction(grid, k_neg, k_pos is None),
         threshold=None,
         mu=mu,
         assumption=f"{CONDITIONAL_ON_GDP}; {ONE_RUN_DESIGN}",

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from audits.stats._validation import check_fraction, check_scores, check_seed
+from attacks.metrics import check_scores
+from audits.stats._validation import check_fraction, check_seed
 
 __all__ = [
     "Bonferroni",

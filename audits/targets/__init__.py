@@ -1,5 +1,10 @@
-"""Audit targets with their own pipeline (``AuditTarget(run=...)`` in :mod:`audits.registry`).
+"""The built-in audit targets: each module turns (epsilon, delta, quick) into an :class:`audits.spec.AuditSpec`
+that :func:`audits.runner.run_spec` runs (:mod:`audits.registry` names them).
 
+* :mod:`audits.targets.star` — DP-ADMM and its Algorithm 2 baseline (Huang et al. 2019), and the
+  deliberately broken variants of :mod:`audits.broken`: white-box Neyman–Pearson replay.
+* :mod:`audits.targets.pdml` — PDML (Wang et al.): the label guarantee at the collecting server, and
+  the servers' broadcasts as a companion audit run by the same runner.
 * :mod:`audits.targets.decentralized` — R-ADMM, MR-ADMM (seed 001), PP and DVP (seed 003):
   Gamma-norm objective/penalty perturbation, audited with the transcript's exact log-likelihood
   ratio (its realised privacy loss) against the papers' pure β.

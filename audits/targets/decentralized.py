@@ -27,17 +27,17 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
+from audits.spec import AuditContext, AuditSpec, Claim, Finding, SectionBuilder, SpecBuilder
+
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from attacks.base import AttackScores
-    from audits.registry import AuditRun
     from audits.stats import LowerBound
     from audits.verdict import Section
     from solvers.decentralized import MRADMM, RADMM, DecentralizedProblem, PenaltyPerturbation
@@ -48,34 +48,93 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
 
 __all__ = [
     "DEFAULT_BETA",
+    "VARIANTS",
+    "RealisedLoss",
+    "Variant",
     "alpha_for_beta",
-    "audit_decentralized",
     "build_solver",
+    "decentralized_spec",
     "label_flip_neighbours",
-    "run_dvp",
-    "run_mradmm",
-    "run_ppadmm",
-    "run_radmm",
     "under_noised_radmm",
 ]
 
 #: Problem of every audit: a triangle (every degree 2), B records per node, d features, C = B.
 AGENTS, RECORDS, FEATURES, RHO = 3, 20, 1, 1.0
 #: The paper's total β each audit is calibrated to by default (``--epsilon``).
-DEFAULT_BETA = {"radmm": 6.0, "mradmm": 6.0, "ppadmm": 6.0, "dvp": 6.0}
-#: Trials per ``solver.run`` call.
-CHUNK = 5_000
-_PAPER = {
-    "radmm": "paper (Thm V.1 β)",
-    "mradmm": "paper (Thm V.1 β)",
-    "ppadmm": "paper (Thm 4.1 β)",
-    "dvp": "paper (Thm 4.1 β)",
-}
-_TIGHT = {
-    "radmm": "Thm V.1 tight (eq. 56)",
-    "mradmm": "Thm V.1 tight (eq. 56)",
-    "ppadmm": "Thm 4.1 tight (eq. 64–65)",
-    "dvp": "Thm 4.1 tight (eq. 64–65)",
+DEFAULT_BETA = 6.0
+
+
+def _radmm(alpha: float, delta: float) -> DecentralizedSolver:
+    from solvers.decentralized import RADMM
+
+    return RADMM(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta)
+
+
+def _mradmm(alpha: float, delta: float) -> DecentralizedSolver:
+    from solvers.decentralized import MRADMM
+
+    return MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta)
+
+
+def _ppadmm(alpha: float, delta: float) -> DecentralizedSolver:
+    from solvers.decentralized import PenaltyPerturbation
+
+    return PenaltyPerturbation(theta=0.5, q1=1.05, alpha=alpha, q2=1.03, n_iterations=6, delta=delta)
+
+
+def _dvp(alpha: float, delta: float) -> DecentralizedSolver:
+    from solvers.decentralized import DVP
+
+    return DVP(theta=0.5, alpha=alpha, q2=1.0, n_iterations=6, delta=delta)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One audited solver: its builder at noise rate α (PP: α(1)) and δ, the names of the paper's
+    bound and of its tight form in the report, the claim, and whether seed 003's KKT attack applies."""
+
+    build: Callable[[float, float], DecentralizedSolver]
+    paper: str
+    tight: str
+    claim: str
+    kkt: bool = False
+    alpha_name: str = "α"
+
+
+_THM_V1, _THM_V1_TIGHT = "paper (Thm V.1 β)", "Thm V.1 tight (eq. 56)"
+_THM_41, _THM_41_TIGHT = "paper (Thm 4.1 β)", "Thm 4.1 tight (eq. 64–65)"
+#: The audited solvers by name: adding one is one row.
+VARIANTS = {
+    "radmm": Variant(
+        _radmm,
+        _THM_V1,
+        _THM_V1_TIGHT,
+        "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1: private R-ADMM is β-DP (pure) with "
+        "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(k)) over the odd iterations",
+    ),
+    "mradmm": Variant(
+        _mradmm,
+        _THM_V1,
+        _THM_V1_TIGHT,
+        "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1 for MR-ADMM (η_i(2k−1) non-decreasing): "
+        "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k))",
+    ),
+    "ppadmm": Variant(
+        _ppadmm,
+        _THM_41,
+        _THM_41_TIGHT,
+        "Zhang, Khalili & Liu (ICML 2018), Theorem 4.1: penalty perturbation is β-DP (pure) with "
+        "β = max_i Σ_t C(1.4c1 + α_i(t))/(η_i(t)V_iB_i)",
+        kkt=True,
+        alpha_name="α(1)",
+    ),
+    "dvp": Variant(
+        _dvp,
+        _THM_41,
+        _THM_41_TIGHT,
+        "DVP as characterised by Zhang, Khalili & Liu (ICML 2018): PP with η ≡ θ, Theorem 4.1's β",
+        kkt=True,
+    ),
 }
 
 
@@ -177,23 +236,15 @@ def under_noised_radmm(**kwargs: Any) -> RADMM:
 
 def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float | None = None) -> DecentralizedSolver:
     """The audited solver ``name`` at noise rate ``alpha`` (its α(1) for PP)."""
-    from solvers.decentralized import DVP, MRADMM, RADMM, PenaltyPerturbation
-
     if noise_factor is not None:
         if name != "radmm":
             raise ValueError(f"the broken (under-noised) variant exists for radmm only, got {name!r}")
         return under_noised_radmm(
             eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta, noise_factor=noise_factor
         )
-    builders: dict[str, Callable[[], DecentralizedSolver]] = {
-        "radmm": lambda: RADMM(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta),
-        "mradmm": lambda: MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta),
-        "ppadmm": lambda: PenaltyPerturbation(theta=0.5, q1=1.05, alpha=alpha, q2=1.03, n_iterations=6, delta=delta),
-        "dvp": lambda: DVP(theta=0.5, alpha=alpha, q2=1.0, n_iterations=6, delta=delta),
-    }
-    if name not in builders:
-        raise ValueError(f"name must be one of {sorted(builders)}, got {name!r}")
-    return builders[name]()
+    if name not in VARIANTS:
+        raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
+    return VARIANTS[name].build(alpha, delta)
 
 
 def _beta_per_node(solver: DecentralizedSolver, problem: DecentralizedProblem, *, bound: str = "paper") -> np.ndarray:
@@ -236,165 +287,140 @@ def alpha_for_beta(name: str, beta: float, problem: DecentralizedProblem, delta:
     return alpha
 
 
-def audit_decentralized(
-    name: str,
-    *,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    trials: int = 20_000,
-    seed: int = 0,
-    quick: bool = False,
-    progress: bool | None = None,
-    noise_factor: float | None = None,
-) -> tuple[dict[str, Any], list[AttackScores]]:
-    """The audit of ``name`` (module docstring); returns (report, [AttackScores]).
+@dataclass(frozen=True)
+class RealisedLoss:
+    """The audited attack: the transcript's exact log-likelihood ratio ℓ = Σ_t ℓ_t
+    (:class:`attacks.objective_perturbation.TranscriptNP`); it keeps ℓ_t per costly iteration, the
+    Jacobian term and the canary's noise shift for the realised-loss section."""
 
-    Args:
-      epsilon: the paper's total β to calibrate α to (None: :data:`DEFAULT_BETA`).
-      trials: per hypothesis. noise_factor: audit the deliberately broken R-ADMM instead
-        (noise drawn at α·noise_factor, β claimed for α).
-    """
-    from tqdm import tqdm
+    test: Any
+    name: str
 
-    from accountants import epsilon_by_accountant
-    from attacks.base import AttackScores
-    from attacks.objective_perturbation import TranscriptNP, costly_iterations, reconstruct_noise
-    from audits.stats import clopper_pearson_audit, gdp_audit
-    from audits.verdict import assemble_report
+    def observe(self, result: Any, on_d: bool) -> dict[str, Any]:
+        parts = self.test.loss(result)
+        return {
+            "loss": parts["loss"],
+            "jacobian": float(np.abs(parts["jacobian_term"]).max()),
+            "shift": np.linalg.norm(parts["eps_out"] - parts["eps_in"], axis=-1),
+        }
+
+    def conclude(
+        self, seen_on_d: Sequence[Mapping[str, Any]], seen_on_d_prime: Sequence[Mapping[str, Any]]
+    ) -> AttackScores:
+        from attacks.base import AttackScores
+
+        ell_in, ell_out = (np.concatenate([s["loss"] for s in seen], axis=1) for seen in (seen_on_d, seen_on_d_prime))
+        return AttackScores(
+            self.name, ell_in.sum(axis=0), ell_out.sum(axis=0), white_box=False, metadata=self.test.metadata()
+        )
+
+
+def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecBuilder:
+    """The spec builder of the ``name`` audit (module docstring). ``epsilon``: the paper's total β to
+    calibrate α to (None: :data:`DEFAULT_BETA`). ``noise_factor``: audit the deliberately broken
+    R-ADMM instead (noise drawn at α·noise_factor, β claimed for α)."""
+    if name not in VARIANTS:
+        raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
+    variant = VARIANTS[name]
+
+    def build(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
+        from attacks.objective_perturbation import TranscriptNP, costly_iterations
+
+        nb = label_flip_neighbours()
+        agent = nb.agent
+        beta_target = DEFAULT_BETA if epsilon is None else float(epsilon)
+        alpha = alpha_for_beta(name, beta_target, nb.problem_in, delta)
+        solver = build_solver(name, alpha, delta, noise_factor=noise_factor)
+        info = solver.run(nb.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False).info
+        eps_t = np.asarray(info["epsilons"], dtype=np.float64)[costly_iterations(info) - 1, agent]
+        upper = {
+            variant.paper: float(eps_t.sum()),
+            variant.tight: float(_beta_per_node(solver, nb.problem_in, bound="tight")[agent]),
+        }
+        test = TranscriptNP(nb.problem_in, nb.problem_out, agent)
+        meaning = (
+            f"--epsilon = {beta_target:g} is the paper's total β for the target node ({variant.paper}); the "
+            f"noise rate was set to {variant.alpha_name} = {alpha:.6g}"
+            f"{f' (DELIBERATELY BROKEN: noise drawn at {noise_factor:g}·α)' if noise_factor else ''}; "
+            f"every ε below is the total over T = {solver.get_params().get('n_iterations')} iterations for node "
+            f"{agent} at δ = {delta:g} (the papers' bounds are pure, δ = 0)"
+        )
+        sections: tuple[SectionBuilder, ...] = (
+            _realised_loss(test.name, eps_t, _canary_ceiling(info, nb.problem_in, agent)),
+            *((_kkt_section(agent),) if variant.kkt else ()),
+            _nonprivate,
+        )
+        return AuditSpec(
+            name=name if noise_factor is None else f"{name}-broken-under-noised",
+            solver=solver,
+            problem_in=nb.problem_in,
+            problem_out=nb.problem_out,
+            participant=agent,
+            attacks=(RealisedLoss(test, test.name),),
+            claim=Claim(variant.claim, delta, variant.paper, upper, family="worst-case"),
+            canary=nb.description,
+            epsilon_meaning=meaning,
+            trials=25_000,
+            quick_trials=1_000,
+            utility=lambda result: {"objective": nb.problem_in.objective(result.model)},
+            sections=sections,
+            report={"alpha": alpha, "beta_target": beta_target},
+        )
+
+    return build
+
+
+def _nonprivate(context: AuditContext) -> Finding:
+    """The objective of the non-private centralized optimum on D."""
     from solvers.centralized import centralized_optimum
 
-    if name not in DEFAULT_BETA:
-        raise ValueError(f"name must be one of {sorted(DEFAULT_BETA)}, got {name!r}")
-    nb = label_flip_neighbours()
-    agent = nb.agent
-    beta_target = DEFAULT_BETA[name] if epsilon is None else float(epsilon)
-    alpha = alpha_for_beta(name, beta_target, nb.problem_in, delta)
-    solver = build_solver(name, alpha, delta, noise_factor=noise_factor)
-    attack = TranscriptNP(nb.problem_in, nb.problem_out, agent)
-    root_in, root_out, white = np.random.SeedSequence(seed).spawn(3)
-    seeds = {"in": root_in.spawn(trials), "out": root_out.spawn(trials)}
-    problems = {"in": nb.problem_in, "out": nb.problem_out}
-    losses: dict[str, list[np.ndarray]] = {"in": [], "out": []}
-    jacobian = 0.0
-    shift: list[np.ndarray] = []
-    objective: list[np.ndarray] = []
-    info: Mapping[str, Any] | None = None
-    bar = tqdm(
-        total=2 * trials,
-        desc=f"audit {name}",
-        unit="trial",
-        file=sys.stderr,
-        leave=False,
-        disable=(None if progress is None else not progress),
-    )
-    for lo in range(0, trials, CHUNK):
-        hi = min(lo + CHUNK, trials)
-        for side in ("in", "out"):
-            result = solver.run(problems[side], seeds=seeds[side][lo:hi], accountants=(), record_history=False)
-            info = result.info
-            parts = attack.loss(result)
-            losses[side].append(parts["loss"])
-            jacobian = max(jacobian, float(np.abs(parts["jacobian_term"]).max()))
-            shift.append(np.linalg.norm(parts["eps_out"] - parts["eps_in"], axis=-1))
-            if side == "in":
-                objective.append(nb.problem_in.objective(result.model))
-            bar.update(hi - lo)
-    bar.close()
-    if info is None:
-        raise ValueError(f"trials must be >= 1, got {trials!r}")
-    ell = {side: np.concatenate(v, axis=1) for side, v in losses.items()}  # (n_costly, trials)
-    scores = AttackScores(
-        attack.name, ell["in"].sum(axis=0), ell["out"].sum(axis=0), white_box=False, metadata=attack.metadata()
-    )
-    t = costly_iterations(info)
-    ceiling = _canary_ceiling(info, nb.problem_in, agent)
-    lower = {
-        "clopper_pearson": clopper_pearson_audit(
-            scores.scores_in, scores.scores_out, delta=delta, confidence=confidence
+    return Finding(utility={"objective_nonprivate": float(centralized_optimum(context.spec.problem_in).objective)})
+
+
+def _realised_loss(attack: str, eps_t: np.ndarray, ceiling: float) -> SectionBuilder:
+    """The realised-loss section (:func:`_realised_section`); a transcript whose |ℓ| exceeds a pure
+    bound disproves it outright (no statistics), which is a VIOLATION."""
+
+    def build(context: AuditContext) -> Finding:
+        from attacks.objective_perturbation import costly_iterations, reconstruct_noise
+
+        seen_in, seen_out = context.observations[attack]
+        ell = {
+            side: np.concatenate([s["loss"] for s in seen], axis=1)
+            for side, seen in (("in", seen_in), ("out", seen_out))
+        }
+        jacobian = max([0.0, *(s["jacobian"] for s in [*seen_in, *seen_out])])
+        shift = np.concatenate([s["shift"] for s in [*seen_in, *seen_out]], axis=1)
+        spec = context.spec
+        # White-box check: the reconstruction from the public channel recovers the solver's noise.
+        check = spec.solver.run(
+            spec.problem_in,
+            seeds=context.streams(0).spawn(20),
+            accountants=(),
+            record_history=False,
+            record_white_box=True,
         )
-    }
-    # Informational only: the GDP bound assumes a Gaussian trade-off curve, which a composition of
-    # Laplace-like losses does not have; it can exceed the canary's largest possible loss.
-    gdp = gdp_audit(scores.scores_in, scores.scores_out, delta=delta, confidence=confidence)
+        if check.transcript is None:
+            raise ValueError("the white-box check needs the run's transcript")
+        recovered = reconstruct_noise(check.transcript.public()["f"], spec.problem_in, check.info)
+        error = float(np.abs(recovered - check.transcript["noise"][costly_iterations(check.info)]).max())
+        gdp = context.informational["gdp"]
+        paper = spec.claim.bound
+        if paper is None:
+            raise ValueError("the realised-loss section needs the claim's bound")
+        tight = next(k for k in spec.claim.upper if k != paper)
+        section, realised = _realised_section(
+            ell, eps_t, context.upper, paper, tight, jacobian, shift, ceiling, error, gdp
+        )
+        exceeded = [key for key, count in realised["trials_exceeding"].items() if count]
+        return Finding(
+            section=section,
+            report={"realised_loss": realised, "gdp_informational": gdp.to_dict()},
+            verdicts={key: "VIOLATION" for key in exceeded},
+            violated_by={key: ("realised_loss",) for key in exceeded},
+        )
 
-    # Upper bounds on the same releases: every accountant, the paper's β and its tight form.
-    ledger = solver.run(nb.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False).ledger
-    upper = {k: v[agent] for k, v in epsilon_by_accountant(ledger, delta, participant=agent).items()}
-    eps_t = np.asarray(info["epsilons"], dtype=np.float64)[t - 1, agent]
-    paper_key, tight_key = _PAPER[name], _TIGHT[name]
-    upper[paper_key] = float(eps_t.sum())
-    upper[tight_key] = float(_beta_per_node(solver, nb.problem_in, bound="tight")[agent])
-
-    # White-box check: the reconstruction from the public channel recovers the solver's noise.
-    check = solver.run(
-        nb.problem_in, seeds=white.spawn(20), accountants=(), record_history=False, record_white_box=True
-    )
-    if check.transcript is None:
-        raise ValueError("the white-box check needs the run's transcript")
-    recovered = reconstruct_noise(check.transcript.public()["f"], nb.problem_in, check.info)
-    reconstruction_error = float(np.abs(recovered - check.transcript["noise"][t]).max())
-
-    section, realised = _realised_section(
-        ell,
-        eps_t,
-        upper,
-        paper_key,
-        tight_key,
-        jacobian,
-        np.concatenate(shift, axis=1),
-        ceiling,
-        reconstruction_error,
-        gdp,
-    )
-    sections: list[Mapping[str, Any]] = [section]
-    kkt = _kkt_section(name, solver, agent, seed, quick)
-    if kkt is not None:
-        sections.append(kkt)
-    optimum = centralized_optimum(nb.problem_in)
-    params = solver.get_params()
-    meaning = (
-        f"--epsilon = {beta_target:g} is the paper's total β for the target node ({paper_key}); the "
-        f"noise rate was set to α{'(1)' if name == 'ppadmm' else ''} = {alpha:.6g}"
-        f"{f' (DELIBERATELY BROKEN: noise drawn at {noise_factor:g}·α)' if noise_factor else ''}; "
-        f"every ε below is the total over T = {params.get('n_iterations')} iterations for node {agent} "
-        f"at δ = {delta:g} (the papers' bounds are pure, δ = 0)"
-    )
-    claim = {
-        "radmm": "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1: private R-ADMM is β-DP (pure) with "
-        "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(k)) over the odd iterations",
-        "mradmm": "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1 for MR-ADMM (η_i(2k−1) non-decreasing): "
-        "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k))",
-        "ppadmm": "Zhang, Khalili & Liu (ICML 2018), Theorem 4.1: penalty perturbation is β-DP (pure) with "
-        "β = max_i Σ_t C(1.4c1 + α_i(t))/(η_i(t)V_iB_i)",
-        "dvp": "DVP as characterised by Zhang, Khalili & Liu (ICML 2018): PP with η ≡ θ, Theorem 4.1's β",
-    }[name]
-    report = assemble_report(
-        solver=name if noise_factor is None else f"{name}-broken-under-noised",
-        solver_object=solver,
-        trials=trials,
-        delta=delta,
-        confidence=confidence,
-        seed=seed,
-        lower=lower,
-        upper=upper,
-        claimed=paper_key,
-        claim=claim,
-        attacks=[scores],
-        epsilon_meaning=meaning,
-        canary=nb.description,
-        utility={
-            "objective": float(np.concatenate(objective).mean()),
-            "objective_nonprivate": float(optimum.objective),
-        },
-        sections=sections,
-        alpha=alpha,
-        beta_target=beta_target,
-        realised_loss=realised,
-        gdp_informational=gdp.to_dict(),
-    )
-    _flag_realised(report, realised)
-    return report, [scores]
+    return build
 
 
 def _quantiles(x: np.ndarray) -> dict[str, float]:
@@ -501,64 +527,29 @@ def _realised_section(
     return {"title": "Realised privacy loss of the transcripts", "markdown": markdown, "data": data}, data
 
 
-def _flag_realised(report: dict[str, Any], realised: Mapping[str, Any]) -> None:
-    """A realised |ℓ| above a pure bound disproves it outright (no statistics): mark it VIOLATION."""
-    for key, count in realised["trials_exceeding"].items():
-        if count:
-            report["verdicts"][key] = "VIOLATION"
-            report["violated_by"][key] = sorted(set(report["violated_by"][key]) | {"realised_loss"})
-    if "VIOLATION" in report["verdicts"].values():
-        report["verdict"] = "VIOLATION"
-
-
 #: The KKT attack's problem: the audit's graph, C/B and β, but d = 10 non-negative features and
 #: B = C = 100 (a record must have a direction to reconstruct, and candidates to rank).
 KKT_RECORDS, KKT_FEATURES = 100, 10
 
 
-def _kkt_section(
-    name: str, solver: DecentralizedSolver, agent: int, seed: int, quick: bool
-) -> Mapping[str, Any] | None:
-    """Seed 003's KKT inference attack (:func:`attacks.kkt.audit_section`), for ppadmm and dvp, on
-    a d = 10 problem with the same β (C/B, degrees and schedules unchanged)."""
-    if name not in ("ppadmm", "dvp"):
-        return None
+def _kkt_section(agent: int) -> SectionBuilder:
+    """Seed 003's KKT inference attack (:func:`attacks.kkt.audit_section`) on node ``agent``, for
+    ppadmm and dvp, on a d = 10 problem with the same β (C/B, degrees and schedules unchanged)."""
+    return functools.partial(_kkt_finding, agent)
+
+
+def _kkt_finding(agent: int, context: AuditContext) -> Finding:
     try:
         from attacks.kkt import audit_section
     except ImportError:
-        return {
-            "title": "KKT inference attack (seed 003 Sec. 6.2)",
-            "markdown": "attacks.kkt is not available in this installation; the KKT attack was not run.",
-            "data": {"available": False},
-        }
-    problem = label_flip_neighbours(records=KKT_RECORDS, features=KKT_FEATURES, nonnegative=True, seed=seed).problem_in
-    return audit_section(solver, problem, agent=agent, trials=10 if quick else 50, seed=seed)
-
-
-def _runner(name: str) -> AuditRun:
-    def run(
-        *,
-        epsilon: float | None = None,
-        delta: float = 1e-5,
-        confidence: float = 0.95,
-        trials: int = 20_000,
-        seed: int = 0,
-        quick: bool = False,
-        progress: bool | None = None,
-    ) -> tuple[dict[str, Any], list[AttackScores]]:
-        return audit_decentralized(
-            name,
-            epsilon=epsilon,
-            delta=delta,
-            confidence=confidence,
-            trials=trials,
-            seed=seed,
-            quick=quick,
-            progress=progress,
+        return Finding(
+            section={
+                "title": "KKT inference attack (seed 003 Sec. 6.2)",
+                "markdown": "attacks.kkt is not available in this installation; the KKT attack was not run.",
+                "data": {"available": False},
+            }
         )
-
-    run.__doc__ = f"The ``{name}`` audit (:func:`audit_decentralized`)."
-    return run
-
-
-run_radmm, run_mradmm, run_ppadmm, run_dvp = (_runner(n) for n in ("radmm", "mradmm", "ppadmm", "dvp"))
+    seed = context.seed
+    problem = label_flip_neighbours(records=KKT_RECORDS, features=KKT_FEATURES, nonnegative=True, seed=seed).problem_in
+    section = audit_section(context.spec.solver, problem, agent=agent, trials=10 if context.quick else 50, seed=seed)
+    return Finding(section=cast("Section", section))

@@ -37,46 +37,38 @@ of spec 002 §4.3 (not from the paper). It is audited white-box (:class:`attacks
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # solvers and attacks are imported on first use
-    from dp_accounting.dp_event import DpEvent
+from audits.spec import AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SpecBuilder
 
+if TYPE_CHECKING:  # solvers and attacks are imported on first use
+    from accountants.ledger import Ledger
     from attacks.base import AttackScores
     from audits.neighbours import Neighbours
     from audits.stats import LowerBound
     from audits.verdict import Section
+    from solvers.engine.transcript import Transcript
     from solvers.pdml import PDML
     from solvers.problem import HorizontalProblem
-    from solvers.transcript import Transcript
 
-__all__ = ["broadcast_neighbours", "broadcast_solver", "run_pdml", "pdml_neighbours"]
+__all__ = ["broadcast_neighbours", "broadcast_solver", "broadcast_spec", "pdml_neighbours", "pdml_spec"]
 
 #: Audit configuration: a small graph so that 10^5 trials per hypothesis stay cheap.
 AGENTS = 3
 RECORDS = 10
 ITERATIONS = 1
-CHUNK = 20_000
 DEFAULT_EPSILON = 1.0
 #: Broadcast audit: label ε of the users (small, see the docstring), T, ρ, the derived μ the noise V
-#: is calibrated to, trials per hypothesis as a fraction of the label audit's, and chunk size.
+#: is calibrated to, and trials per hypothesis as a fraction of the label audit's.
 BROADCAST_LABEL_EPSILON = 0.25
 BROADCAST_ITERATIONS = 3
 BROADCAST_RHO = 0.8
 BROADCAST_MU = 0.5
 BROADCAST_TRIAL_FRACTION = 0.4
-BROADCAST_CHUNK = 5_000
-
-
-class _Progress(Protocol):
-    """The progress bar (``tqdm``) as the audits use it."""
-
-    def update(self, n: int) -> object: ...
 
 
 def _transcript(transcript: Transcript | None) -> Transcript:
@@ -124,73 +116,95 @@ def broadcast_solver(problem: HorizontalProblem, delta: float, mu: float = BROAD
         n_iterations=BROADCAST_ITERATIONS,
         delta=delta,
     )
-    info = unit.plan(problem).info
+    info = unit.plan(problem).details
     xi = zcdp_total(info["sensitivity"], 1.0, BROADCAST_RHO, BROADCAST_ITERATIONS)[0]  # μ² = 2Ξ at V = 1
     return dataclasses.replace(unit, V=math.sqrt(2.0 * xi) / mu)
 
 
-@functools.lru_cache(maxsize=8)
-def _accountant_bounds(events: tuple[DpEvent, ...], delta: float) -> tuple[tuple[str, float], ...]:
-    """(accountant, ε) of one server's broadcast events t = 1..T (cached: PLD takes a second)."""
-    from accountants import epsilon_by_accountant
+def _broadcast_ledger(solver: PDML, problem: HorizontalProblem, participant: str) -> Ledger:
+    """Server ``participant``'s broadcast events t = 1..T, as one participant "server"."""
     from accountants.ledger import Ledger, LedgerEntry
 
-    ledger = Ledger([LedgerEntry(participant="server", event=e, iteration=t) for t, e in enumerate(events, start=1)])
-    return tuple(
-        (name, values["server"]) for name, values in epsilon_by_accountant(ledger, delta, participant="server").items()
-    )
+    events = [e.event for e in solver.ledger(problem) if e.participant == participant]
+    return Ledger([LedgerEntry(participant="server", event=e, iteration=t) for t, e in enumerate(events, start=1)])
 
 
-def _broadcast_audit(
-    delta: float, confidence: float, trials: int, seed_sequence: np.random.SeedSequence, bar: _Progress
-) -> tuple[Section, dict[str, str], AttackScores]:
-    """The white-box audit of server 0's broadcasts: (section, its verdicts, attack)."""
+@dataclasses.dataclass(frozen=True)
+class _BroadcastReplay:
+    """The white-box replay of server 0's solve (:class:`attacks.pdml.BroadcastNP`): keeps each trial's
+    log-likelihood ratio and realised μ², and the replay's error on the true hypothesis."""
+
+    test: Any
+    agent: int
+    name: str
+
+    def observe(self, result: Any, on_d: bool) -> tuple[np.ndarray, np.ndarray, float]:
+        transcript = _transcript(result.transcript)
+        stats = self.test.statistics(transcript)
+        truth = stats.w_in if on_d else stats.w_out
+        return stats.llr, stats.mu_sq, float(np.abs(truth - transcript["w"][:, :, self.agent]).max())
+
+    def conclude(
+        self,
+        seen_on_d: Sequence[tuple[np.ndarray, np.ndarray, float]],
+        seen_on_d_prime: Sequence[tuple[np.ndarray, np.ndarray, float]],
+    ) -> AttackScores:
+        attack: AttackScores = self.test.attack_scores(
+            np.concatenate([s[0] for s in seen_on_d]), np.concatenate([s[0] for s in seen_on_d_prime]), self.name
+        )
+        return attack
+
+
+_DERIVED = "derived (spec 002 §4.3, exact GDP)"
+
+
+def broadcast_spec(delta: float) -> AuditSpec:
+    """The white-box audit of server 0's broadcasts against the derived guarantee (module docstring)."""
     from attacks.pdml import BroadcastNP
-    from audits.stats import clopper_pearson_audit, gdp_audit
-    from audits.verdict import verdicts
 
     nb = broadcast_neighbours()
     solver = broadcast_solver(nb.problem_in, delta)
-    info = solver.plan(nb.problem_in).info
-    agent, participant = nb.agent, f"server-{nb.agent}"
-    events = tuple(e.event for e in solver.ledger(nb.problem_in) if e.participant == participant)
-    derived = "derived (spec 002 §4.3, exact GDP)"
-    upper = dict(_accountant_bounds(events, delta))
-    upper[derived] = float(info["epsilon_phase2"][agent])
-    upper["derived zCDP closed form (spec 002 §4.3)"] = float(info["epsilon_phase2_zcdp"][agent])
+    info = solver.plan(nb.problem_in).details
+    agent = nb.agent
     test = BroadcastNP(solver, nb.problem_in, nb.problem_out, agent)
-    seeds_in, seeds_out = (s.spawn(trials) for s in seed_sequence.spawn(2))
-    llr: dict[bool, list[np.ndarray]] = {True: [], False: []}
-    mu_sq_parts: list[np.ndarray] = []
-    replay_error = 0.0
-    for lo in range(0, trials, BROADCAST_CHUNK):
-        hi = min(lo + BROADCAST_CHUNK, trials)
-        for is_in, problem, seeds in ((True, nb.problem_in, seeds_in), (False, nb.problem_out, seeds_out)):
-            transcript = _transcript(
-                solver.run(
-                    problem,
-                    seeds=seeds[lo:hi],
-                    accountants=(),
-                    record_history=False,
-                    record_white_box=True,
-                    transcript_agents=None,
-                ).transcript
-            )
-            stats = test.statistics(transcript)
-            truth = stats.w_in if is_in else stats.w_out
-            replay_error = max(replay_error, float(np.abs(truth - transcript["w"][:, :, agent]).max()))
-            llr[is_in].append(stats.llr)
-            mu_sq_parts.append(stats.mu_sq)
-            bar.update(hi - lo)
-    attack = test.attack_scores(np.concatenate(llr[True]), np.concatenate(llr[False]))
-    lower = {
-        "broadcast gdp": gdp_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence),
-        "broadcast clopper_pearson": clopper_pearson_audit(
-            attack.scores_in, attack.scores_out, delta=delta, confidence=confidence
-        ),
+    upper = {
+        _DERIVED: float(info["epsilon_phase2"][agent]),
+        "derived zCDP closed form (spec 002 §4.3)": float(info["epsilon_phase2_zcdp"][agent]),
     }
+    return AuditSpec(
+        name="pdml-broadcasts",
+        solver=solver,
+        problem_in=nb.problem_in,
+        problem_out=nb.problem_out,
+        participant="server",
+        attacks=(_BroadcastReplay(test, agent, "broadcast NP test (server replay)"),),
+        claim=Claim(info["phase2_note"], delta, _DERIVED, upper),
+        canary=nb.description,
+        epsilon_meaning=f"every ε is for server {agent}'s broadcasts at δ = {delta:g}",
+        run_options={"record_white_box": True, "transcript_agents": None},
+        ledger=_broadcast_ledger(solver, nb.problem_in, f"server-{agent}"),
+    )
+
+
+def _broadcast_section(context: AuditContext) -> Finding:
+    """The broadcast audit, run on the label audit's first auxiliary stream with
+    :data:`BROADCAST_TRIAL_FRACTION` of its trials: its section, verdicts and attack."""
+    from audits.runner import run_spec
+    from audits.verdict import verdicts
+
+    spec = broadcast_spec(context.spec.claim.delta)
+    trials = max(10, int(context.trials * BROADCAST_TRIAL_FRACTION))
+    result = run_spec(
+        spec, trials=trials, confidence=context.confidence, seed=context.seed, stream_key=context.streams(0).spawn_key
+    )
+    solver, agent, attack, upper = spec.solver, broadcast_neighbours().agent, result.attacks[0], result.upper
+    info = solver.plan(spec.problem_in).details
+    lower = {f"broadcast {m}": b for m, b in result.lower.items()}
     by_bound = verdicts(lower, upper)
-    mu_sq = np.concatenate(mu_sq_parts)
+    seen_in, seen_out = result.observations[spec.attacks[0].name]
+    seen = [s for pair in zip(seen_in, seen_out, strict=True) for s in pair]  # in the order the chunks ran
+    mu_sq = np.concatenate([s[1] for s in seen])
+    replay_error = max(s[2] for s in seen)
     mu_derived = math.sqrt(float(np.sum(info["sensitivity"][agent] ** 2 / info["sigma"][:, agent] ** 2)))
     mu_replayed = math.sqrt(float(mu_sq.mean()))
     rows = "\n".join(
@@ -202,7 +216,7 @@ def _broadcast_audit(
     markdown = (
         f"{info['phase2_note']}. Server {agent}, T = {solver.n_iterations}, ρ = {solver.rho_decay:g}, "
         f"V = {solver.V:.4g}, label ε = {BROADCAST_LABEL_EPSILON:g}: derived sensitivity Δ = "
-        f"{info['sensitivity'][agent]:.4g}, derived μ = {mu_derived:.4f}. Canary: {nb.description}. "
+        f"{info['sensitivity'][agent]:.4g}, derived μ = {mu_derived:.4f}. Canary: {spec.canary}. "
         f"Replayed mean shift: μ = sqrt(mean Σ_t ‖w^D(t) − w^D′(t)‖²/σ(t)²) = {mu_replayed:.4f} "
         f"({mu_replayed / mu_derived:.3f} of the derived μ; range of μ² over trials "
         f"[{mu_sq.min():.4g}, {mu_sq.max():.4g}]); replay of the true hypothesis vs the white-box w: max error "
@@ -237,12 +251,15 @@ def _broadcast_audit(
             "epsilon_lower": {m: b.epsilon for m, b in lower.items()},
             "lower_bounds": {m: b.to_dict() for m, b in lower.items()},
             "epsilon_upper": upper,
-            "claimed": derived,
+            "claimed": _DERIVED,
             "verdicts": by_bound,
-            "tightness": {m: b.epsilon / upper[derived] for m, b in lower.items()},
+            "tightness": {m: b.epsilon / upper[_DERIVED] for m, b in lower.items()},
         },
     }
-    return section, by_bound, attack
+    # The broadcast audit is a different mechanism: its bounds are held against its own upper bounds.
+    return Finding(
+        section=section, attacks=(attack,), verdicts={f"broadcasts: {name}": v for name, v in by_bound.items()}
+    )
 
 
 def _mu(bound: LowerBound) -> str:
@@ -250,97 +267,19 @@ def _mu(bound: LowerBound) -> str:
     return "" if mu is None else f"{mu:.4f}"
 
 
-def _reported_canary_labels(
-    solver: PDML, problem: HorizontalProblem, seeds: Sequence[np.random.SeedSequence], agent: int, slot: int
-) -> np.ndarray:
-    result = solver.run(
-        problem, seeds=seeds, accountants=(), record_history=False, record_white_box=True, transcript_agents=[agent]
-    )  # y_reported is white-box to all but s_agent
-    transcript = _transcript(result.transcript)
-    received: np.ndarray = transcript["y_reported"][0, :, 0, slot]  # what s_agent received (t = 0)
-    return received
-
-
-def run_pdml(
-    *,
-    epsilon: float | None,
-    delta: float,
-    confidence: float,
-    trials: int,
-    seed: int,
-    quick: bool,
-    progress: bool | None,
-    claimed_epsilon: float | None = None,
-) -> tuple[dict[str, Any], list[AttackScores]]:
-    """Audit PDML's label ε (``epsilon``, default 1) at the collecting server (module docstring).
-
-    ``claimed_epsilon`` (default: ``epsilon``) replaces the paper's ε in the claim, so that a wrong
-    claim (a regression test: labels randomized at ε, ε/2 claimed) can be shown to be flagged."""
-    from tqdm import tqdm
-
-    from accountants import epsilon_by_accountant
-    from accountants.ledger import Ledger
-    from attacks.base import AttackScores
-    from audits.stats import clopper_pearson_audit, gdp_audit
-    from audits.verdict import assemble_report
-    from solvers.pdml import PDML
-
-    eps = DEFAULT_EPSILON if epsilon is None else float(epsilon)
-    nb = pdml_neighbours()
-    solver = PDML(eps_label=eps, eta_bound=1.0, V=0.1, rho_decay=0.8, n_iterations=ITERATIONS, delta=delta)
-    agent, slot = nb.agent, nb.slot
-    participant = f"users-{agent}"
-    label_ledger = Ledger([e for e in solver.ledger(nb.problem_in) if e.participant == participant])
-    upper = {
-        name: values[participant]
-        for name, values in epsilon_by_accountant(label_ledger, delta, participant=participant).items()
-    }
-    upper["paper (Prop. 1)"] = eps if claimed_epsilon is None else float(claimed_epsilon)
-
-    root = np.random.SeedSequence(seed)
-    root_in, root_out = root.spawn(2)
-    seeds_in, seeds_out = root_in.spawn(trials), root_out.spawn(trials)
-    broadcast_trials = max(10, int(trials * BROADCAST_TRIAL_FRACTION))
-    bar = tqdm(
-        total=2 * (trials + broadcast_trials),
-        desc="audit pdml",
-        unit="trial",
-        disable=(None if progress is None else not progress),
-        leave=False,
-    )
-    scores_in: list[np.ndarray] = []
-    scores_out: list[np.ndarray] = []
-    for lo in range(0, trials, CHUNK):
-        hi = min(lo + CHUNK, trials)
-        scores_in.append(_reported_canary_labels(solver, nb.problem_in, seeds_in[lo:hi], agent, slot) > 0)
-        bar.update(hi - lo)
-        scores_out.append(_reported_canary_labels(solver, nb.problem_out, seeds_out[lo:hi], agent, slot) > 0)
-        bar.update(hi - lo)
-    broadcast_section, broadcast_verdicts, broadcast_attack = _broadcast_audit(
-        delta, confidence, broadcast_trials, root.spawn(1)[0], bar
-    )
-    bar.close()
-    attack = AttackScores(
-        "reported-label NP test (server s_0)",
-        np.concatenate(scores_in).astype(float),
-        np.concatenate(scores_out).astype(float),
-        white_box=False,
-        metadata={
-            "reads": "y'_c, the canary's randomized label as received by its server s_0",
-            "optimal": "Neyman–Pearson for randomized response",
-        },
-    )
-    cp = clopper_pearson_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence)
-    gdp = gdp_audit(attack.scores_in, attack.scores_out, delta=delta, confidence=confidence)
+def _randomized_response(context: AuditContext) -> Finding:
+    """The flip rates of the canary's reported label against 1/(1 + e^ε)."""
+    attack, gdp = context.attacks[0], context.informational["gdp"]
+    eps = float(context.spec.solver.eps_label)
     flip_in = 1.0 - attack.scores_in.mean()
     flip_out = attack.scores_out.mean()
-    sections: list[Section] = [
-        {
+    return Finding(
+        section={
             "title": "Randomized response at the collecting server",
             "markdown": (
                 f"Empirical flip rates: {flip_in:.5f} (D) and {flip_out:.5f} (D′) against 1/(1 + e^ε) = "
                 f"{1.0 / (1.0 + math.exp(eps)):.5f}; the best possible audit of ε-randomized response with "
-                f"{trials} trials per hypothesis is limited by sampling error alone. GDP lower bound (for "
+                f"{context.trials} trials per hypothesis is limited by sampling error alone. GDP lower bound (for "
                 f"information; the trade-off curve is not Gaussian): ε ≥ {gdp.epsilon:.4f}."
             ),
             "data": {
@@ -349,29 +288,65 @@ def run_pdml(
                 "flip_probability": 1.0 / (1.0 + math.exp(eps)),
                 "gdp_information_only": gdp.to_dict(),
             },
-        },
-        broadcast_section,
-    ]
-    report = assemble_report(
-        solver="pdml",
-        solver_object=solver,
-        trials=trials,
-        delta=delta,
-        confidence=confidence,
-        seed=seed,
-        lower={"clopper_pearson": cp},
-        upper=upper,
-        claimed="paper (Prop. 1)",
-        claim="Wang et al. Prop. 1: randomized response with p = 1/(1 + e^ε) is ε-label-LDP, against every "
-        "server and coalition and for any T (post-processing)",
-        attacks=[attack, broadcast_attack],
-        epsilon_meaning=f"--epsilon = {eps:g} is the users' label ε (Phase 1); every ε is for the canary's label at "
-        f"δ = {delta:g} (the broadcast audit's, in its section, for the canary's features)",
-        canary=nb.description + f"; graph: ring of {AGENTS} servers, T = {ITERATIONS}",
-        sections=sections,
+        }
     )
-    # The broadcast audit is a different mechanism: its bounds are held against its own upper bounds.
-    report["verdicts"].update({f"broadcasts: {name}": v for name, v in broadcast_verdicts.items()})
-    if "VIOLATION" in broadcast_verdicts.values():
-        report["verdict"] = "VIOLATION"
-    return report, [attack, broadcast_attack]
+
+
+def pdml_spec(claimed_epsilon: float | None = None) -> SpecBuilder:
+    """The spec builder of the PDML audit: the users' label ε (``epsilon``, default 1) at the
+    collecting server, and the broadcast audit as a section (module docstring).
+
+    ``claimed_epsilon`` (default: ``epsilon``) replaces the paper's ε in the claim, so that a wrong
+    claim (a regression test: labels randomized at ε, ε/2 claimed) can be shown to be flagged."""
+
+    def build(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
+        from accountants.ledger import Ledger
+        from solvers.pdml import PDML
+
+        eps = DEFAULT_EPSILON if epsilon is None else float(epsilon)
+        nb = pdml_neighbours()
+        solver = PDML(eps_label=eps, eta_bound=1.0, V=0.1, rho_decay=0.8, n_iterations=ITERATIONS, delta=delta)
+        agent, slot = nb.agent, nb.slot
+        participant = f"users-{agent}"
+
+        def reported_label(result: Any) -> np.ndarray:
+            received: np.ndarray = _transcript(result.transcript)["y_reported"][0, :, 0, slot]  # s_agent's, t = 0
+            return received > 0
+
+        attack = ScoreAttack(
+            "reported-label NP test (server s_0)",
+            reported_label,
+            white_box=False,
+            metadata=lambda: {
+                "reads": "y'_c, the canary's randomized label as received by its server s_0",
+                "optimal": "Neyman–Pearson for randomized response",
+            },
+        )
+        paper = "paper (Prop. 1)"
+        return AuditSpec(
+            name="pdml",
+            solver=solver,
+            problem_in=nb.problem_in,
+            problem_out=nb.problem_out,
+            participant=participant,
+            attacks=(attack,),
+            claim=Claim(
+                "Wang et al. Prop. 1: randomized response with p = 1/(1 + e^ε) is ε-label-LDP, against every "
+                "server and coalition and for any T (post-processing)",
+                delta,
+                paper,
+                {paper: eps if claimed_epsilon is None else float(claimed_epsilon)},
+                family="worst-case",
+            ),
+            canary=nb.description + f"; graph: ring of {AGENTS} servers, T = {ITERATIONS}",
+            epsilon_meaning=f"--epsilon = {eps:g} is the users' label ε (Phase 1); every ε is for the canary's label "
+            f"at δ = {delta:g} (the broadcast audit's, in its section, for the canary's features)",
+            trials=20_000,
+            quick_trials=2_000,
+            # y_reported is white-box to all but s_agent
+            run_options={"record_white_box": True, "transcript_agents": [agent]},
+            sections=(_randomized_response, _broadcast_section),
+            ledger=Ledger([e for e in solver.ledger(nb.problem_in) if e.participant == participant]),
+        )
+
+    return build

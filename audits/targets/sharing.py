@@ -35,15 +35,15 @@ None → :data:`DEFAULT_EPSILON`.
 
 from __future__ import annotations
 
-import functools
 import math
-import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from audits.spec import Attack, AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SectionBuilder, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from attacks.base import AttackScores
@@ -57,11 +57,9 @@ __all__ = [
     "DEFAULT_EPSILON",
     "SETTINGS",
     "SharingNeighbours",
-    "audit_sharing",
     "build_solver",
     "canary_neighbours",
-    "run_sharing_output",
-    "run_sharing_parameter",
+    "sharing_spec",
 ]
 
 #: Per-iteration ε of Theorem 1 each audit is calibrated to by default (``--epsilon``).
@@ -81,8 +79,6 @@ SETTINGS = {
     "parameter": _Setting(n_samples=40, widths=(3, 3), n_iterations=10, b1=1.0),
     "output": _Setting(n_samples=9, widths=(1, 2), n_iterations=20, b1=1e-4),
 }
-#: Trials per ``solver.run`` call.
-CHUNK = 5_000
 _PAPER_COR1 = "paper (Theorem 1 + Corollary 1)"
 _PAPER_BASIC = "paper (Theorem 1, basic composition)"
 
@@ -306,240 +302,151 @@ def _output_section(
     return {"title": "Neyman–Pearson replay (output mode)", "markdown": markdown, "data": data}
 
 
-@functools.lru_cache(maxsize=32)
-def _accountant_bounds(mode: str, epsilon: float, delta: float) -> tuple[dict[str, float], float | None]:
-    """({accountant: ε of party 0}, exact μ or None) for the releases of the audited solver.
+@dataclass(frozen=True)
+class _ReplayNP:
+    """The audited attack of the output mode: the Neyman–Pearson replay (:class:`attacks.sharing.SharingNP`);
+    it keeps each trial's realised μ² for the output section."""
 
-    The ledger depends only on public parameters, so it is computed once per (mode, ε, δ). In
-    parameter mode it holds ``NonPrivateDpEvent``s (no guarantee registered): every accountant says ∞.
-    """
-    from accountants import ExactGaussianAccountant, epsilon_by_accountant
+    test: Any
+    name: str
 
-    nb = canary_neighbours(mode)
-    solver = build_solver(mode, epsilon, delta)
-    ledger = solver.run(nb.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False).ledger
-    upper = {k: v[nb.party] for k, v in epsilon_by_accountant(ledger, delta, participant=nb.party).items()}
-    if mode != "output":
-        return upper, None
-    exact = ExactGaussianAccountant()
-    exact.register_ledger(ledger)
-    return upper, exact.get_mu(nb.party)
+    def observe(self, result: Any, on_d: bool) -> tuple[np.ndarray, np.ndarray]:
+        llr, mu2 = self.test.statistics(result)
+        return llr, mu2
+
+    def conclude(
+        self,
+        seen_on_d: Sequence[tuple[np.ndarray, np.ndarray]],
+        seen_on_d_prime: Sequence[tuple[np.ndarray, np.ndarray]],
+    ) -> AttackScores:
+        from attacks.base import AttackScores
+
+        return AttackScores(
+            self.name,
+            np.concatenate([llr for llr, _ in seen_on_d]),
+            np.concatenate([llr for llr, _ in seen_on_d_prime]),
+            self.test.white_box,
+            self.test.metadata(),
+        )
 
 
-def audit_sharing(
-    mode: str,
-    *,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    trials: int = 10_000,
-    seed: int = 0,
-    quick: bool = False,
-    progress: bool | None = None,
-) -> tuple[dict[str, Any], list[AttackScores]]:
-    """The ``sharing-{mode}`` audit (module docstring); returns (report, [AttackScores]).
+def _evidence(mode: str, residual_test: ColumnSpaceTest) -> SectionBuilder:
+    """The mode's evidence section, the diagnostics of the ball, and the exact accountant's μ for
+    party 0 (None in parameter mode, which registers no guarantee)."""
 
-    Args:
-      mode: "parameter" or "output".
-      epsilon: per-iteration ε of Theorem 1 in (0, 1] (None: :data:`DEFAULT_EPSILON`).
-      trials: per hypothesis. seed: root seed of the trials. quick: unused beyond the trial count.
-    """
-    from tqdm import tqdm
+    def build(context: AuditContext) -> Finding:
+        from accountants import ExactGaussianAccountant
 
-    from attacks.sharing import ColumnSpaceTest, SharingNP
-    from audits.stats import clopper_pearson_audit, gdp_audit
-    from audits.verdict import assemble_report
-    from solvers.sharing import corollary1_epsilon
+        spec, info = context.spec, context.info
+        mu: float | None = None
+        if mode == "parameter":
+            residual = context.attacks[0]
+            section = _parameter_section(
+                residual_test,
+                residual.scores_in,
+                residual.scores_out,
+                context.lower,
+                context.upper,
+                context.trials,
+                spec.claim.delta,
+                context.confidence,
+                info,
+            )
+        else:
+            exact = ExactGaussianAccountant()
+            exact.register_ledger(context.ledger)
+            mu = exact.get_mu(spec.participant)
+            mu2_in = np.concatenate([mu2 for _, mu2 in context.observations[spec.attacks[0].name][0]])
+            section = _output_section(mu2_in, mu, context.lower, info, SETTINGS[mode])
+        diagnostics = {k: info[k] for k in ("max_x_norm", "max_y_norm", "max_z_norm") if k in info}
+        return Finding(section=section, report={"exact_mu": mu, "diagnostics": diagnostics})
 
+    return build
+
+
+def _gram(party: int) -> SectionBuilder:
+    """The Gram-matrix section for ``party`` (:func:`_gram_section`)."""
+
+    def build(context: AuditContext) -> Finding:
+        return Finding(section=_gram_section(context.spec.problem_in, party, context.seed))
+
+    return build
+
+
+def sharing_spec(mode: str) -> SpecBuilder:
+    """The spec builder of the ``sharing-{mode}`` audit (module docstring), ``mode`` "parameter" or
+    "output"; ``epsilon`` is the per-iteration ε of Theorem 1 in (0, 1] (None: :data:`DEFAULT_EPSILON`)."""
     if mode not in SETTINGS:
         raise ValueError(f"mode must be one of {sorted(SETTINGS)}, got {mode!r}")
-    eps_it = DEFAULT_EPSILON[mode] if epsilon is None else float(epsilon)
-    if not 0 < eps_it <= 1:
-        raise ValueError(
-            f"epsilon must be a per-iteration ε in (0, 1] (Theorem 1's classical calibration), got {epsilon!r}"
-        )
-    setting = SETTINGS[mode]
-    T = setting.n_iterations
-    nb = canary_neighbours(mode)
-    party = nb.party
-    solver = build_solver(mode, eps_it, delta)
-    residual_test = ColumnSpaceTest(nb.problem_in, nb.problem_out, party)
-    np_test = SharingNP(solver, nb.problem_in, nb.problem_out, party) if mode == "output" else None
-    root_in, root_out = np.random.SeedSequence(seed).spawn(2)
-    seeds = {"in": root_in.spawn(trials), "out": root_out.spawn(trials)}
-    problems = {"in": nb.problem_in, "out": nb.problem_out}
-    scores: dict[str, dict[str, list[np.ndarray]]] = {"np": {"in": [], "out": []}, "residual": {"in": [], "out": []}}
-    mu2_in: list[np.ndarray] = []
-    objective: list[np.ndarray] = []
-    info: Mapping[str, Any] | None = None
-    bar = tqdm(
-        total=2 * trials,
-        desc=f"audit sharing-{mode}",
-        unit="trial",
-        file=sys.stderr,
-        leave=False,
-        disable=(None if progress is None else not progress),
-    )
-    for lo in range(0, trials, CHUNK):
-        hi = min(lo + CHUNK, trials)
-        for side in ("in", "out"):
-            with np.errstate(divide="ignore", invalid="ignore"):  # the ball's secular equation at unused rows
-                result = solver.run(
-                    problems[side],
-                    seeds=seeds[side][lo:hi],
-                    accountants=(),
-                    record_history=False,
-                    transcript_agents=[party],
-                )
-            info = result.info
-            scores["residual"][side].append(residual_test.score(result))
-            if np_test is not None:
-                llr, mu2 = np_test.statistics(result)
-                scores["np"][side].append(llr)
-                if side == "in":
-                    mu2_in.append(mu2)
-            if side == "in":
-                objective.append(nb.problem_in.objective(result.model))
-            bar.update(hi - lo)
-    bar.close()
-    if info is None:
-        raise ValueError(f"trials must be >= 1, got {trials!r}")
 
-    from attacks.base import AttackScores
+    def build(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
+        from attacks.sharing import ColumnSpaceTest, SharingNP
+        from solvers.sharing import corollary1_epsilon
 
-    residual = AttackScores(
-        residual_test.name,
-        np.concatenate(scores["residual"]["in"]),
-        np.concatenate(scores["residual"]["out"]),
-        residual_test.white_box,
-        residual_test.metadata(),
-    )
-    if np_test is not None:
-        primary = AttackScores(
-            np_test.name,
-            np.concatenate(scores["np"]["in"]),
-            np.concatenate(scores["np"]["out"]),
-            np_test.white_box,
-            np_test.metadata(),
-        )
-        threshold: ThresholdChoice
-        attacks, threshold = [primary, residual], "split"
-    else:
-        primary = residual
-        attacks, threshold = [residual], residual_test.THRESHOLD  # pre-registered: no selection needed
-    lower = {
-        "gdp": gdp_audit(
-            primary.scores_in, primary.scores_out, delta=delta, confidence=confidence, threshold=threshold
-        ),
-        "clopper_pearson": clopper_pearson_audit(
-            primary.scores_in, primary.scores_out, delta=delta, confidence=confidence, threshold=threshold
-        ),
-    }
-
-    # Upper bounds on the same releases: every accountant, and the paper's bounds.
-    upper, accountant_mu = _accountant_bounds(mode, eps_it, delta)
-    share = delta / (T + 1)
-    upper = dict(upper)
-    upper[_PAPER_COR1] = corollary1_epsilon(eps_it, T, share)
-    upper[_PAPER_BASIC] = T * eps_it
-
-    sections: list[Section] = []
-    if mode == "parameter":
-        sections.append(
-            _parameter_section(
-                residual_test, residual.scores_in, residual.scores_out, lower, upper, trials, delta, confidence, info
+        eps_it = DEFAULT_EPSILON[mode] if epsilon is None else float(epsilon)
+        if not 0 < eps_it <= 1:
+            raise ValueError(
+                f"epsilon must be a per-iteration ε in (0, 1] (Theorem 1's classical calibration), got {epsilon!r}"
             )
+        T = SETTINGS[mode].n_iterations
+        nb = canary_neighbours(mode)
+        party = nb.party
+        solver = build_solver(mode, eps_it, delta)
+        residual_test = ColumnSpaceTest(nb.problem_in, nb.problem_out, party)
+        residual = ScoreAttack(
+            residual_test.name, residual_test.score, white_box=residual_test.white_box, metadata=residual_test.metadata
         )
-    else:
-        if accountant_mu is None:  # _accountant_bounds gives μ in output mode
-            raise ValueError("the output mode needs the exact accountant's μ")
-        sections.append(_output_section(np.concatenate(mu2_in), accountant_mu, lower, info, setting))
-    sections.append(_gram_section(nb.problem_in, party, seed))
-    sensitivity = "Lemma 1's claimed C" if mode == "parameter" else "Δ_safe = 2√N b_1"
-    meaning = (
-        f"--epsilon = {eps_it:g} is the per-iteration ε of Theorem 1's classical calibration "
-        f"σ = sqrt(2 ln(1.25/δ_it))·Δ/ε with Δ = {sensitivity}, δ_it = δ′ = δ/(T + 1) = {share:.3g}; every ε "
-        f"below is the total over T = {T} iterations for party {party} at δ = {delta:g} "
-        f"(= Tδ_it + δ′, Corollary 1's total δ)"
-    )
-    claim = (
-        "Hu et al., Theorem 1: each iteration of (10) is (ε, δ)-DP for party m when σ = sqrt(2 ln(1.25/δ))·C/ε "
-        "(Lemma 1's C); Corollary 1 (11): T iterations are (sqrt(2T ln(1/δ′))ε + Tε(e^ε − 1), Tδ + δ′)-DP"
-    )
-    if mode == "output":
-        claim += (
-            "; here applied with the certified Δ_safe and output noise, where it is a valid (loose) bound, "
-            "as are the accountants' bounds on the registered Gaussian releases"
+        attacks: tuple[Attack, ...]
+        threshold: ThresholdChoice
+        if mode == "output":
+            np_test = SharingNP(solver, nb.problem_in, nb.problem_out, party)
+            attacks, threshold = (_ReplayNP(np_test, np_test.name), residual), "split"
+        else:
+            attacks, threshold = (residual,), residual_test.THRESHOLD  # pre-registered: no selection needed
+        share = delta / (T + 1)
+        sensitivity = "Lemma 1's claimed C" if mode == "parameter" else "Δ_safe = 2√N b_1"
+        claim = (
+            "Hu et al., Theorem 1: each iteration of (10) is (ε, δ)-DP for party m when σ = sqrt(2 ln(1.25/δ))·C/ε "
+            "(Lemma 1's C); Corollary 1 (11): T iterations are (sqrt(2T ln(1/δ′))ε + Tε(e^ε − 1), Tδ + δ′)-DP"
         )
-    else:
-        claim += (
-            "; the solver registers no guarantee (claim_verified = False): the release stays in col(D_m), "
-            "so the mechanism is not DP (spec 004 A2)"
+        if mode == "output":
+            claim += (
+                "; here applied with the certified Δ_safe and output noise, where it is a valid (loose) bound, "
+                "as are the accountants' bounds on the registered Gaussian releases"
+            )
+        else:
+            claim += (
+                "; the solver registers no guarantee (claim_verified = False): the release stays in col(D_m), "
+                "so the mechanism is not DP (spec 004 A2)"
+            )
+        return AuditSpec(
+            name=f"sharing-{mode}",
+            solver=solver,
+            problem_in=nb.problem_in,
+            problem_out=nb.problem_out,
+            participant=party,
+            attacks=attacks,
+            claim=Claim(
+                claim,
+                delta,
+                _PAPER_COR1,
+                {_PAPER_COR1: corollary1_epsilon(eps_it, T, share), _PAPER_BASIC: T * eps_it},
+            ),
+            canary=nb.description,
+            epsilon_meaning=(
+                f"--epsilon = {eps_it:g} is the per-iteration ε of Theorem 1's classical calibration "
+                f"σ = sqrt(2 ln(1.25/δ_it))·Δ/ε with Δ = {sensitivity}, δ_it = δ′ = δ/(T + 1) = {share:.3g}; every ε "
+                f"below is the total over T = {T} iterations for party {party} at δ = {delta:g} "
+                f"(= Tδ_it + δ′, Corollary 1's total δ)"
+            ),
+            trials=20_000 if mode == "output" else 10_000,
+            quick_trials=500 if mode == "output" else 200,
+            run_options={"transcript_agents": [party]},
+            threshold=threshold,
+            utility=lambda result: {"objective": nb.problem_in.objective(result.model)},
+            sections=(_evidence(mode, residual_test), _gram(party)),
+            report={"epsilon_per_iteration": eps_it},
+            quiet_floating_point=True,  # the ball's secular equation at unused rows
         )
-    report = assemble_report(
-        solver=f"sharing-{mode}",
-        solver_object=solver,
-        trials=trials,
-        delta=delta,
-        confidence=confidence,
-        seed=seed,
-        lower=lower,
-        upper=upper,
-        claimed=_PAPER_COR1,
-        claim=claim,
-        attacks=attacks,
-        epsilon_meaning=meaning,
-        canary=nb.description,
-        utility={"objective": float(np.concatenate(objective).mean())},
-        sections=sections,
-        epsilon_per_iteration=eps_it,
-        exact_mu=accountant_mu,
-        diagnostics={k: info[k] for k in ("max_x_norm", "max_y_norm", "max_z_norm") if k in info},
-    )
-    return report, attacks
 
-
-def run_sharing_parameter(
-    *,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    trials: int = 10_000,
-    seed: int = 0,
-    quick: bool = False,
-    progress: bool | None = None,
-) -> tuple[dict[str, Any], list[AttackScores]]:
-    """``python -m audits.run sharing-parameter`` (registry hook)."""
-    return audit_sharing(
-        "parameter",
-        epsilon=epsilon,
-        delta=delta,
-        confidence=confidence,
-        trials=trials,
-        seed=seed,
-        quick=quick,
-        progress=progress,
-    )
-
-
-def run_sharing_output(
-    *,
-    epsilon: float | None = None,
-    delta: float = 1e-5,
-    confidence: float = 0.95,
-    trials: int = 10_000,
-    seed: int = 0,
-    quick: bool = False,
-    progress: bool | None = None,
-) -> tuple[dict[str, Any], list[AttackScores]]:
-    """``python -m audits.run sharing-output`` (registry hook)."""
-    return audit_sharing(
-        "output",
-        epsilon=epsilon,
-        delta=delta,
-        confidence=confidence,
-        trials=trials,
-        seed=seed,
-        quick=quick,
-        progress=progress,
-    )
+    return build

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.datasets.validation import (
-    _as_float_array,
+    as_float_array,
     check_dataset,
     check_n_agents,
     check_random_state,
@@ -98,8 +98,8 @@ def check_horizontal_partition(partition: HorizontalPartition, name: str = "part
 
 
 def _checked_fields(partition: HorizontalPartition, prefix: str = "") -> tuple[np.ndarray, ...]:
-    X = _as_float_array(partition.X, f"{prefix}X")
-    y = _as_float_array(partition.y, f"{prefix}y")
+    X = as_float_array(partition.X, f"{prefix}X")
+    y = as_float_array(partition.y, f"{prefix}y")
     if X.ndim != 3 or 0 in X.shape:
         raise ValueError(
             f"{prefix}X must be a 3-D array (n_agents, m_max, n_features) with no empty axis, got shape {X.shape}"

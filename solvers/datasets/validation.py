@@ -56,8 +56,8 @@ def check_dataset(X: object, y: object, max_norm: float | None = 1.0, clip: bool
       ValueError: wrong shapes, NaN or infinite values, labels other than ±1, or a row outside the
         ball when ``clip`` is False. The message names the offending row or index and value.
     """
-    features = _as_float_array(X, "X")
-    labels = _as_float_array(y, "y")
+    features = as_float_array(X, "X")
+    labels = as_float_array(y, "y")
     if features.ndim != 2:
         raise ValueError(f"X must be a 2-D array (n_records, n_features), got shape {features.shape}")
     if features.shape[0] == 0 or features.shape[1] == 0:
@@ -218,7 +218,8 @@ def _check_row_norms(features: np.ndarray, max_norm: float, clip: bool) -> tuple
     return features, outside
 
 
-def _as_float_array(value: object, name: str) -> np.ndarray:
+def as_float_array(value: object, name: str) -> np.ndarray:
+    """``value`` as a float64 array, refusing booleans and non-numeric dtypes with an error naming ``name``."""
     array = np.asarray(value)
     if array.dtype == np.bool_ or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)

@@ -20,7 +20,6 @@ from solvers.decentralized.admm import (
     DecentralizedADMM,
     ObjectivePerturbationADMM,
     PenaltyPerturbation,
-    even_step_from_transcript,
 )
 from solvers.decentralized.privacy import (
     check_pp_conditions,
@@ -31,6 +30,7 @@ from solvers.decentralized.privacy import (
     total_epsilon,
 )
 from solvers.decentralized.problem import DecentralizedProblem
+from solvers.decentralized.steps import even_step_from_transcript
 
 __all__ = [
     "DEFAULT_ACCOUNTANTS",

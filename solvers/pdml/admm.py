@@ -43,11 +43,15 @@ from scipy.special import expit
 
 from accountants import Ledger, LedgerEntry, PureDpEvent
 from mechanisms import GaussianMechanism
-from solvers.accounting import AccountantLike, AccountantsLike, privacy_by_name, register_entries
-from solvers.base import HorizontalSolver, RunPlan
+from solvers.agent_share import AgentShare
+from solvers.engine.accounting import AccountantLike, AccountantsLike, privacy_by_name, register_entries
+from solvers.engine.plan import RunPlan
+from solvers.engine.protocol import AgentProtocol
+from solvers.engine.recording import ChannelSpec
+from solvers.engine.result import Result
+from solvers.engine.solver import Draws
 from solvers.graph import GraphTopology
-from solvers.inner import InnerSolution, damped_newton
-from solvers.losses import MarginLoss
+from solvers.horizontal import HorizontalSolver
 from solvers.pdml.privacy import (
     DERIVED_NOTE,
     broadcast_sensitivity,
@@ -58,13 +62,14 @@ from solvers.pdml.privacy import (
     zcdp_epsilon,
     zcdp_total,
 )
+from solvers.pdml.protocol import PDMLDriver, PDMLServer, pdml_white_box
 from solvers.pdml.randomization import check_label_symmetric, debias_linear_term, label_flips
+from solvers.pdml.steps import solve_local
 from solvers.problem import HorizontalProblem
-from solvers.recorder import ChannelSpec, Recorder
+from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
-from solvers.result import Result
 
-__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "sample_eta", "solve_local"]
+__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "sample_eta"]
 
 #: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
 #: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
@@ -107,7 +112,7 @@ class _TrialNoise:
     i's η (d), then its θ(1..T) (T·d).
 
     Every draw has the servers (user groups) on axis 1, so group i's flips and server i's noise
-    come from stream i alone, and row i is all a server's actor holds (``solvers.backends.pdml``).
+    come from stream i alone, and row i is all a server's actor holds (``solvers.pdml.protocol``).
     Groups with ε = ∞ and servers with V = 0 still draw (and discard)."""
 
     def __init__(
@@ -211,11 +216,22 @@ class PDML(HorizontalSolver[HorizontalProblem]):
     # ------------------------------------------------------------------------------------------
     def run(self, problem: HorizontalProblem, *, accountants: AccountantsLike = None, **kwargs: Any) -> Result:
         """``Solver.run`` (seed=/trials=/seeds=, recording options, ``backend=``: on Ray every server is
-        an actor, ``solvers.backends.pdml``), with the per-participant ledger of the module docstring
+        an actor, ``solvers.pdml.protocol``), with the per-participant ledger of the module docstring
         registered with ``accountants`` (default ``DEFAULT_ACCOUNTANTS``; a ``BudgetFilter`` refuses
         the whole run before its first release) and, with ``ledger_path``, appended to that
         JSON-lines file before the first release."""
         return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
+
+    def protocol(self, problem: HorizontalProblem, plan: RunPlan[Any], recorder: Recorder) -> AgentProtocol:
+        """Every server holds its group's records, flips and noise; the driver routes the broadcasts
+        along the graph's edges (``solvers.pdml.protocol``)."""
+        topology, white_box = _graph(problem), pdml_white_box(recorder)
+        quad = (problem.lam / problem.n_agents + 2.0 * self.beta * plan.details["degrees"])[:, None]
+        adjacency, laplacian = topology.adjacency_matrix(), topology.laplacian()
+        return AgentProtocol(
+            agent=lambda i: PDMLServer(self, AgentShare(problem, i), plan, adjacency, laplacian, quad, white_box),
+            coordinator=lambda n_trials: PDMLDriver(self, problem, plan, n_trials, recorder),
+        )
 
     def account(
         self, problem: HorizontalProblem, plan: RunPlan, accountants: Sequence[AccountantLike]
@@ -230,7 +246,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
             return [e for e in ledger if e.participant in server_set or accountant.supports(e.event)]
 
         register_entries(accountants, chosen)
-        unperturbed = not np.all(cast(np.ndarray, plan.info["V"]) > 0)  # (N,) V_i
+        unperturbed = not np.all(cast(np.ndarray, plan.details["V"]) > 0)  # (N,) V_i
         privacy = privacy_by_name(
             accountants,
             lambda a: math.inf if unperturbed else max(a.get_epsilon(self.delta, participant=s) for s in servers),
@@ -243,7 +259,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         return self._ledger(self.plan(problem))
 
     def _ledger(self, plan: RunPlan) -> Ledger:
-        info = plan.info
+        info = plan.details
         entries = []
         for i, eps in enumerate(info["eps_label"]):
             label = PureDpEvent(float(eps)) if np.isfinite(eps) else dp_event.NonPrivateDpEvent()
@@ -325,8 +341,9 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + N * m * d + 3 * N * d * d + 8 * N * d)
 
     def iterate(
-        self, problem: HorizontalProblem, plan: RunPlan, R: int, noise: np.ndarray | None, recorder: Recorder
+        self, problem: HorizontalProblem, plan: RunPlan, R: int, draws: Draws | None, recorder: Recorder
     ) -> Mapping[str, float]:
+        noise = None if draws is None else draws["noise"]
         if noise is None:
             raise ValueError("a PDML plan draws every trial's label flips and noise: its noise cannot be None")
         flips, eta, theta = cast(_TrialNoise, plan.mechanism).split(noise)  # the sampler of PDML.plan
@@ -334,11 +351,11 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         N, d = problem.n_agents, problem.n_features
         weights = mask / problem.sizes[:, None].astype(np.float64)  # (N, m)
         y_noisy = problem.partition.y[None] * flips  # (R, N, m)
-        eps = plan.info["eps_label"]
+        eps = plan.details["eps_label"]
         b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)  # (R, N, d)
         A = _graph(problem).adjacency_matrix()
         Lap = _graph(problem).laplacian()
-        degrees = plan.info["degrees"]
+        degrees = plan.details["degrees"]
         quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]  # (N, 1)
         loss = problem.loss
         w = np.zeros((R, N, d))
@@ -377,51 +394,6 @@ class PDML(HorizontalSolver[HorizontalProblem]):
                 y_reported=y_noisy,
             )
         return worst
-
-
-def solve_local(
-    loss: MarginLoss,
-    X: np.ndarray,
-    weights: np.ndarray,
-    y_noisy: np.ndarray,
-    linear: np.ndarray,
-    quad: np.ndarray,
-    start: np.ndarray,
-    *,
-    tol: float,
-) -> InnerSolution:
-    """Server i's subproblem (15) for every trial r and server i, by batched damped Newton:
-    argmin_v Σ_j a_ij φ(y'_rij vᵀx_ij) + linear_riᵀv + ½ quad_i ‖v‖², warm-started at ``start``.
-
-    With linear = −b_i + η_i/n + γ_i(t) − β(N_i w̃_i(t) + Σ_{l∈𝒩_i} w̃_l(t)) and quad_i = a/n + 2βN_i
-    this is (15) up to a constant (the debiased loss (19)–(22) is φ(y'z) − bᵀw).
-
-    Args:
-      X: (N', m, d) features; weights: (N', m) a_ij (1/m_i, 0 on padding); y_noisy: (R, N', m);
-      linear: (R, N', d); quad: (N', 1); start: (R, N', d); tol: ‖∇‖ tolerance τ.
-    """
-    XT = np.ascontiguousarray(X.transpose(0, 2, 1))  # (N', d, m)
-    identity = np.eye(X.shape[-1])
-
-    def margins(v):
-        return y_noisy * np.einsum("nmd,rnd->rnm", X, v)
-
-    def value(v):
-        return (
-            np.einsum("nm,rnm->rn", weights, loss.phi(margins(v)))
-            + np.einsum("rnd,rnd->rn", linear, v)
-            + 0.5 * quad[:, 0] * np.einsum("rnd,rnd->rn", v, v)
-        )
-
-    def derivatives(v):
-        u = margins(v)
-        slope = weights * loss.dphi(u) * y_noisy
-        gradient = np.einsum("rnm,nmd->rnd", slope, X) + linear + quad * v
-        curvature = weights * loss.d2phi(u)
-        hessian = np.matmul(XT[None] * curvature[:, :, None, :], X[None]) + quad[..., None] * identity
-        return gradient, hessian
-
-    return damped_newton(value, derivatives, start, tol=tol)
 
 
 def _graph(problem: HorizontalProblem) -> GraphTopology:

@@ -26,8 +26,8 @@ from solvers.lazy import lazy_exports
 # same names for type checkers.
 _EXPORTS = {
     "ADMMSharing": "solvers.sharing.admm",
-    "ball_constrained_l2_coefficients": "solvers.sharing.admm",
-    "z_update": "solvers.sharing.admm",
+    "ball_constrained_l2_coefficients": "solvers.sharing.steps",
+    "z_update": "solvers.sharing.steps",
     "VerticalRecorder": "solvers.sharing.base",
     "VerticalSolver": "solvers.sharing.base",
     "VerticalData": "solvers.sharing.data",
@@ -54,8 +54,6 @@ _EXPORTS = {
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
     from solvers.sharing.admm import ADMMSharing as ADMMSharing
-    from solvers.sharing.admm import ball_constrained_l2_coefficients as ball_constrained_l2_coefficients
-    from solvers.sharing.admm import z_update as z_update
     from solvers.sharing.base import VerticalRecorder as VerticalRecorder
     from solvers.sharing.base import VerticalSolver as VerticalSolver
     from solvers.sharing.data import VerticalData as VerticalData
@@ -78,6 +76,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.sharing.problem import VerticalProblem as VerticalProblem
     from solvers.sharing.problem import vertical_optimum as vertical_optimum
     from solvers.sharing.sgd import VerticalSGD as VerticalSGD
+    from solvers.sharing.steps import ball_constrained_l2_coefficients as ball_constrained_l2_coefficients
+    from solvers.sharing.steps import z_update as z_update
 
 __all__ = sorted(_EXPORTS)
 

@@ -38,6 +38,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from dp_accounting import dp_event
@@ -45,11 +46,11 @@ from dp_accounting import dp_event
 from accountants import gaussian_epsilon
 from mechanisms import GaussianMechanism, Mechanism
 from mechanisms.gaussian import Calibration
-from solvers.backends.streams import AgentStreams, agent_seeds
-from solvers.base import RunPlan
+from solvers.engine.plan import RunPlan
+from solvers.engine.protocol import AgentProtocol
+from solvers.engine.recording import ChannelSpec
+from solvers.engine.solver import Draws
 from solvers.inner import accelerated_proximal_gradient
-from solvers.losses import LogisticLoss
-from solvers.recorder import ChannelSpec
 from solvers.regularizers import L2Regularizer
 from solvers.sharing.base import VerticalRecorder, VerticalSolver
 from solvers.sharing.privacy import (
@@ -61,15 +62,13 @@ from solvers.sharing.privacy import (
     theorem1_epsilon,
     theorem1_sigma,
 )
-from solvers.sharing.problem import BlockSVD, VerticalProblem, _lam
+from solvers.sharing.problem import BlockSVD, VerticalProblem, effective_lam
+from solvers.sharing.protocol import PartyShare, SharingParty, SharingServer, sharing_white_box
+from solvers.sharing.steps import BALL_SLACK, ball_constrained_l2_coefficients, z_update
 
-__all__ = ["ADMMSharing", "ball_constrained_l2_coefficients", "z_update"]
+__all__ = ["ADMMSharing"]
 
 _NOISE_MODES = (None, "parameter", "output")
-_SECULAR_MAX_ITER = 100
-_EPS = float(np.finfo(float).eps)
-_Z_MAX_ITER = 200
-_BALL_SLACK = 1e-12
 
 
 class _UnaccountedGaussian(Mechanism):
@@ -198,6 +197,15 @@ class ADMMSharing(VerticalSolver):
             return None
         return self.delta if self.delta_target is None else self.delta_target
 
+    def protocol(self, problem: VerticalProblem, plan: RunPlan[Any], recorder: VerticalRecorder) -> AgentProtocol:
+        """Every party holds its own column block and noise; the server holds the labels
+        (``solvers.sharing.protocol``)."""
+        white_box = sharing_white_box(recorder)
+        return AgentProtocol(
+            agent=lambda m: SharingParty(self, PartyShare(problem, m), plan, white_box),
+            coordinator=lambda n_trials: SharingServer(self, problem, plan, n_trials, recorder),
+        )
+
     # --------------------------------------------------------------------------------------------
     def plan(self, problem: VerticalProblem) -> RunPlan:
         T, M, N = self.n_iterations, problem.n_parties, problem.n_samples
@@ -228,7 +236,9 @@ class ADMMSharing(VerticalSolver):
             raise ValueError(f"noise={self.noise!r} needs b1")
         if claim:
             sensitivity = np.asarray(
-                lemma1_bound(problem.partition.widths, rho, _lam(problem), problem.regularizer.hessian_bound, b1, M),
+                lemma1_bound(
+                    problem.partition.widths, rho, effective_lam(problem), problem.regularizer.hessian_bound, b1, M
+                ),
                 dtype=np.float64,
             ).reshape(M)
         else:
@@ -291,30 +301,22 @@ class ADMMSharing(VerticalSolver):
         )
         return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, info)
 
-    def trial_randomness(self, seed, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray] | None:
-        """One trial's noise (T, M, ·), party m's block from its own stream (child m of the trial's
-        seed, ``solvers.backends.streams``), so a party's actor draws the same noise alone."""
-        if plan.mechanism is None:
-            return None
-        streams = AgentStreams(agent_seeds(seed, problem.n_parties))
-        return {"noise": plan.mechanism.sample(streams, plan.noise_shape)}
-
     # --------------------------------------------------------------------------------------------
     def iterate(
         self,
         problem: VerticalProblem,
         plan: RunPlan,
         R: int,
-        randomness: Mapping[str, np.ndarray] | None,
+        draws: Draws | None,
         recorder: VerticalRecorder,
     ) -> Mapping[str, float]:
         svd = problem.block_svd
         U, s, Vt = svd.U, svd.s, svd.Vt
         Ut = U.transpose(0, 2, 1)
         M, N, width = problem.partition.D.shape
-        rho, lam = plan.info["rho"], _lam(problem)
+        rho, lam = plan.details["rho"], effective_lam(problem)
         labels = problem.partition.y
-        noise = None if randomness is None else randomness["noise"]  # (R, T, M, N or K)
+        noise = None if draws is None else draws["noise"]  # (R, T, M, N or K)
         in_range = svd.in_range[:, None, :]
         l2 = isinstance(problem.regularizer, L2Regularizer)
         x = np.zeros((M, R, width))
@@ -378,7 +380,7 @@ class ADMMSharing(VerticalSolver):
             if b1 is None:
                 return w
             norms = np.linalg.norm(w, axis=-1, keepdims=True)
-            radius = b1 * (1.0 - _BALL_SLACK)
+            radius = b1 * (1.0 - BALL_SLACK)
             return w * (radius / np.maximum(norms, radius))  # 1 inside the ball, radius/‖w‖ outside
 
         shape = x0.shape[:2]
@@ -391,110 +393,6 @@ class ADMMSharing(VerticalSolver):
             tol=self.inner_tol,
         )
         return solution.x
-
-
-def ball_constrained_l2_coefficients(
-    c: np.ndarray, s: np.ndarray, lam: float, rho: float, b1: float | None
-) -> np.ndarray:
-    """(6) for R = ½‖·‖² in the SVD basis: x = V a with a = −s c/(λ + μ + ρ s²), c = Uᵀ(y + ρb).
-
-    μ = 0 when ‖a‖ ≤ b_1 (or b_1 is None); otherwise the root of 1/‖a(μ)‖ = 1/b_1, found by Newton
-    from μ = 0 (monotone: 1/‖a(μ)‖ is concave, Moré & Sorensen 1983), and a is finally scaled by
-    min(1, b_1(1 − 10^{-12})/‖a‖) so that ‖x‖ ≤ b_1 holds in floating point (the mechanism relies on it).
-
-    Shapes: c (M, R, K), s (M, K); returns a (M, R, K).
-    """
-    sc = s[:, None, :] * c
-    base = lam + rho * (s * s)[:, None, :]
-    a = -sc / base
-    if b1 is None:
-        return a
-    outside = np.einsum("mrk,mrk->mr", a, a) > b1 * b1
-    if not outside.any():
-        return a
-    weights = sc * sc
-    mu = np.zeros(outside.shape)
-    active = outside.copy()
-    for _ in range(_SECULAR_MAX_ITER):
-        denominator = base + mu[..., None]
-        q = np.einsum("mrk->mr", weights / denominator**2)
-        dq = -2.0 * np.einsum("mrk->mr", weights / denominator**3)
-        phi = 1.0 / np.sqrt(q) - 1.0 / b1
-        step = phi / (-0.5 * q**-1.5 * dq)
-        new_mu = np.maximum(mu - step, 0.0)
-        # stop at a relative step of 1e-14, or once φ is at rounding level (steps then bounce by ulps)
-        converged = (np.abs(new_mu - mu) <= 1e-14 * np.maximum(mu, lam)) | (np.abs(phi) <= 8 * _EPS / b1)
-        mu = np.where(active, new_mu, mu)
-        active &= ~converged
-        if not active.any():
-            break
-    a = np.where(outside[..., None], -sc / (base + mu[..., None]), a)
-    norms = np.sqrt(np.einsum("mrk,mrk->mr", a, a))
-    radius = b1 * (1.0 - _BALL_SLACK)  # so that ‖V a‖ ≤ b_1 survives rounding in V a
-    scale = np.where(norms > radius, radius / np.maximum(norms, np.finfo(float).tiny), 1.0)
-    return a * scale[..., None]
-
-
-def z_update(
-    s: np.ndarray,
-    y: np.ndarray,
-    labels: np.ndarray,
-    rho: float,
-    loss,
-    *,
-    tol: float = 1e-12,
-) -> tuple[np.ndarray, int]:
-    """(7) per sample: argmin_z (1/N) φ(Y_i z) − y_i z + (ρ/2)(z − s_i)², for arrays (..., N).
-
-    Safeguarded Newton (``rtsafe``, Press et al., Numerical Recipes §9.4): the root lies in
-    [s + (y − S_1/N)/ρ, s + (y + S_1/N)/ρ] (|φ'| ≤ S_1; widened by 1%, since a saturated loss puts
-    the root on its edge and rounding may push it past), a bracket that shrinks as the sign of the
-    derivative is seen; a Newton step that leaves it, or that is not at least halving the step of
-    two iterations before, is replaced by bisection (plain Newton can cycle when ρ ≪ 1/(4N), where
-    the curvature ρ + φ''/N varies by a large factor). An entry stops once its Newton step is
-    ≤ ``tol``·max(1, |z|) (or its bracket is that narrow) and is then frozen.
-
-    Returns:
-      (z, Newton iterations of the slowest entry).
-
-    Raises:
-      RuntimeError: an entry did not converge in 200 iterations.
-    """
-    n = labels.shape[-1]
-    half_width = 1.01 * loss.gradient_bound / (n * rho)  # 1% wider: a saturated loss puts the root at the bound
-    z = s + y / rho
-    low, high = z - half_width, z + half_width
-    step = step_old = high - low
-    active = np.ones(z.shape, dtype=bool)
-    for iteration in range(1, _Z_MAX_ITER + 1):
-        first, second = _loss_derivatives(loss, labels * z)
-        derivative = labels * first / n - y + rho * (z - s)
-        curvature = second / n + rho
-        low = np.where(derivative < 0, z, low)
-        high = np.where(derivative > 0, z, high)
-        newton = derivative / curvature
-        scale = tol * np.maximum(1.0, np.abs(z))
-        done = (np.abs(newton) <= scale) | (high - low <= scale)
-        candidate = z - newton
-        bisect = ~done & ((candidate < low) | (candidate > high) | (2.0 * np.abs(newton) > np.abs(step_old)))
-        candidate = np.where(bisect, 0.5 * (low + high), candidate)
-        step_old, step = step, candidate - z
-        z = np.where(active, candidate, z)
-        active &= ~done
-        if not active.any():
-            return z, iteration
-    raise RuntimeError(f"z_update: {int(active.sum())} sample(s) not converged after {_Z_MAX_ITER} Newton steps")
-
-
-def _loss_derivatives(loss, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(φ'(m), φ''(m)); for the logistic loss from one sigmoid: −p and p(1 − p) with p = σ(−m)."""
-    if type(loss) is LogisticLoss:
-        with np.errstate(over="ignore"):
-            p = np.exp(margin)
-        p += 1.0
-        np.divide(1.0, p, out=p)
-        return -p, p * (1.0 - p)
-    return loss.dphi(margin), loss.d2phi(margin)
 
 
 def _check_positive(value: object, name: str, allow_zero: bool = False) -> None:

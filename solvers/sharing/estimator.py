@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mechanisms.gaussian import Calibration
-from solvers.estimators import _RemovedResult, noise_seed_sequence, public_info, validate_binary_data
+from solvers.estimators import RemovedResult, noise_seed_sequence, public_info, validate_binary_data
 from solvers.sharing.admm import ADMMSharing
 from solvers.sharing.partition import partition_vertical
 from solvers.sharing.problem import VerticalProblem
@@ -56,7 +56,7 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
       With ``keep_secrets=True`` also secret_result_ and secret_seed_.
     """
 
-    result_ = _RemovedResult()
+    result_ = RemovedResult()
 
     def __init__(
         self,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solvers.datasets import check_dataset, check_records
-from solvers.datasets.validation import _as_float_array
+from solvers.datasets.validation import as_float_array
 
 __all__ = ["VerticalPartition", "check_vertical_partition", "contiguous_blocks", "partition_vertical"]
 
@@ -197,8 +197,8 @@ def check_vertical_partition(partition: VerticalPartition, name: str = "partitio
 def _checked_fields(
     partition: VerticalPartition, prefix: str = ""
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...] | None]:
-    D = _as_float_array(partition.D, f"{prefix}D")
-    y = _as_float_array(partition.y, f"{prefix}y")
+    D = as_float_array(partition.D, f"{prefix}D")
+    y = as_float_array(partition.y, f"{prefix}y")
     if D.ndim != 3 or 0 in D.shape:
         raise ValueError(
             f"{prefix}D must be a 3-D array (n_parties, n_samples, d_max) with no empty axis, got shape {D.shape}"

@@ -32,7 +32,7 @@ from solvers.regularizers import L1Regularizer, L2Regularizer, Regularizer
 from solvers.sharing.partition import VerticalPartition, check_vertical_partition
 from solvers.topology import StarTopology
 
-__all__ = ["BLAS_THREADS", "BlockSVD", "VerticalProblem", "blas_threads", "vertical_optimum"]
+__all__ = ["BLAS_THREADS", "BlockSVD", "VerticalProblem", "blas_threads", "effective_lam", "vertical_optimum"]
 
 #: BLAS threads while a vertical solver runs, factorises its blocks or computes the reference
 #: optimum (None: leave the library's setting). The hot loop multiplies (M, R, N) by (M, N, K)
@@ -161,7 +161,7 @@ class VerticalProblem:
     @property
     def sklearn_C(self) -> float:
         """C of scikit-learn's ``LogisticRegression(C=C, fit_intercept=False)`` with the same minimiser."""
-        return 1.0 / (_lam(self) * self.n_samples)
+        return 1.0 / (effective_lam(self) * self.n_samples)
 
     def check_feature_bound(self, bound: float = 1.0) -> None:
         """Raise unless every party's every row has ‖D_m^i‖₂ ≤ ``bound`` (spec 004 Assumption 2.3,
@@ -233,7 +233,7 @@ class VerticalProblem:
         return x
 
 
-def _lam(problem: VerticalProblem) -> float:
+def effective_lam(problem: VerticalProblem) -> float:
     """``problem.lam``, a float once the problem is built (``lam=None`` is resolved to 1/N)."""
     if problem.lam is None:
         raise ValueError("VerticalProblem.lam is resolved when the problem is built, got None")
@@ -259,7 +259,7 @@ def vertical_optimum(problem: VerticalProblem, *, tol: float = 1e-10) -> Optimum
             problem.partition.y,
             loss=problem.loss,
             regularizer=problem.regularizer,
-            reg=_lam(problem),
+            reg=effective_lam(problem),
             tol=tol,
         )
     return Optimum(
@@ -273,7 +273,7 @@ def _woodbury_newton(problem: VerticalProblem, tol: float, max_iter: int = 100) 
     The Newton system (XᵀWX + λI) p = g is solved as p = (g − XᵀS (λI + S X Xᵀ S)^{-1} S X g)/λ,
     S = W^{1/2} (W = diag(φ''/N)), an N×N solve.
     """
-    X, y, lam, loss = problem.partition.X, problem.partition.y, _lam(problem), problem.loss
+    X, y, lam, loss = problem.partition.X, problem.partition.y, effective_lam(problem), problem.loss
     n = problem.n_samples
     gram = X @ X.T
     w = np.zeros(problem.n_features)

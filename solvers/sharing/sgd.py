@@ -21,15 +21,19 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from dp_accounting import dp_event
 
-from solvers.base import RunPlan
-from solvers.recorder import ChannelSpec
-from solvers.sharing.admm import _loss_derivatives
+from mechanisms import make_rng
+from solvers.engine.plan import RunPlan
+from solvers.engine.recording import ChannelSpec
+from solvers.engine.solver import Draws
+from solvers.engine.trials import SeedLike
 from solvers.sharing.base import VerticalRecorder, VerticalSolver
-from solvers.sharing.problem import VerticalProblem, _lam
+from solvers.sharing.problem import VerticalProblem, effective_lam
+from solvers.sharing.steps import loss_derivatives
 
 __all__ = ["VerticalSGD"]
 
@@ -81,8 +85,10 @@ class VerticalSGD(VerticalSolver):
         batches = -(-problem.n_samples // self.batch_size)
         return RunPlan(self.n_epochs, events, None, (), {"lam": problem.lam, "steps_per_epoch": batches})
 
-    def sample_trial(self, rng: np.random.Generator, problem: VerticalProblem, plan: RunPlan) -> dict[str, np.ndarray]:
-        """The random initial model (M, d_max) and one permutation of the samples per epoch (E, N)."""
+    def trial_draws(self, seed: SeedLike, problem: VerticalProblem, plan: RunPlan[Any]) -> dict[str, np.ndarray]:
+        """The random initial model (M, d_max) and one permutation of the samples per epoch (E, N),
+        from the trial's own generator."""
+        rng = make_rng(seed)
         init = rng.standard_normal((problem.n_parties, problem.partition.max_width)) * self.init_scale
         order = np.tile(np.arange(problem.n_samples), (self.n_epochs, 1))
         return {"init": init * problem.partition.mask, "order": rng.permuted(order, axis=1)}
@@ -96,16 +102,16 @@ class VerticalSGD(VerticalSolver):
         problem: VerticalProblem,
         plan: RunPlan,
         R: int,
-        randomness: Mapping[str, np.ndarray] | None,
+        draws: Draws | None,
         recorder: VerticalRecorder,
     ) -> Mapping[str, float]:
-        if randomness is None:  # sample_trial draws every trial's initial model and shuffles
+        if draws is None:  # trial_draws draws every trial's initial model and shuffles
             raise ValueError("VerticalSGD needs every trial's initial model and shuffles")
         D, labels = problem.partition.D, problem.partition.y
         M, N, _ = D.shape
-        reg, lam = problem.regularizer, _lam(problem)
-        x = randomness["init"].transpose(1, 0, 2).copy()  # (M, R, d_max)
-        orders = randomness["order"]  # (R, E, N)
+        reg, lam = problem.regularizer, effective_lam(problem)
+        x = draws["init"].transpose(1, 0, 2).copy()  # (M, R, d_max)
+        orders = draws["order"]  # (R, E, N)
         for epoch in range(self.n_epochs):
             rate = self.learning_rate / (math.sqrt(epoch + 1) if self.schedule == "inverse_sqrt" else 1.0)
             released, derivative = np.empty((M, R, N)), np.empty((R, N))
@@ -114,7 +120,7 @@ class VerticalSGD(VerticalSolver):
                 rows = D[:, batch]  # (M, R, b, d_max)
                 u = (rows @ x[..., None])[..., 0]  # (M, R, b)
                 y = labels[batch]
-                first, _ = _loss_derivatives(problem.loss, y * u.sum(axis=0))
+                first, _ = loss_derivatives(problem.loss, y * u.sum(axis=0))
                 g = y * first  # (R, b)
                 gradient = ((g / batch.shape[1])[None, :, None, :] @ rows)[..., 0, :]  # (M, R, d_max)
                 x = reg.prox(x - rate * gradient, rate * lam)

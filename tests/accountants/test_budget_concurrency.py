@@ -28,9 +28,9 @@ from accountants.filelock import HAVE_OS_LOCKS
 class SlowPureEpsilonAccountant(PureEpsilonAccountant):
     """Basic composition with a slow bound, as a PLD's: it widens any gap between check and record."""
 
-    def _epsilon(self, summary, delta):
+    def epsilon_from_summary(self, summary, delta):
         time.sleep(0.0005)
-        return super()._epsilon(summary, delta)
+        return super().epsilon_from_summary(summary, delta)
 
 
 def race(calls):

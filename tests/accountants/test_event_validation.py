@@ -229,10 +229,10 @@ class _NanAccountant(Accountant[float]):
     def _compose(self, summary: float, event: dp_event.DpEvent, count: int) -> float:
         return summary + count
 
-    def _epsilon(self, summary: float, delta: float) -> float:
+    def epsilon_from_summary(self, summary: float, delta: float) -> float:
         return NAN
 
-    def _delta(self, summary: float, epsilon: float) -> float:
+    def delta_from_summary(self, summary: float, epsilon: float) -> float:
         return NAN
 
 

@@ -46,7 +46,7 @@ def test_mean_shift_is_the_canary_gradient_gap_over_the_curvature_and_within_the
     # (1 + 2c(ε))/m on the canary's column at every w, so the solves differ by that over the column's
     # curvature, between quad = a/n + 2βN_0 and quad + 1/(4m): below the derived Δ_0 = 2(1 + c)/(m quad).
     nb, solver, runs = setup
-    info = solver.plan(nb.problem_in).info
+    info = solver.plan(nb.problem_in).details
     stats = BroadcastNP(solver, nb.problem_in, nb.problem_out).statistics(runs["in"])
     shift = np.linalg.norm(stats.w_in[1:] - stats.w_out[1:], axis=-1)
     m, c = 10, float(debias_coefficient(solver.eps_label))

@@ -5,7 +5,8 @@ import pytest
 
 from accountants import ExactGaussianAccountant
 from attacks.whitebox import WhiteBoxNP
-from audits.registry import TARGETS, unit_mu_epsilon
+from audits.registry import TARGETS
+from audits.targets.star import unit_mu_epsilon
 
 N_TRIALS = 4000
 KW = dict(accountants=(), record_history=False, transcript_agents=[0])
@@ -13,8 +14,8 @@ KW = dict(accountants=(), record_history=False, transcript_agents=[0])
 
 @pytest.fixture(scope="module")
 def dpadmm_runs():
-    setup = TARGETS["dpadmm"].build(unit_mu_epsilon(1e-5), 1e-5)
-    nb = setup.neighbours
+    setup = TARGETS["dpadmm"].spec(unit_mu_epsilon(1e-5), 1e-5, False)
+    nb = setup  # the spec holds both neighbouring problems
     r_in = setup.solver.run(nb.problem_in, seed=11, trials=N_TRIALS, **KW)
     r_out = setup.solver.run(nb.problem_out, seed=12, trials=N_TRIALS, **KW)
     return setup, r_in, r_out
@@ -26,7 +27,7 @@ def test_score_distribution_matches_the_gaussian_privacy_loss(dpadmm_runs):
     exact.register_ledger(r_in.ledger)
     mu = exact.get_mu(0)
     assert mu == pytest.approx(1.0, rel=1e-9)
-    attack = WhiteBoxNP(setup.solver, setup.neighbours.problem_in, setup.neighbours.problem_out, 0)
+    attack = WhiteBoxNP(setup.solver, setup.problem_in, setup.problem_out, 0)
     # the canary reaches the full sensitivity in every iteration of every trial: μ² realised exactly
     np.testing.assert_allclose(attack.mu_squared(r_in), mu**2, rtol=1e-9)
     np.testing.assert_allclose(attack.mu_squared(r_out), mu**2, rtol=1e-9)
@@ -41,7 +42,7 @@ def test_score_distribution_matches_the_gaussian_privacy_loss(dpadmm_runs):
 
 def test_calibrated_noise_matches_the_claimed_noise_for_a_correct_mechanism(dpadmm_runs):
     setup, r_in, r_out = dpadmm_runs
-    nb = setup.neighbours
+    nb = setup  # the spec holds both neighbouring problems
     attack = WhiteBoxNP(setup.solver, nb.problem_in, nb.problem_out, 0, noise="calibrated")
     with pytest.raises(ValueError, match="calibrate"):
         attack.score(r_in)
@@ -52,7 +53,7 @@ def test_calibrated_noise_matches_the_claimed_noise_for_a_correct_mechanism(dpad
 
 def test_reads_only_the_public_transcript(dpadmm_runs):
     setup, r_in, _ = dpadmm_runs
-    nb = setup.neighbours
+    nb = setup  # the spec holds both neighbouring problems
     attack = WhiteBoxNP(setup.solver, nb.problem_in, nb.problem_out, 0)
     white = setup.solver.run(nb.problem_in, seed=11, trials=50, record_white_box=True, **KW)
     plain = setup.solver.run(nb.problem_in, seed=11, trials=50, **KW)
@@ -64,8 +65,8 @@ def test_reads_only_the_public_transcript(dpadmm_runs):
 
 
 def test_naive_algorithm2_replay_reaches_its_sensitivity():
-    setup = TARGETS["dpadmm-naive"].build(unit_mu_epsilon(1e-5), 1e-5)
-    nb = setup.neighbours
+    setup = TARGETS["dpadmm-naive"].spec(unit_mu_epsilon(1e-5), 1e-5, False)
+    nb = setup  # the spec holds both neighbouring problems
     r_in = setup.solver.run(nb.problem_in, seed=1, trials=40, **KW)
     attack = WhiteBoxNP(setup.solver, nb.problem_in, nb.problem_out, 0)
     _, norm = attack.statistics(r_in)
@@ -81,7 +82,7 @@ def test_fast_replay_equals_the_reference_replay(dpadmm_runs, monkeypatch):
     import attacks.whitebox as wb
 
     setup = dpadmm_runs[0]
-    nb = setup.neighbours
+    nb = setup  # the spec holds both neighbouring problems
     part = setup.solver.run(nb.problem_in, seed=3, trials=64, **KW)
     fast = wb.replay_statistics(part, setup.solver, nb.problem_in, nb.problem_out, 0)
     monkeypatch.setattr(wb, "_differing_rows", lambda *args: None)  # full recomputation under both

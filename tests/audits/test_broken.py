@@ -28,7 +28,7 @@ def test_correct_dpadmm_is_never_flagged_across_20_seeds():
 
 def test_broken_noise_is_what_the_name_says():
     from audits.neighbours import canary_neighbours
-    from audits.registry import unit_mu_epsilon
+    from audits.targets.star import unit_mu_epsilon
 
     nb = canary_neighbours()
     kwargs = dict(epsilon=unit_mu_epsilon(1e-5), delta=1e-5, n_iterations=5, dw=1.0)

@@ -5,9 +5,15 @@ import math
 import pytest
 
 from audits.run import run_audit
-from audits.targets.pdml import run_pdml
+from audits.runner import run_spec
+from audits.targets.pdml import pdml_spec
 
-COMMON = dict(delta=1e-5, confidence=0.95, quick=True, progress=False)
+
+def run_pdml(*, epsilon, trials, seed, claimed_epsilon=None):
+    result = run_spec(
+        pdml_spec(claimed_epsilon)(epsilon, 1e-5, True), trials=trials, seed=seed, quick=True, progress=False
+    )
+    return result.report, result.attacks
 
 
 def test_correct_pdml_is_not_flagged_across_20_seeds_and_flips_at_the_randomized_response_rate():
@@ -26,14 +32,14 @@ def test_correct_pdml_is_not_flagged_across_20_seeds_and_flips_at_the_randomized
 
 
 def test_a_claim_below_the_randomization_level_is_flagged():
-    report, _ = run_pdml(epsilon=2.0, claimed_epsilon=1.0, trials=3000, seed=0, **COMMON)
+    report, _ = run_pdml(epsilon=2.0, claimed_epsilon=1.0, trials=3000, seed=0)
     assert report["verdicts"]["paper (Prop. 1)"] == "VIOLATION"
     assert report["verdicts"]["pure"] == "consistent"  # the accountants see the true ε = 2
     assert report["verdict"] == "VIOLATION"
 
 
 def test_report_audits_the_derived_broadcast_guarantee_white_box_and_keeps_it_out_of_the_label_bounds():
-    report, attacks = run_pdml(epsilon=None, trials=500, seed=0, **COMMON)
+    report, attacks = run_pdml(epsilon=None, trials=500, seed=0)
     section = report["sections"][1]
     data = section["data"]
     assert section["title"] == "Servers' broadcasts: white-box audit of the derived guarantee"
@@ -61,7 +67,7 @@ def test_an_underestimated_broadcast_sensitivity_is_flagged(monkeypatch):
 
     real = admm.broadcast_sensitivity
     monkeypatch.setattr(admm, "broadcast_sensitivity", lambda **kwargs: real(**kwargs) / 4)
-    report, _ = run_pdml(epsilon=None, trials=500, seed=0, **COMMON)
+    report, _ = run_pdml(epsilon=None, trials=500, seed=0)
     data = report["sections"][1]["data"]
     assert data["verdicts"][data["claimed"]] == "VIOLATION"
     assert report["verdicts"]["broadcasts: " + data["claimed"]] == "VIOLATION"

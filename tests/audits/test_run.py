@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from audits.registry import TARGETS
+from audits.registry import TARGETS, get_target
 from audits.run import main, run_audit
 
 NAMES = ["dpadmm", "dpadmm-naive", "radmm", "mradmm", "ppadmm", "dvp", "pdml", "sharing-output", "sharing-parameter"]
@@ -92,7 +92,10 @@ def test_quick_end_to_end_writes_report_json_md_and_figures(tmp_path, capsys):
         "tightness",
     ):
         assert key in report
-    assert report["solver"] == "dpadmm" and report["trials"] == TARGETS["dpadmm"].quick_trials
+    assert (
+        report["solver"] == "dpadmm"
+        and report["trials"] == get_target("dpadmm").spec(None, 1e-5, True).quick_trials == 2_000
+    )
     assert report["delta"] == 1e-5 and report["confidence"] == 0.95
     upper = report["epsilon_upper"]
     assert set(upper) >= {"exact_gaussian", "pld", "rdp", "moments_classic"}

@@ -8,7 +8,7 @@ import pytest
 
 from audits.report import write_figures, write_report
 from audits.run import main, run_audit
-from audits.targets.sharing import SETTINGS, audit_sharing, canary_neighbours
+from audits.targets.sharing import SETTINGS, canary_neighbours, sharing_spec
 from solvers.sharing import corollary1_epsilon
 
 COR1 = "paper (Theorem 1 + Corollary 1)"
@@ -64,7 +64,7 @@ def test_every_bound_carries_its_confidence_and_the_report_writes(parameter_audi
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_output_mode_is_consistent_across_seeds(seed):
-    report, attacks = audit_sharing("output", trials=300, seed=seed)
+    report, attacks = run_audit("sharing-output", trials=300, seed=seed)
     assert report["verdict"] == "consistent", report["epsilon_lower"]
     assert set(report["epsilon_upper"]) >= {"exact_gaussian", "pld", "rdp", COR1}
     assert max(report["epsilon_lower"].values()) < report["epsilon_upper"]["exact_gaussian"]
@@ -100,6 +100,6 @@ def test_bad_arguments_exit_2_with_a_clear_message(argv, message, capsys):
 
 def test_unknown_mode_is_refused():
     with pytest.raises(ValueError, match="mode must be one of"):
-        audit_sharing("gradient", trials=10)
+        sharing_spec("gradient")
     with pytest.raises(ValueError, match="mode must be one of"):
         canary_neighbours("gradient")

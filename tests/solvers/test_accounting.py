@@ -1,4 +1,4 @@
-"""Tests for solvers.accounting: accountants by name, the ledger of a run, privacy per accountant."""
+"""Tests for solvers.engine.accounting: accountants by name, the ledger of a run, privacy per accountant."""
 
 import math
 
@@ -6,7 +6,7 @@ import pytest
 from dp_accounting import dp_event
 
 from accountants import ExactGaussianAccountant, MomentsAccountant, gaussian_epsilon
-from solvers.accounting import DEFAULT_ACCOUNTANTS, record_releases, resolve_accountants
+from solvers.engine.accounting import DEFAULT_ACCOUNTANTS, record_releases, resolve_accountants
 
 
 def test_default_is_a_fresh_set_of_the_four_report_accountants():

@@ -18,12 +18,12 @@ from accountants import (
     PureEpsilonAccountant,
 )
 from solvers import DPADMM, HorizontalProblem, NaiveNoisyADMM
-from solvers.backends.streams import AgentStreams
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem
+from solvers.engine.run_record import run_record_path
+from solvers.engine.streams import AgentStreams
 from solvers.graph import GraphTopology
 from solvers.pdml import PDML
-from solvers.run_record import run_record_path
 from solvers.sharing import ADMMSharing, VerticalProblem, partition_vertical
 
 

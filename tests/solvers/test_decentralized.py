@@ -247,7 +247,7 @@ def test_golden_privacy_totals(golden_problem, alpha, radmm, mradmm, op):
     assert r.privacy["pure"] == pytest.approx(radmm, abs=1e-4)
     assert m.privacy["pure"] == pytest.approx(mradmm, abs=1e-4)
     o = ObjectivePerturbationADMM(eta=1.0, alpha=alpha, n_iterations=50).plan(golden_problem)
-    assert o.info["beta"] == pytest.approx(op, abs=1e-4)
+    assert o.details["beta"] == pytest.approx(op, abs=1e-4)
 
 
 def test_pp_golden_anchor_via_solver(golden_problem):
@@ -258,7 +258,7 @@ def test_pp_golden_anchor_via_solver(golden_problem):
         / (2 * 8000 * 0.5)
         * (0.35 * (1 - 1.1**-60) / (1 - 1 / 1.1) + 3 * (1 - (1.05 / 1.1) ** 60) / (1 - 1.05 / 1.1))
     )
-    assert plan.info["beta"] == pytest.approx(expected, rel=1e-12)
+    assert plan.details["beta"] == pytest.approx(expected, rel=1e-12)
 
 
 # --- refusals ---------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests for solvers.dpadmm: Algorithms 1–3 of seed 000 (spec 000 §7)."""
+"""Tests for solvers.star.admm: Algorithms 1–3 of seed 000 (spec 000 §7)."""
 
 import importlib.util
 import math
@@ -12,9 +12,9 @@ from accountants import ExactGaussianAccountant, MomentsAccountant, gaussian_eps
 from mechanisms import make_rng
 from solvers import ADMM, DPADMM, HorizontalProblem, NaiveNoisyADMM, centralized_optimum
 from solvers.datasets import max_row_norm, partition_horizontal, twonorm
-from solvers.dpadmm import linearized_update
 from solvers.losses import HuberHingeLoss, LogisticLoss
 from solvers.regularizers import L1Regularizer, L2Regularizer
+from solvers.star.admm import linearized_update
 
 INF = math.inf
 NO_ACCOUNTANTS = {"accountants": ()}
@@ -398,7 +398,7 @@ def test_run_seed_arguments_are_validated(problem):
 def test_adult_dpadmm_close_to_algorithm1_and_naive_far_worse():
     """Spec 000 §6 headline, reduced to 3 seeds and T = 20: DP-ADMM's accuracy is within 2 points
     of Algorithm 1 and its objective close to it; Algorithm 2 (paper σ) diverges."""
-    from solvers.experiments.dpadmm_adult import adult_problem
+    from solvers.builders import adult_problem
 
     admm, dp, naive = [], [], []
     for seed in range(3):

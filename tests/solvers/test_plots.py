@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from accountants import Ledger
+from solvers.engine.result import Result
 from solvers.plots import plot_history
-from solvers.result import Result
 
 
 def fake_result(offset, batched):

@@ -20,10 +20,10 @@ from mechanisms import SecureReseedingGenerator
 from solvers import DPADMM, HorizontalProblem
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem
+from solvers.engine.result import ONE_DEPLOYMENT, UnreplayableSeed
+from solvers.engine.run_record import RUN_RECORD_SCHEMA, read_run_records, run_record_path
 from solvers.graph import GraphTopology
 from solvers.pdml import PDML
-from solvers.result import ONE_DEPLOYMENT, UnreplayableSeed
-from solvers.run_record import RUN_RECORD_SCHEMA, read_run_records, run_record_path
 from solvers.sharing import ADMMSharing, VerticalProblem, partition_vertical
 
 
@@ -78,7 +78,7 @@ def test_a_batched_run_says_its_ledger_and_epsilon_are_per_simulated_trial(cases
 
 
 def test_a_hand_built_result_infers_its_scope():
-    from solvers.result import Result
+    from solvers.engine.result import Result
 
     batched = Result(np.zeros((3, 2)), np.zeros((3, 2)), {}, None, Ledger(), {}, None, (1, 2, 3))
     assert batched.n_trials == 3 and "each of 3 simulated trials" in batched.privacy_scope

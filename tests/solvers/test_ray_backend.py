@@ -1,4 +1,4 @@
-"""The Ray backend (solvers.backends): same transcript, model and ledger as in process; faults.
+"""The Ray backend (solvers.engine.backends): same transcript, model and ledger as in process; faults.
 
 One local Ray on loopback with 2 CPUs for the module; tiny problems. Skipped, with the reason, when
 Ray is not importable or cannot start here.
@@ -15,10 +15,10 @@ import pytest
 
 from accountants import Ledger
 from solvers import DPADMM, HorizontalProblem, NaiveNoisyADMM
-from solvers.backends import AgentFailure, RayBackend, resolve_backend
-from solvers.backends.streams import AgentStreams, agent_seeds
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem, PenaltyPerturbation
+from solvers.engine.backends import AgentFailure, RayBackend, resolve_backend
+from solvers.engine.streams import AgentStreams, agent_seeds
 from solvers.graph import GraphTopology
 
 TOLERANCE = 1e-12
@@ -128,8 +128,8 @@ def test_single_run_and_estimator_on_ray(ray_cluster, star_problem):
 
 def test_a_secure_generator_is_honoured_on_ray_and_keeps_no_seed(ray_cluster, star_problem, tmp_path):
     from mechanisms import SecureReseedingGenerator
-    from solvers.result import UnreplayableSeed
-    from solvers.run_record import read_run_records
+    from solvers.engine.result import UnreplayableSeed
+    from solvers.engine.run_record import read_run_records
 
     solver = DPADMM(epsilon=0.5, n_iterations=4)
     path = tmp_path / "ledger.jsonl"
@@ -296,5 +296,5 @@ def test_sharing_l1_estimator_and_parties_own_streams(ray_cluster, vertical_prob
         for backend in ("inprocess", "ray")
     ]
     assert np.max(np.abs(fitted[0].coef_ - fitted[1].coef_)) <= TOLERANCE
-    with pytest.raises(ValueError, match="VerticalSGD has no agent program"):
+    with pytest.raises(ValueError, match="VerticalSGD has no agent protocol"):
         VerticalSGD(n_epochs=1).run(vertical_problem, seed=0, backend="ray")

@@ -103,7 +103,7 @@ def save_runs(address: str, directory: str) -> None:
     """Process B: the runs on the cluster at ``address``, saved to ``directory`` (npz + ledgers)."""
     import ray
 
-    from solvers.backends import RayBackend
+    from solvers.engine.backends import RayBackend
 
     out = Path(directory)
     results = _runs(RayBackend(address=address, timeout=60.0), out)
@@ -195,7 +195,7 @@ def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environme
 def test_an_address_without_a_cluster_fails_fast_naming_it(environment):
     address = f"127.0.0.1:{_free_port()}"  # nothing listens there
     code = (
-        "from solvers.backends import RayBackend\n"
+        "from solvers.engine.backends import RayBackend\n"
         f"try:\n    RayBackend(address={address!r}).connect()\n"
         "except ConnectionError as error:\n    print(error)\n"
     )

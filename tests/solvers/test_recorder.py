@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from solvers.datasets import partition_horizontal
+from solvers.engine.recording import ChannelSpec, RecordOptions
 from solvers.problem import HorizontalProblem, Optimum
-from solvers.recorder import ChannelSpec, Recorder
+from solvers.recorder import Recorder
 
 CHANNELS = {
     "w_tilde": ChannelSpec("agents", "local"),
@@ -33,7 +34,7 @@ def test_history_values_and_ergodic_average(problem):
     rng = np.random.default_rng(1)
     T, R = 5, 3
     models, locals_ = rng.normal(size=(T, R, 3)), rng.normal(size=(T, R, 4, 3))
-    recorder = Recorder(problem, CHANNELS, T, R)
+    recorder = Recorder(problem, CHANNELS, T, R, RecordOptions())
     recorder.begin(slice(0, 2))
     feed(recorder, models[:, :2], locals_[:, :2])
     recorder.begin(slice(2, 3))
@@ -57,13 +58,15 @@ def test_history_values_and_ergodic_average(problem):
 def test_white_box_agent_subset_and_switches(problem):
     rng = np.random.default_rng(2)
     models, locals_ = rng.normal(size=(2, 1, 3)), rng.normal(size=(2, 1, 4, 3))
-    recorder = Recorder(problem, CHANNELS, 2, 1, history=False, white_box=True, transcript_agents=[3, 0, 3])
+    recorder = Recorder(
+        problem, CHANNELS, 2, 1, RecordOptions(history=False, white_box=True, transcript_agents=[3, 0, 3])
+    )
     recorder.begin(slice(0, 1))
     feed(recorder, models, locals_)
     assert recorder.history == {}
     transcript = recorder.transcript(batched=False)
     assert transcript.white_box_names == ("secret",) and transcript.channel("secret").agents == (0, 3)
     np.testing.assert_array_equal(transcript["secret"], -locals_[:, 0][:, [0, 3]])
-    assert len(Recorder(problem, CHANNELS, 2, 1, transcript=False).specs) == 0
+    assert len(Recorder(problem, CHANNELS, 2, 1, RecordOptions(transcript=False)).specs) == 0
     with pytest.raises(ValueError, match="transcript_agents"):
-        Recorder(problem, CHANNELS, 2, 1, transcript_agents=[4])
+        Recorder(problem, CHANNELS, 2, 1, RecordOptions(transcript_agents=[4]))

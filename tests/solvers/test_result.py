@@ -1,12 +1,12 @@
-"""Tests for solvers.result: trial views and summaries."""
+"""Tests for solvers.engine.result: trial views and summaries."""
 
 import numpy as np
 import pytest
 
 from accountants import Ledger
-from solvers.result import Result
+from solvers.engine.result import Result
+from solvers.engine.transcript import Channel, Transcript
 from solvers.topology import StarTopology
-from solvers.transcript import Channel, Transcript
 
 
 def batched_result():

@@ -1,10 +1,10 @@
-"""Tests for solvers.transcript: channels, white-box marking, trial views."""
+"""Tests for solvers.engine.transcript: channels, white-box marking, trial views."""
 
 import numpy as np
 import pytest
 
+from solvers.engine.transcript import Channel, Transcript
 from solvers.topology import StarTopology
-from solvers.transcript import Channel, Transcript
 
 
 def make_transcript(batched=True):

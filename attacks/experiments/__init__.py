@@ -1,1 +1,0 @@
-"""Experiments on the attacks: ``python -m attacks.experiments.kkt_table --help``."""

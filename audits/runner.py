@@ -1,0 +1,218 @@
+"""The audit loop: run an :class:`audits.spec.AuditSpec` and report (the only trial loop of ``audits``).
+
+Seeds. Child 0 of ``SeedSequence(seed)`` draws the trials on D and child 1 those on D′ (trial r
+gets child r of its side, whatever the chunking); children 2, 3, … are the spec's auxiliary streams
+(calibration trials on D and D′, then whatever its sections draw, :attr:`AuditContext.streams`).
+The trials run in chunks of :data:`CHUNK` per ``solver.run`` call, alternating D and D′, so memory
+stays bounded; the attacks keep only what they need of each chunk.
+
+Bounds. The audited attack's scores give a Clopper–Pearson bound (worst case, Jagielski et al.
+2020) and a Gaussian-DP bound (Nasr et al. 2023); the claim's family decides which of them enter
+the verdict (:class:`audits.spec.Claim`). Every accountant bounds the same releases on the solver's
+ledger (cached: the ledger depends only on public parameters).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+import time
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from audits.spec import AuditContext, AuditSpec, Finding
+
+if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
+    from accountants.ledger import Ledger
+    from attacks.base import AttackScores
+    from audits.stats import LowerBound
+
+__all__ = ["CHUNK", "AuditResult", "run_spec", "solver_ledger", "stream"]
+
+#: Trials per ``solver.run`` call: bounds memory (every chunk is scored before the next runs).
+CHUNK = 5_000
+#: Accountants' bounds by (ledger entries, δ, participant).
+_UPPER_CACHE: dict[tuple[Any, float, Hashable], dict[str, float]] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditResult:
+    """What :func:`run_spec` returns: the report, every attack's scores, the bounds behind them, and
+    the attacks' observations (attack name → (on D, on D′), one entry per chunk)."""
+
+    report: dict[str, Any]
+    attacks: list[AttackScores]
+    lower: dict[str, LowerBound]
+    upper: dict[str, float]
+    observations: dict[str, tuple[list[Any], list[Any]]]
+
+
+def stream(seed: int, key: tuple[int, ...]) -> np.random.SeedSequence:
+    """Descendant ``key`` of ``SeedSequence(seed)`` (equal to spawning along ``key``)."""
+    return np.random.SeedSequence(seed, spawn_key=key)
+
+
+def solver_ledger(spec: AuditSpec) -> Ledger:
+    """The ledger the upper bounds are computed on: ``spec.ledger``, else the solver's from one run on D
+    (which also checks that the solver runs on D)."""
+    if spec.ledger is not None:
+        return spec.ledger
+    result = spec.solver.run(spec.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False)
+    ledger: Ledger = result.ledger
+    return ledger
+
+
+def _accountant_bounds(ledger: Ledger, delta: float, participant: Hashable) -> dict[str, float]:
+    from accountants import epsilon_by_accountant
+
+    key = (tuple(ledger), float(delta), participant)
+    if key not in _UPPER_CACHE:
+        by_accountant = epsilon_by_accountant(ledger, delta, participant=participant)
+        _UPPER_CACHE[key] = {name: values[participant] for name, values in by_accountant.items()}
+    return dict(_UPPER_CACHE[key])
+
+
+def run_spec(
+    spec: AuditSpec,
+    *,
+    trials: int | None = None,
+    confidence: float = 0.95,
+    seed: int = 0,
+    stream_key: tuple[int, ...] = (),
+    quick: bool = False,
+    calibration_trials: int | None = None,
+    progress: bool | None = None,
+) -> AuditResult:
+    """Run the audit ``spec``: the trials, the attacks, the bounds, the sections, the report.
+
+    Args:
+      trials: trials per hypothesis (None: the spec's, ``quick_trials`` if ``quick``).
+      confidence: of the lower bounds. seed: the root seed (reported).
+      stream_key: run on descendant ``stream_key`` of the root seed instead of the root (a
+        companion audit of a section draws on one of its parent's auxiliary streams).
+      calibration_trials: per hypothesis, for ``spec.calibration`` (default trials/50 in [200, 2000]).
+      progress: show a progress bar on stderr (None: when stderr is a terminal).
+    """
+    from tqdm import tqdm
+
+    from audits.stats import clopper_pearson_audit, gdp_audit
+    from audits.verdict import assemble_report
+
+    start = time.perf_counter()
+    ledger = solver_ledger(spec)
+    n = (spec.quick_trials if quick else spec.trials) if trials is None else int(trials)
+    root = stream(seed, stream_key)
+    seeds_in, seeds_out = (child.spawn(n) for child in root.spawn(2))
+    n_cal = calibration_trials if calibration_trials is not None else min(2000, max(200, n // 50))
+    bar = tqdm(
+        total=2 * n + (2 * n_cal if spec.calibration is not None else 0),
+        desc=f"audit {spec.name}",
+        unit="trial",
+        disable=(None if progress is None else not progress),
+        file=sys.stderr,
+        leave=False,
+    )
+
+    def run(problem: Any, seeds: list[np.random.SeedSequence]) -> Any:
+        quiet = spec.quiet_floating_point
+        with np.errstate(divide="ignore", invalid="ignore") if quiet else contextlib.nullcontext():
+            result = spec.solver.run(problem, seeds=seeds, accountants=(), record_history=False, **spec.run_options)
+        bar.update(len(seeds))
+        return result
+
+    def streams(index: int) -> np.random.SeedSequence:
+        return stream(seed, (*stream_key, 2 + index))
+
+    report_extra: dict[str, Any] = {}
+    if spec.calibration is not None:
+        calibrated = spec.calibration(
+            run(spec.problem_in, streams(0).spawn(n_cal)), run(spec.problem_out, streams(1).spawn(n_cal))
+        )
+        report_extra["diagnostics"] = {"calibration_trials": n_cal, **calibrated}
+    observations: dict[str, tuple[list[Any], list[Any]]] = {a.name: ([], []) for a in spec.attacks}
+    utility: dict[str, list[np.ndarray]] = {}
+    info: Any = None
+    for lo in range(0, n, CHUNK):
+        hi = min(lo + CHUNK, n)
+        for on_d, problem, seeds in ((True, spec.problem_in, seeds_in), (False, spec.problem_out, seeds_out)):
+            result = run(problem, seeds[lo:hi])
+            info = result.info
+            for attack in spec.attacks:
+                observations[attack.name][0 if on_d else 1].append(attack.observe(result, on_d))
+            if on_d and spec.utility is not None:
+                for key, values in spec.utility(result).items():
+                    utility.setdefault(key, []).append(values)
+    bar.close()
+    attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
+    audited, claim = attacks[0], spec.claim
+    bounds = {
+        "gdp": gdp_audit(
+            audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
+        ),
+        "clopper_pearson": clopper_pearson_audit(
+            audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
+        ),
+    }
+    deciding = ("gdp", "clopper_pearson") if claim.family == "gaussian" else ("clopper_pearson",)
+    lower = {k: b for k, b in bounds.items() if k in deciding}
+    upper = {**_accountant_bounds(ledger, claim.delta, spec.participant), **claim.upper}
+    per_trial = {key: np.concatenate(parts) for key, parts in utility.items()}
+    context = AuditContext(
+        spec=spec,
+        trials=n,
+        confidence=confidence,
+        seed=seed,
+        quick=quick,
+        observations=observations,
+        attacks=attacks,
+        lower=lower,
+        informational={k: b for k, b in bounds.items() if k not in deciding},
+        upper=upper,
+        ledger=ledger,
+        utility=per_trial,
+        info=info,
+        streams=streams,
+    )
+    findings = [build(context) for build in spec.sections]
+    all_attacks = [*attacks, *(a for f in findings for a in f.attacks)]
+    report = assemble_report(
+        solver=spec.name,
+        solver_object=spec.solver,
+        trials=n,
+        delta=claim.delta,
+        confidence=confidence,
+        seed=seed,
+        lower=lower,
+        upper=upper,
+        claimed=claim.bound,
+        claim=claim.statement,
+        attacks=all_attacks,
+        epsilon_meaning=spec.epsilon_meaning,
+        canary=spec.canary,
+        utility={
+            **{key: float(values.mean()) for key, values in per_trial.items()},
+            **{k: v for f in findings for k, v in f.utility.items()},
+        },
+        sections=[f.section for f in findings if f.section is not None],
+        **spec.report,
+        **report_extra,
+        **{k: v for f in findings for k, v in f.report.items()},
+    )
+    for finding in findings:
+        _merge_verdicts(report, finding)
+    report["runtime_seconds"] = round(time.perf_counter() - start, 1)
+    return AuditResult(report, all_attacks, lower, upper, observations)
+
+
+def _merge_verdicts(report: dict[str, Any], finding: Finding) -> None:
+    """A finding adds verdicts or proves a VIOLATION; it never clears one."""
+    for key, verdict in finding.verdicts.items():
+        if key not in report["verdicts"] or verdict == "VIOLATION":
+            report["verdicts"][key] = verdict
+    for key, evidence in finding.violated_by.items():
+        report["violated_by"][key] = sorted(set(report["violated_by"].get(key, [])) | set(evidence))
+    if "VIOLATION" in report["verdicts"].values():
+        report["verdict"] = "VIOLATION"

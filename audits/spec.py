@@ -1,0 +1,226 @@
+"""What one audit runs, declared: the solver, the neighbouring problems, the attacks, the claim.
+
+An :class:`AuditSpec` holds everything :func:`audits.runner.run_spec` needs and nothing it does:
+the runner draws the trials on D and D′, feeds every chunk of runs to the attacks, turns the
+audited attack's scores into lower bounds (:mod:`audits.stats`), asks every accountant for its
+upper bound on the solver's ledger, and assembles the report (:func:`audits.verdict.assemble_report`).
+A target-specific analysis enters as a :data:`SectionBuilder`, which sees the finished trials and
+returns a :class:`Finding` (a report section, further report keys, verdicts it can prove).
+
+The structure follows the separation of jax_privacy's auditing code (canary scores in, bounds
+out) and of DP-Auditorium (a mechanism, a neighbouring pair and a tester), with the claim kept
+next to the mechanism so that the lower bounds are held against it (Jagielski et al. 2020;
+Nasr et al. 2021).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import numpy as np
+
+if TYPE_CHECKING:  # attacks, solvers and the statistics are imported on first use
+    from accountants.ledger import Ledger
+    from attacks.base import AttackScores
+    from audits.stats import LowerBound
+    from audits.stats.thresholds import ThresholdChoice
+    from audits.verdict import Section
+
+__all__ = [
+    "Attack",
+    "AuditContext",
+    "AuditSpec",
+    "Claim",
+    "Finding",
+    "ScoreAttack",
+    "SectionBuilder",
+    "SpecBuilder",
+]
+
+#: Which lower bounds may decide the verdict: "gaussian" admits the Gaussian-DP bound (its
+#: trade-off curve is exact for Gaussian noise, Dong, Roth & Su 2022, eq. (2.3)); "worst-case"
+#: admits only the Clopper–Pearson bound, which assumes nothing about the mechanism.
+Family = Literal["gaussian", "worst-case"]
+
+
+class Attack(Protocol):
+    """A distinguisher between D and D′, fed chunk by chunk (bounded memory).
+
+    ``observe(result, on_d)`` keeps what the attack needs of one batched ``solver.run`` result
+    (``on_d``: the chunk ran on D); ``conclude(seen_on_d, seen_on_d_prime)`` turns the kept
+    observations, in trial order, into ``attacks.AttackScores`` (higher: more likely D).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def observe(self, result: Any, on_d: bool) -> Any: ...
+
+    def conclude(self, seen_on_d: Sequence[Any], seen_on_d_prime: Sequence[Any]) -> AttackScores: ...
+
+
+@dataclass(frozen=True)
+class ScoreAttack:
+    """An :class:`Attack` from a per-trial score: ``score(result)`` is an (R,) array for a batch of
+    R trials, higher meaning "ran on D" (the Neyman–Pearson orientation, Neyman & Pearson 1933)."""
+
+    name: str
+    score: Callable[[Any], np.ndarray]
+    white_box: bool = True
+    metadata: Callable[[], Mapping[str, Any]] = dict
+
+    def observe(self, result: Any, on_d: bool) -> np.ndarray:
+        return np.asarray(self.score(result))
+
+    def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
+        from attacks.base import AttackScores
+
+        return AttackScores(
+            self.name,
+            np.concatenate(seen_on_d).astype(float),
+            np.concatenate(seen_on_d_prime).astype(float),
+            white_box=self.white_box,
+            metadata=dict(self.metadata()),
+        )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The privacy claim the lower bounds are held against.
+
+    Attributes:
+      statement: the claim in words, with its source (paper, theorem, equation).
+      delta: δ of every bound, lower and upper.
+      bound: the key of the claimed upper bound: an accountant's name or a key of ``upper``
+        (None: the claim has no number).
+      upper: upper bounds the claim states beyond the accountants' (e.g. a paper's β).
+      family: which lower bounds may decide the verdict (:data:`Family`); the others are computed
+        for information and handed to the sections.
+    """
+
+    statement: str
+    delta: float
+    bound: str | None
+    upper: Mapping[str, float] = field(default_factory=dict)
+    family: Family = "gaussian"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a :data:`SectionBuilder` adds to the report.
+
+    Attributes:
+      section: a report.md section (None: none).
+      report: further top-level report keys. utility: further utility entries.
+      attacks: further ``AttackScores`` (appended after the spec's attacks).
+      verdicts: verdicts the section proves; a key the report lacks is added, an existing one can
+        only become "VIOLATION". violated_by: evidence names added to ``violated_by[key]``.
+    """
+
+    section: Section | None = None
+    report: Mapping[str, Any] = field(default_factory=dict)
+    utility: Mapping[str, float] = field(default_factory=dict)
+    attacks: tuple[AttackScores, ...] = ()
+    verdicts: Mapping[str, str] = field(default_factory=dict)
+    violated_by: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AuditContext:
+    """The finished trials of one audit, as a :data:`SectionBuilder` sees them.
+
+    Attributes:
+      spec, trials (per hypothesis), confidence, seed (the root seed), quick.
+      observations: attack name → (observations on D, on D′), each a list with one entry per chunk.
+      attacks: the spec's attacks' ``AttackScores``, in order.
+      lower: the lower bounds that decide the verdict; informational: the others (by method).
+      upper: every upper bound (accountants' and the claim's). ledger: the solver's ledger.
+      utility: utility key → per-trial values on D. info: the ``info`` of the last run.
+      streams: auxiliary seed streams: ``streams(i)`` is child 2 + i of the root seed (children 0
+        and 1 draw the trials on D and D′).
+    """
+
+    spec: AuditSpec
+    trials: int
+    confidence: float
+    seed: int
+    quick: bool
+    observations: Mapping[str, tuple[list[Any], list[Any]]]
+    attacks: tuple[AttackScores, ...]
+    lower: Mapping[str, LowerBound]
+    informational: Mapping[str, LowerBound]
+    upper: Mapping[str, float]
+    ledger: Ledger
+    utility: Mapping[str, np.ndarray]
+    info: Any
+    streams: Callable[[int], np.random.SeedSequence]
+
+
+#: A target-specific analysis run after the trials: context → finding.
+SectionBuilder = Callable[[AuditContext], Finding]
+#: Fits the attacks on disjoint calibration trials (results on D and on D′); returns diagnostics.
+Calibration = Callable[[Any, Any], Mapping[str, Any]]
+
+
+@dataclass(frozen=True, eq=False)
+class AuditSpec:
+    """One audit, declared (module docstring); run it with :func:`audits.runner.run_spec`.
+
+    Attributes:
+      name: the report's ``solver`` entry. solver: has ``run(problem, seeds=..., **options)``
+        returning a batched result with ``ledger``, ``model`` and ``info``, and ``get_params()``.
+      problem_in, problem_out: the neighbouring problems D and D′.
+      participant: the ledger participant the upper bounds are for (the target agent).
+      attacks: the distinguishers; the first is audited (its scores give the lower bounds).
+      claim: the claimed bound and its family. canary: the neighbouring pair in one line.
+      epsilon_meaning: what the audit's privacy parameter means, for the report.
+      trials, quick_trials: default trials per hypothesis (full run, ``--quick``).
+      run_options: further keywords of every ``solver.run`` of the trials (e.g. ``transcript_agents``).
+      threshold: how the audited attack's threshold is chosen (:mod:`audits.stats.thresholds`).
+      calibration: fits the attacks on 2 × ``calibration_trials`` disjoint trials first (None: none).
+      utility: per-trial utility of a chunk run on D, key → (R,) values (reported as means).
+      sections: target-specific analyses, in report order. report: further static report keys.
+      ledger: the ledger to bound (None: the solver's, from one run on D).
+      quiet_floating_point: silence numpy's divide/invalid warnings during the trials.
+    """
+
+    name: str
+    solver: Any
+    problem_in: Any
+    problem_out: Any
+    participant: Hashable
+    attacks: tuple[Attack, ...]
+    claim: Claim
+    canary: str
+    epsilon_meaning: str
+    trials: int = 100_000
+    quick_trials: int = 2_000
+    run_options: Mapping[str, Any] = field(default_factory=dict)
+    threshold: ThresholdChoice = "split"
+    calibration: Calibration | None = None
+    utility: Callable[[Any], Mapping[str, np.ndarray]] | None = None
+    sections: tuple[SectionBuilder, ...] = ()
+    report: Mapping[str, Any] = field(default_factory=dict)
+    ledger: Ledger | None = None
+    quiet_floating_point: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.attacks:
+            raise ValueError(f"AuditSpec {self.name!r}: attacks must hold at least one attack")
+        for index, attack in enumerate(self.attacks):
+            if not (callable(getattr(attack, "observe", None)) and callable(getattr(attack, "conclude", None))):
+                raise TypeError(
+                    f"AuditSpec {self.name!r}: attacks[{index}] must have observe(result, on_d) and "
+                    f"conclude(seen_on_d, seen_on_d_prime), got {attack!r:.80}"
+                )
+        for label, value in (("trials", self.trials), ("quick_trials", self.quick_trials)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 10:
+                raise ValueError(f"AuditSpec {self.name!r}: {label} must be an integer >= 10, got {value!r}")
+        if not isinstance(self.claim, Claim):
+            raise TypeError(f"AuditSpec {self.name!r}: claim must be an audits.spec.Claim, got {self.claim!r:.80}")
+
+
+#: (epsilon or None for the target's default, delta, quick) → the audit: what a registry entry holds.
+SpecBuilder = Callable[[float | None, float, bool], AuditSpec]

@@ -1,0 +1,79 @@
+"""The solver-agnostic engine: the one ``run`` of every solver family, its trials and backends.
+
+No algorithm is imported here; solver families plug in by subclassing :class:`Solver` (or
+``solvers.HorizontalSolver`` / ``solvers.sharing.VerticalSolver`` for the two problem types) and
+implementing its hooks:
+
+  - ``plan(problem) -> RunPlan``: what is released, with which noise, and the family's constants
+    (a frozen dataclass, ``RunPlan.details``), fixed before any iteration;
+  - ``iterate(problem, plan, n_trials, draws, recorder)``: all iterations of a chunk of trials,
+    vectorised, calling ``recorder.record`` once per iteration;
+  - ``make_recorder`` (given by the problem type's base class), and optionally ``account`` (its
+    own ledger shape), ``trial_draws`` (its own randomness per trial), ``run_context`` (e.g. BLAS
+    threads), ``bytes_per_trial``, and ``protocol`` (an :class:`AgentProtocol`: the agent programs
+    and coordinator the sequential and Ray backends run).
+
+Where each piece lives: the one ``run`` and the one chunk loop in ``solvers.engine.solver``; the
+trials' seeds and chunks in ``solvers.engine.trials``; per-agent random streams in
+``solvers.engine.streams``; accounting in ``solvers.engine.accounting``; the backends in
+``solvers.engine.backends`` (in process, sequential, Ray; the agent backends share one round loop in
+``solvers.engine.backends.agents``). ``solvers.testing.check_solver`` checks that a family keeps
+the engine's promises.
+"""
+
+from typing import TYPE_CHECKING
+
+from solvers.lazy import lazy_exports
+
+_EXPORTS = {
+    "DEFAULT_ACCOUNTANTS": "solvers.engine.accounting",
+    "AgentProgram": "solvers.engine.protocol",
+    "AgentProtocol": "solvers.engine.protocol",
+    "Coordinator": "solvers.engine.protocol",
+    "AgentFailure": "solvers.engine.backends",
+    "Backend": "solvers.engine.backends",
+    "InProcessBackend": "solvers.engine.backends",
+    "RayBackend": "solvers.engine.backends",
+    "SequentialBackend": "solvers.engine.backends",
+    "NoiseSource": "solvers.engine.plan",
+    "RunPlan": "solvers.engine.plan",
+    "BaseRecorder": "solvers.engine.recording",
+    "ChannelSpec": "solvers.engine.recording",
+    "RecordOptions": "solvers.engine.recording",
+    "Result": "solvers.engine.result",
+    "Draws": "solvers.engine.solver",
+    "Solver": "solvers.engine.solver",
+    "AgentStreams": "solvers.engine.streams",
+    "agent_seeds": "solvers.engine.streams",
+    "Channel": "solvers.engine.transcript",
+    "Transcript": "solvers.engine.transcript",
+    "SeedLike": "solvers.engine.trials",
+}
+
+if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from solvers.engine.accounting import DEFAULT_ACCOUNTANTS as DEFAULT_ACCOUNTANTS
+    from solvers.engine.backends import AgentFailure as AgentFailure
+    from solvers.engine.backends import Backend as Backend
+    from solvers.engine.backends import InProcessBackend as InProcessBackend
+    from solvers.engine.backends import RayBackend as RayBackend
+    from solvers.engine.backends import SequentialBackend as SequentialBackend
+    from solvers.engine.plan import NoiseSource as NoiseSource
+    from solvers.engine.plan import RunPlan as RunPlan
+    from solvers.engine.protocol import AgentProgram as AgentProgram
+    from solvers.engine.protocol import AgentProtocol as AgentProtocol
+    from solvers.engine.protocol import Coordinator as Coordinator
+    from solvers.engine.recording import BaseRecorder as BaseRecorder
+    from solvers.engine.recording import ChannelSpec as ChannelSpec
+    from solvers.engine.recording import RecordOptions as RecordOptions
+    from solvers.engine.result import Result as Result
+    from solvers.engine.solver import Draws as Draws
+    from solvers.engine.solver import Solver as Solver
+    from solvers.engine.streams import AgentStreams as AgentStreams
+    from solvers.engine.streams import agent_seeds as agent_seeds
+    from solvers.engine.transcript import Channel as Channel
+    from solvers.engine.transcript import Transcript as Transcript
+    from solvers.engine.trials import SeedLike as SeedLike
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,0 +1,64 @@
+"""The data-independent plan of a run, fixed before the first iteration.
+
+A solver's ``plan(problem)`` states what will be released (one privacy event per participant and
+iteration), with which noise, and the constants the iterations use (schedules, noise scales, the
+step sizes …) as a family's own frozen dataclass, so that nothing about the privacy of a run depends
+on the private data or on what the iterations do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+import numpy as np
+from dp_accounting import dp_event
+
+__all__ = ["NoiseSource", "RunPlan", "details_info"]
+
+
+class NoiseSource(Protocol):
+    """The noise of one trial: a ``mechanisms.Mechanism``, or a solver's own sampler of several."""
+
+    def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """One trial's noise of shape ``shape`` from ``rng`` (the trial's per-agent ``AgentStreams``)."""
+        ...
+
+
+#: A family's plan details: a frozen dataclass of the constants its iterations use.
+D = TypeVar("D", covariant=True)
+
+
+@dataclass(frozen=True)
+class RunPlan(Generic[D]):
+    """Everything about a run fixed before the first iteration (it depends on no private data).
+
+    Attributes:
+      n_iterations: T.
+      events: events[k][i], the privacy event of agent i's release in iteration k.
+      mechanism: the noise of one trial, ``mechanism.sample(streams, noise_shape)`` with
+        ``streams`` the trial's per-agent ``AgentStreams``; None if noiseless.
+      noise_shape: shape of one trial's noise, agents on axis 1, e.g. (T, N, d).
+      details: the family's constants (a frozen dataclass, e.g. step sizes and noise scales),
+        reported in ``Result.info`` field by field (``details_info``).
+    """
+
+    n_iterations: int
+    events: Sequence[Sequence[dp_event.DpEvent]]
+    mechanism: NoiseSource | None
+    noise_shape: tuple[int, ...]
+    details: D
+
+
+def details_info(details: object) -> dict[str, Any]:
+    """The fields of a plan's ``details`` by name (``Result.info``): a dataclass's fields, a
+    mapping's items, nothing for None."""
+    if details is None:
+        return {}
+    if isinstance(details, Mapping):
+        return dict(details)
+    if not dataclasses.is_dataclass(details) or isinstance(details, type):
+        raise TypeError(f"a plan's details must be a dataclass instance or None, got {type(details).__name__}")
+    return {f.name: getattr(details, f.name) for f in dataclasses.fields(details)}

@@ -1,0 +1,78 @@
+"""The trials axis of a run: the trials' seeds and the chunks they run in.
+
+A run is one trial (``seed=``) or R independent trials at once (``trials=R`` spawns R seeds from
+``seed``; ``seeds=`` gives them). Trial r of a batched run draws its randomness from ``seeds[r]``
+exactly as a single run with ``seed=seeds[r]`` does, so the two agree. Trials run in chunks whose
+memory is bounded (``chunks``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from mechanisms import SecureReseedingGenerator, make_rng
+from solvers.engine.result import UnreplayableSeed
+
+__all__ = ["MAX_CHUNK_BYTES", "MAX_CHUNK_TRIALS", "SeedLike", "chunks", "kept_seeds", "trial_seeds"]
+
+SeedLike = int | np.random.SeedSequence | np.random.Generator | None
+
+#: Default bound on the memory of one chunk of trials (pre-drawn noise and work arrays).
+MAX_CHUNK_BYTES = 256 * 2**20
+#: Trials per chunk at most: larger chunks only add cache misses.
+MAX_CHUNK_TRIALS = 64
+
+
+def trial_seeds(
+    seed: SeedLike, trials: int | None, seeds: Sequence[int | np.random.SeedSequence] | None
+) -> tuple[list[SeedLike], bool]:
+    """(the trials' seeds, whether the run is batched) from ``Solver.run``'s three arguments."""
+    if seeds is not None:
+        if seed is not None or trials is not None:
+            raise ValueError("pass either seeds= (explicit per-trial seeds) or seed=/trials=, not both")
+        explicit: list[SeedLike] = list(seeds)
+        if not explicit:
+            raise ValueError("seeds must hold at least one seed")
+        for s in explicit:
+            if isinstance(s, np.random.Generator):
+                raise TypeError("seeds must be ints or SeedSequences (a Generator cannot be replayed)")
+            make_rng(s)  # validates the type and sign
+        return explicit, True
+    if trials is None:
+        if seed is None:
+            return [np.random.SeedSequence()], False  # OS entropy, kept for replay
+        make_rng(seed)
+        return [seed], False
+    if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 1:
+        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    if isinstance(seed, SecureReseedingGenerator):
+        # Honoured: trial r runs on child r (a SecureReseedingGenerator too), whose agents spawn
+        # their own children, each reseeded from OS entropy at every draw (agent_seeds). Spawning
+        # plain SeedSequences from its seed_seq instead would replay every trial from Result.seeds.
+        return list(seed.spawn(int(trials))), True
+    if isinstance(seed, np.random.Generator):
+        root = seed.bit_generator.seed_seq
+    elif isinstance(seed, np.random.SeedSequence):
+        root = seed
+    else:
+        make_rng(seed)
+        root = np.random.SeedSequence(seed)
+    return list(root.spawn(int(trials))), True
+
+
+def kept_seeds(seeds: Sequence[SeedLike]) -> tuple:
+    """``Result.seeds``: the trials' seeds, except that a ``SecureReseedingGenerator`` (which
+    replays nothing, and whose seed_seq must not be kept) becomes an ``UnreplayableSeed``."""
+    return tuple(UnreplayableSeed() if isinstance(s, SecureReseedingGenerator) else s for s in seeds)
+
+
+def chunks(n_trials: int, bytes_per_trial: int, max_bytes: int) -> list[slice]:
+    """Consecutive slices of the trials, each using at most ``max_bytes`` (and at most
+    ``MAX_CHUNK_TRIALS`` trials; at least one trial)."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral) or max_bytes < 1:
+        raise ValueError(f"max_chunk_bytes must be a positive integer, got {max_bytes!r}")
+    size = max(1, min(MAX_CHUNK_TRIALS, max_bytes // max(bytes_per_trial, 1)))
+    return [slice(start, min(start + size, n_trials)) for start in range(0, n_trials, size)]

@@ -1,1 +1,0 @@
-"""Scripts that reproduce the seed papers' experiments (``python -m solvers.experiments.<name>``)."""

@@ -1,0 +1,37 @@
+"""The engine's hooks for problems whose agents hold records (``HorizontalProblem``).
+
+:class:`HorizontalSolver` is a ``solvers.engine.Solver`` on a ``HorizontalProblem`` (or a subclass
+such as ``DecentralizedProblem``) recording into a ``solvers.recorder.Recorder`` (objective,
+consensus, accuracy …). A family on such problems implements ``plan`` and ``iterate`` (calling
+``recorder.record(k, w, local, **channels)`` once per iteration) and, to run on the agent
+backends, ``protocol``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import numpy as np
+
+from solvers.engine.plan import RunPlan
+from solvers.engine.recording import RecordOptions
+from solvers.engine.solver import Solver
+from solvers.problem import HorizontalProblem
+from solvers.recorder import Recorder
+
+__all__ = ["HorizontalSolver"]
+
+#: A problem whose agents hold records: ``HorizontalProblem`` or a subclass.
+HP = TypeVar("HP", bound=HorizontalProblem)
+
+
+class HorizontalSolver(Solver[HP, Recorder]):
+    """Base class of the solvers on problems whose agents hold records (``HorizontalProblem``)."""
+
+    def make_recorder(self, problem: HP, plan: RunPlan[Any], n_trials: int, options: RecordOptions) -> Recorder:
+        return Recorder(problem, self.channels, plan.n_iterations, n_trials, options)
+
+    def bytes_per_trial(self, problem: HP, plan: RunPlan[Any]) -> int:
+        """Memory one trial adds to a chunk: its noise and the (N, m) margins."""
+        n_agents, width = problem.partition.X.shape[:2]
+        return 8 * (int(np.prod(plan.noise_shape)) + 3 * n_agents * width)

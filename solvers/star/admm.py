@@ -1,0 +1,458 @@
+"""Seed 000 (Huang et al., "DP-ADMM"): Algorithms 1, 2 and 3 on a star topology (spec 000 §2).
+
+All three share the sweep of one iteration: local primal update at every agent, the trainer's
+global update (3c) w^{k+1} = mean_i ŵ_i^{k+1} − mean_i γ_i^k/ρ, and the dual update (3d)
+γ_i^{k+1} = γ_i^k − ρ(ŵ_i^{k+1} − w^{k+1}), where ŵ_i is what agent i sends. Initialisation is
+w^0 = w̃_i^0 = γ_i^0 = 0 (spec 000 §8 item 5), so Σ_i γ_i^k = 0 for all k.
+
+  - :class:`ADMM` (Algorithm 1): exact local argmin of the augmented Lagrangian, sent in the clear.
+  - :class:`NaiveNoisyADMM` (Algorithm 2): the same, plus Gaussian noise of constant σ_i on the
+    local minimiser (output perturbation); the paper's sensitivity 2S1N/(m_i λ) or the tight one.
+  - :class:`DPADMM` (Algorithm 3): the linearised, proximal local step (3a) at the previous noisy
+    iterate, Gaussian noise (3b) with the time-varying σ_{i,k+1} = z Δ_{i,k+1} of Theorem 1, and
+    the step sizes of Theorem 3 (l1) or Theorem 4 (smooth, l2).
+
+The released messages are ŵ_i^{k+1} (agents → trainer) and w^{k+1} (trainer → agents). The duals
+γ_i^k that agents also send in the paper's pseudo-code are a deterministic function of these, so
+the transcript does not repeat them. Every release is one privacy event per agent and iteration,
+stated by a ``mechanisms.GaussianMechanism`` (``NonPrivateDpEvent`` for a noiseless release).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from dp_accounting import dp_event
+
+from mechanisms import GaussianMechanism
+from mechanisms.gaussian import Calibration
+from solvers.agent_share import AgentShare
+from solvers.engine.plan import RunPlan
+from solvers.engine.protocol import AgentProtocol
+from solvers.engine.recording import ChannelSpec
+from solvers.engine.solver import Draws
+from solvers.horizontal import HorizontalSolver
+from solvers.inner import accelerated_proximal_gradient, damped_newton
+from solvers.problem import HorizontalProblem
+from solvers.recorder import Recorder
+from solvers.regularizers import L2Regularizer
+from solvers.schedules import (
+    dpadmm_sensitivity,
+    estimate_dw,
+    eta_theorem3,
+    eta_theorem4,
+    naive_sensitivity,
+)
+from solvers.star.protocol import StarAgent, StarTrainer, white_box_needed
+from solvers.topology import StarTopology
+
+__all__ = ["ADMM", "DPADMM", "NaiveNoisyADMM", "linearized_update"]
+
+_BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, broadcast to every agent")
+
+
+@dataclass(frozen=True)
+class StarADMM(HorizontalSolver[HorizontalProblem]):
+    """Shared parameters, validation and the trainer's updates (3c)–(3d)."""
+
+    rho: float = 1.0
+    n_iterations: int = 100
+
+    #: The channel of the agents' releases ŵ_i^{k+1} (the exact or the noisy local model).
+    sent_channel: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        _check_real(self.rho, "rho", low=0.0, low_open=True)
+        T = self.n_iterations
+        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
+            raise ValueError(f"n_iterations must be an integer >= 1, got {self.n_iterations!r}")
+
+    def check_problem(self, problem: HorizontalProblem, private: bool) -> None:
+        if not isinstance(problem, HorizontalProblem):
+            raise TypeError(f"problem must be a HorizontalProblem, got {type(problem).__name__}")
+        if not isinstance(problem.topology, StarTopology):
+            raise ValueError(f"{type(self).__name__} runs on a StarTopology, got {problem.topology!r}")
+        if private:
+            problem.check_feature_bound(1.0)
+
+    def consensus_step(self, w_sent: np.ndarray, gamma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(3c) and (3d): the trainer's average and the agents' dual ascent, for (R, N, d) arrays."""
+        w = w_sent.mean(axis=1) - gamma.mean(axis=1) / self.rho
+        return w, gamma - self.rho * (w_sent - w[:, None, :])
+
+    def protocol(self, problem: HorizontalProblem, plan: RunPlan[Any], recorder: Recorder) -> AgentProtocol:
+        """Every agent holds its own records and noise; the trainer averages (``solvers.star.protocol``)."""
+        white_box = white_box_needed(recorder, self)
+        return AgentProtocol(
+            agent=lambda i: StarAgent(self, AgentShare(problem, i), plan, white_box),
+            coordinator=lambda n_trials: StarTrainer(self, problem, plan, n_trials, recorder),
+        )
+
+    def _events(self, problem: HorizontalProblem, mechanism: GaussianMechanism | None) -> list[list[dp_event.DpEvent]]:
+        """events[k][i] of agent i's release in iteration k (``NonPrivateDpEvent`` without noise)."""
+        T, N = self.n_iterations, problem.n_agents
+        if mechanism is None:
+            release = dp_event.NonPrivateDpEvent()
+            return [[release] * N for _ in range(T)]
+        events = mechanism.events()
+        return [events[k * N : (k + 1) * N] for k in range(T)]
+
+
+@dataclass(frozen=True)
+class ExactLocalADMM(StarADMM):
+    """Algorithms 1 and 2: the local step is the exact argmin of the augmented Lagrangian."""
+
+    tol: float = 1e-10
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_real(self.tol, "tol", low=0.0, low_open=True)
+
+    def iterate(
+        self, problem: HorizontalProblem, plan: RunPlan, R: int, draws: Draws | None, recorder: Recorder
+    ) -> Mapping[str, float]:
+        noise = None if draws is None else draws["noise"]
+        N, d = problem.n_agents, problem.n_features
+        w, gamma = np.zeros((R, d)), np.zeros((R, N, d))
+        worst = {"inner_residual": 0.0, "inner_iterations": 0.0}
+        for k in range(self.n_iterations):
+            w_local, diagnostics = self.agent_update(problem, plan, k, w, gamma, None, slice(None))
+            for key, value in diagnostics.items():
+                worst[key] = max(worst[key], value)
+            w_sent = w_local if noise is None else w_local + noise[:, k]
+            w, gamma = self.consensus_step(w_sent, gamma)
+            recorder.record(k, w, w_sent, **{self.sent_channel: w_sent, "w": w, "w_local": w_local})
+        return worst
+
+    def agent_update(
+        self,
+        problem: HorizontalProblem,
+        plan: RunPlan,
+        k: int,
+        w: np.ndarray,
+        gamma: np.ndarray,
+        sent: np.ndarray | None,
+        agents: slice,
+    ) -> tuple[np.ndarray, dict[str, float]]:
+        """The local step of ``agents`` in iteration k (the exact argmin; ``sent`` is unused), on
+        (R, n, d) arrays of those agents; the in-process run and a Ray actor both call it."""
+        w_local, residual, iterations = self.local_argmin(problem, w, gamma)
+        return w_local, {"inner_residual": residual, "inner_iterations": float(iterations)}
+
+    def local_argmin(
+        self, problem: HorizontalProblem, w: np.ndarray, gamma: np.ndarray
+    ) -> tuple[np.ndarray, float, int]:
+        """argmin_v f_i(v) − <γ_i, v − w> + (ρ/2)‖v − w‖² for every trial and agent, warm-started
+        at the public broadcast w (spec 000 §2.1–2.2): damped Newton for l2, FISTA otherwise."""
+        rho, c = self.rho, problem.lam / problem.n_agents
+        anchor = w[:, None, :]
+        start = np.broadcast_to(anchor, gamma.shape)
+        if isinstance(problem.regularizer, L2Regularizer):
+            identity = np.eye(problem.n_features)
+
+            def value(v: np.ndarray) -> np.ndarray:
+                shift = v - anchor
+                return (
+                    problem.local_objective(v)
+                    - np.einsum("...i,...i->...", gamma, shift)
+                    + 0.5 * rho * np.einsum("...i,...i->...", shift, shift)
+                )
+
+            def derivatives(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                gradient = problem.local_gradient(v) - gamma + rho * (v - anchor)
+                return gradient, problem.local_loss_hessian(v) + (c + rho) * identity
+
+            solution = damped_newton(value, derivatives, start, tol=self.tol)
+        else:
+            kappa = problem.regularizer.strong_convexity
+            solution = accelerated_proximal_gradient(
+                lambda v: problem.local_loss_gradient(v) - gamma + rho * (v - anchor),
+                lambda v, step: problem.regularizer.prox(v, step * c),
+                start,
+                lipschitz=problem.local_smoothness + rho,
+                strong_convexity=rho + kappa * c,
+                tol=self.tol,
+            )
+        return solution.x, float(solution.residual.max()), solution.iterations
+
+
+@dataclass(frozen=True)
+class ADMM(ExactLocalADMM):
+    """Algorithm 1: non-private ADMM with an exact local solve (spec 000 §2.1).
+
+    Args:
+      rho: penalty ρ > 0.
+      n_iterations: T ≥ 1.
+      tol: inner-solver tolerance (gradient or prox-gradient mapping norm).
+
+    Each agent sends its exact local minimiser in the clear: every release is a
+    ``NonPrivateDpEvent``, so every accountant reports ε = ∞.
+    """
+
+    name = "admm"
+    channels = {
+        "w_local": ChannelSpec("agents", "w_i^{k+1}: agent i's exact local minimiser, sent in the clear"),
+        "w": _BROADCAST,
+    }
+    sent_channel = "w_local"
+
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        self.check_problem(problem, private=False)
+        return RunPlan(self.n_iterations, self._events(problem, None), None, (), None)
+
+
+@dataclass(frozen=True)
+class NaiveNoisyADMM(ExactLocalADMM):
+    """Algorithm 2: exact local minimiser plus Gaussian noise of constant σ_i (spec 000 §2.2).
+
+    Args:
+      epsilon, delta: per-iteration (ε, δ) of the Gaussian mechanism (classic calibration needs
+        ε ≤ 1); ε = ∞ switches the noise off (σ = 0), which is Algorithm 1.
+      delta_target: δ of the reported total ε (default ``delta``).
+      sensitivity: "paper" (2S1N/(m_i λ), the paper's default; refused for l1) or "tight"
+        (2S1/(m_i(λ/N + ρ)) for l2, 2S1/(m_i ρ) for l1), spec 000 §3.
+      calibration: "classic" (σ = Δ sqrt(2 ln(1.25/δ))/ε) or "analytic" (Balle & Wang).
+      rho, n_iterations, tol: as for :class:`ADMM`.
+    """
+
+    epsilon: float = 0.05
+    delta: float = 1e-3
+    delta_target: float | None = None
+    sensitivity: str = "paper"
+    calibration: Calibration = "classic"
+
+    name = "naive"
+    channels = {
+        "w_tilde": ChannelSpec("agents", "w̃_i^{k+1} = w_i^{k+1} + N(0, σ_i² I): agent i's noisy exact minimiser"),
+        "w": _BROADCAST,
+        "w_local": ChannelSpec("agents", "w_i^{k+1}: the noise-free local minimiser (never released)", white_box=True),
+    }
+    sent_channel = "w_tilde"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_privacy(self.epsilon, self.delta, self.delta_target)
+        if self.sensitivity not in ("paper", "tight"):
+            raise ValueError(f"sensitivity must be 'paper' or 'tight', got {self.sensitivity!r}")
+        _check_calibration(self.calibration)
+
+    @property
+    def target_delta(self) -> float:
+        return self.delta if self.delta_target is None else self.delta_target
+
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        self.check_problem(problem, private=True)
+        T, N, d = self.n_iterations, problem.n_agents, problem.n_features
+        sensitivity = naive_sensitivity(
+            s1=problem.loss.gradient_bound,
+            m=problem.sizes,
+            lam=problem.lam,
+            n_agents=N,
+            rho=self.rho,
+            strong_convexity=problem.regularizer.strong_convexity,
+            mode=self.sensitivity,
+        )
+        z = _noise_multiplier(self.epsilon, self.delta, self.calibration)
+        mechanism = None
+        if z > 0:
+            mechanism = GaussianMechanism.from_noise_multiplier(
+                np.broadcast_to(sensitivity[None, :, None], (T, N, 1)), z
+            )
+        info = {"sensitivity": sensitivity, "sigma": z * sensitivity, "noise_multiplier": z}
+        return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), info)
+
+
+@dataclass(frozen=True)
+class DPADMM(StarADMM):
+    """Algorithm 3, DP-ADMM (spec 000 §2.3): linearised proximal local step and Gaussian noise.
+
+    Args:
+      epsilon, delta: per-iteration (ε, δ) of the Gaussian mechanism (Theorem 1; classic
+        calibration needs ε ≤ 1); ε = ∞ switches the noise off (deterministic linearised ADMM).
+      delta_target: δ of the reported total ε (default ``delta``, as in the paper).
+      rho: penalty ρ > 0. n_iterations: T ≥ 1.
+      step_size: "auto" (Theorem 3 for l1, Theorem 4 for l2), "theorem3", "theorem4", or a
+        constant η > 0.
+      dw: D_w of the step sizes; None estimates it on the problem's public records (spec 000 §6).
+        Any data-independent value keeps the guarantee (σ ∝ Δ for every η).
+      calibration: "classic" (the paper's z = sqrt(2 ln(1.25/δ))/ε) or "analytic".
+
+    Iteration k, agent i (vectorised over trials and agents):
+      (3a) w_i^{k+1} = (ρ w^k + γ_i^k + w̃_i^k/η − g_i^k)/(ρ + 1/η), g_i^k = ∇f_i(w̃_i^k)
+      (3b) w̃_i^{k+1} = w_i^{k+1} + ξ, ξ ~ N(0, σ² I), σ = z·Δ_{i,k+1}, Δ = 2S1/(m_i(ρ + 1/η)).
+    """
+
+    epsilon: float = 0.05
+    delta: float = 1e-3
+    delta_target: float | None = None
+    step_size: str | float = "auto"
+    dw: float | None = None
+    calibration: Calibration = "classic"
+
+    name = "dpadmm"
+    sent_channel = "w_tilde"
+    channels = {
+        "w_tilde": ChannelSpec("agents", "w̃_i^{k+1} = w_i^{k+1} + ξ_i^{k+1}, (3b): agent i's noisy local model"),
+        "w": _BROADCAST,
+        "w_local": ChannelSpec(
+            "agents", "w_i^{k+1}, (3a): the noise-free local model (never released)", white_box=True
+        ),
+    }
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_privacy(self.epsilon, self.delta, self.delta_target)
+        if isinstance(self.step_size, str):
+            if self.step_size not in ("auto", "theorem3", "theorem4"):
+                raise ValueError(
+                    f"step_size must be 'auto', 'theorem3', 'theorem4' or a positive number, got {self.step_size!r}"
+                )
+        else:
+            _check_real(self.step_size, "step_size", low=0.0, low_open=True)
+        if self.dw is not None:
+            _check_real(self.dw, "dw", low=0.0, low_open=True)
+        _check_calibration(self.calibration)
+
+    @property
+    def target_delta(self) -> float:
+        return self.delta if self.delta_target is None else self.delta_target
+
+    def plan(self, problem: HorizontalProblem) -> RunPlan:
+        self.check_problem(problem, private=True)
+        T, N, d = self.n_iterations, problem.n_agents, problem.n_features
+        z = _noise_multiplier(self.epsilon, self.delta, self.calibration)
+        eta, dw = self._step_sizes(problem, z)
+        sensitivity = dpadmm_sensitivity(s1=problem.loss.gradient_bound, m=problem.sizes, rho=self.rho, eta=eta)
+        mechanism = None
+        if z > 0:
+            mechanism = GaussianMechanism.from_noise_multiplier(sensitivity[:, :, None], z)
+        info = {
+            "eta": eta,
+            "sensitivity": sensitivity,
+            "sigma": z * sensitivity,
+            "noise_multiplier": z,
+            "dw": dw,
+        }
+        return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), info)
+
+    def _step_sizes(self, problem: HorizontalProblem, z: float) -> tuple[np.ndarray, float | None]:
+        """η (T, N) and the D_w it used (None for a constant step)."""
+        T, N = self.n_iterations, problem.n_agents
+        if not isinstance(self.step_size, str):
+            return np.full((T, N), float(self.step_size)), None
+        rule = self.step_size
+        if rule == "auto":
+            rule = "theorem4" if isinstance(problem.regularizer, L2Regularizer) else "theorem3"
+        dw = estimate_dw(problem) if self.dw is None else float(self.dw)
+        k = np.arange(T)
+        loss, reg, lam = problem.loss, problem.regularizer, problem.lam
+        if rule == "theorem3":
+            eta = eta_theorem3(
+                k, dw=dw, s1=loss.gradient_bound, s2=reg.gradient_bound(problem.n_features), lam=lam, n_agents=N
+            )
+            return np.repeat(eta[:, None], N, axis=1), dw
+        eta = eta_theorem4(
+            k,
+            dw=dw,
+            s1=loss.gradient_bound,
+            s3=loss.curvature_bound,
+            s4=reg.hessian_bound,
+            lam=lam,
+            n_agents=N,
+            m=problem.sizes,
+            noise_multiplier=z,
+        )
+        return eta, dw
+
+    def iterate(
+        self, problem: HorizontalProblem, plan: RunPlan, R: int, draws: Draws | None, recorder: Recorder
+    ) -> Mapping[str, float]:
+        noise = None if draws is None else draws["noise"]
+        N, d = problem.n_agents, problem.n_features
+        w, w_tilde, gamma = np.zeros((R, d)), np.zeros((R, N, d)), np.zeros((R, N, d))
+        for k in range(self.n_iterations):
+            w_local, _ = self.agent_update(problem, plan, k, w, gamma, w_tilde, slice(None))  # (3a)
+            w_tilde = w_local if noise is None else w_local + noise[:, k]  # (3b)
+            w, gamma = self.consensus_step(w_tilde, gamma)  # (3c), (3d)
+            recorder.record(k, w, w_tilde, w_tilde=w_tilde, w=w, w_local=w_local)
+        return {}
+
+    def agent_update(
+        self,
+        problem: HorizontalProblem,
+        plan: RunPlan,
+        k: int,
+        w: np.ndarray,
+        gamma: np.ndarray,
+        sent: np.ndarray,
+        agents: slice,
+    ) -> tuple[np.ndarray, dict[str, float]]:
+        """(3a) for ``agents`` in iteration k at their previous noisy iterates ``sent`` (R, n, d);
+        the in-process run and a Ray actor both call it."""
+        gradient = problem.local_gradient(sent)
+        return linearized_update(w, gamma, sent, gradient, 1.0 / plan.details["eta"][k, agents], self.rho), {}
+
+
+def linearized_update(
+    w: np.ndarray,
+    gamma: np.ndarray,
+    w_tilde: np.ndarray,
+    gradient: np.ndarray,
+    inverse_eta: np.ndarray,
+    rho: float,
+) -> np.ndarray:
+    """(3a): the minimiser of the approximate augmented Lagrangian (2) in closed form,
+    w_i^{k+1} = (ρ w^k + γ_i^k + w̃_i^k/η_i − g_i^k) / (ρ + 1/η_i).
+
+    Shapes: w (R, d), gamma, w_tilde, gradient (R, N, d), inverse_eta (N,) = 1/η_i^{k+1}.
+    """
+    inv = np.asarray(inverse_eta, dtype=np.float64)[:, None]
+    return (rho * w[:, None, :] + gamma + w_tilde * inv - gradient) / (rho + inv)
+
+
+def _noise_multiplier(epsilon: float, delta: float, calibration: Calibration) -> float:
+    """z = σ/Δ of the per-iteration Gaussian mechanism (0 for ε = ∞), from ``mechanisms``."""
+    if math.isinf(epsilon):
+        return 0.0
+    try:
+        mechanism = GaussianMechanism.from_epsilon_delta(1.0, epsilon, delta, calibration=calibration)
+    except ValueError as error:
+        raise ValueError(f"epsilon={epsilon!r}, delta={delta!r}, calibration={calibration!r}: {error}") from error
+    return float(mechanism.noise_multiplier)
+
+
+def _check_calibration(calibration: str) -> None:
+    if calibration not in ("classic", "analytic"):
+        raise ValueError(f"calibration must be 'classic' or 'analytic', got {calibration!r}")
+
+
+def _check_privacy(epsilon: float, delta: float, delta_target: float | None) -> None:
+    _check_real(epsilon, "epsilon", low=0.0, low_open=True, allow_inf=True)
+    _check_real(delta, "delta", low=0.0, low_open=True, high=1.0)
+    if delta_target is not None:
+        _check_real(delta_target, "delta_target", low=0.0, low_open=True, high=1.0)
+
+
+def _check_real(
+    value: object,
+    name: str,
+    *,
+    low: float,
+    low_open: bool,
+    high: float | None = None,
+    allow_inf: bool = False,
+) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    # A numbers.Real declares only < and <= (typeshed): ``not value <= x`` is value > x (no NaN here).
+    if math.isinf(value) and not (allow_inf and not value <= 0):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    below = value <= low if low_open else value < low
+    if below or (high is not None and not value < high):
+        interval = f"{'(' if low_open else '['}{low:g}, {'∞' if high is None else f'{high:g}'})"
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")

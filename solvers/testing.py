@@ -1,0 +1,260 @@
+"""A conformance suite for solver families, like scikit-learn's ``check_estimator``.
+
+``check_solver(solver, problem)`` runs every check of :data:`SOLVER_CHECKS` and raises
+``AssertionError`` naming the first promise the solver breaks:
+
+  - ``check_params_round_trip``: the solver is a frozen dataclass rebuilt equal from ``get_params()``;
+  - ``check_batched_equals_single``: trial r of a batched run equals the single run with its seed;
+  - ``check_ledger``: the run's ledger is what the solver accounts before the run (by default the
+    plan's events, agent i's release in iteration k as (i, event, k)), and every release is in the
+    ledger file before it happens (in process: before the first chunk; on the agent backends:
+    iteration k's releases before round k);
+  - ``check_transcript_channels``: the transcript holds exactly the declared channels (white-box ones
+    only when asked), each shaped (T, R, N, …) for an agents' channel and (T, R, …) for a server's;
+  - ``check_sequential_equals_inprocess``: the family's agent programs run one after another
+    (``backend="sequential"``, each agent with only its own share and noise) give the in-process
+    run's transcript, model, history and ledger to ``1e-12`` (skipped for a solver without
+    ``protocol``).
+
+Each check is a plain function ``check(solver, problem)``, so a test suite can parametrize over
+them (``pytest.mark.parametrize("check", SOLVER_CHECKS)``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from accountants import Ledger, LedgerEntry
+from solvers.engine.backends import AgentPool, InProcessBackend, RunJob, SequentialBackend
+from solvers.engine.backends.base import ChunkRunner
+from solvers.engine.plan import RunPlan
+from solvers.engine.protocol import AgentProgram
+from solvers.engine.recording import RecordOptions
+from solvers.engine.result import Result
+from solvers.engine.solver import Solver
+from solvers.engine.streams import AgentSeed
+
+__all__ = [
+    "SOLVER_CHECKS",
+    "check_batched_equals_single",
+    "check_ledger",
+    "check_params_round_trip",
+    "check_sequential_equals_inprocess",
+    "check_solver",
+    "check_transcript_channels",
+]
+
+#: Agreement of two runs that must be the same computation (sequential vs in-process).
+SAME_RUN_TOLERANCE = 1e-12
+#: Agreement of a batched trial with its single run (the same noise; BLAS may reassociate sums).
+BATCHED_TOLERANCE = 1e-9
+#: Trials and seed of the runs a check makes.
+CHECK_TRIALS = 3
+CHECK_SEED = 20260101
+
+AnySolver = Solver[Any, Any]
+
+
+def check_params_round_trip(solver: AnySolver, problem: object) -> None:
+    """The solver is a frozen dataclass of its parameters: rebuilt from ``get_params()`` it is equal."""
+    if not dataclasses.is_dataclass(solver):
+        raise AssertionError(f"{type(solver).__name__} must be a dataclass of its parameters")
+    params = solver.get_params()
+    names = [field.name for field in dataclasses.fields(solver)]
+    if list(params) != names:
+        raise AssertionError(f"get_params() lists {list(params)}, the dataclass fields are {names}")
+    rebuilt = type(solver)(**params)
+    if rebuilt != solver:
+        raise AssertionError(f"{type(solver).__name__}(**get_params()) differs from the solver: {rebuilt!r}")
+    if not names:
+        return
+    try:
+        setattr(solver, names[0], params[names[0]])
+    except dataclasses.FrozenInstanceError:
+        return
+    raise AssertionError(f"{type(solver).__name__} must be a frozen dataclass (parameters cannot change)")
+
+
+def check_batched_equals_single(solver: AnySolver, problem: object) -> None:
+    """Trial r of a batched run equals a single run with ``seed=result.seeds[r]``."""
+    batched = solver.run(problem, seed=CHECK_SEED, trials=CHECK_TRIALS, accountants=())
+    for r in range(CHECK_TRIALS):
+        single = solver.run(problem, seed=batched.seeds[r], accountants=())
+        _assert_same_run(batched.trial(r), single, BATCHED_TOLERANCE, f"trial {r} of a batched run vs its single run")
+
+
+def check_ledger(solver: AnySolver, problem: object) -> None:
+    """The ledger is the accounted releases, on disk before each release happens."""
+    plan = solver.plan(problem)
+    expected, _ = solver.account(problem, plan, [])
+    if type(solver).account is Solver.account:
+        planned = Ledger(
+            LedgerEntry(participant=i, event=event, iteration=k)
+            for k, row in enumerate(plan.events)
+            for i, event in enumerate(row)
+        )
+        if expected != planned:
+            raise AssertionError("the default account() must register exactly the plan's events")
+    backends: list[tuple[str, Any]] = [("inprocess", _ProbedInProcess())]
+    if solver.protocol(problem, plan, solver.make_recorder(problem, plan, 1, _NO_RECORDING)) is not None:
+        backends.append(("sequential", _ProbedSequential()))
+    for name, backend in backends:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "ledger.jsonl"
+            backend.path = path
+            result = solver.run(problem, seed=CHECK_SEED, accountants=(), ledger_path=path, backend=backend)
+            if result.ledger != expected:
+                raise AssertionError(f"{name}: Result.ledger differs from the releases account() registers")
+            if Ledger.load(path) != expected:
+                raise AssertionError(f"{name}: the ledger file differs from the run's ledger")
+            if not backend.probed:
+                raise AssertionError(f"{name}: the run never released anything")
+
+
+def check_transcript_channels(solver: AnySolver, problem: object) -> None:
+    """The transcript holds the declared channels, shaped by their sender."""
+    plan = solver.plan(problem)
+    for white_box in (False, True):
+        result = solver.run(
+            problem, seed=CHECK_SEED, trials=2, accountants=(), record_history=False, record_white_box=white_box
+        )
+        if result.transcript is None:
+            raise AssertionError("a run with record_transcript=True returned no transcript")
+        declared = {name for name, spec in solver.channels.items() if white_box or not spec.white_box}
+        present = {channel.name for channel in result.transcript.channels}
+        if present != declared:
+            raise AssertionError(
+                f"record_white_box={white_box}: channels {sorted(present)}, declared {sorted(declared)}"
+            )
+        n_agents = problem.n_agents  # type: ignore[attr-defined]  # every problem type has agents
+        for channel in result.transcript.channels:
+            spec = solver.channels[channel.name]
+            leading = (plan.n_iterations, 2) + ((n_agents,) if spec.sender == "agents" else ())
+            if channel.values.shape[: len(leading)] != leading:
+                raise AssertionError(
+                    f"channel {channel.name!r} ({spec.sender}) has shape {channel.values.shape}, "
+                    f"expected it to start with {leading}"
+                )
+
+
+def check_sequential_equals_inprocess(solver: AnySolver, problem: object) -> None:
+    """The agent programs, one after another, give the vectorised run to ``SAME_RUN_TOLERANCE``."""
+    plan = solver.plan(problem)
+    if solver.protocol(problem, plan, solver.make_recorder(problem, plan, 1, _NO_RECORDING)) is None:
+        return  # an in-process-only family: nothing to compare
+    kwargs: dict[str, Any] = {"seed": CHECK_SEED, "trials": 2, "accountants": (), "record_white_box": True}
+    inprocess = solver.run(problem, **kwargs)
+    sequential = solver.run(problem, backend="sequential", **kwargs)
+    _assert_same_run(sequential, inprocess, SAME_RUN_TOLERANCE, "sequential vs in-process backend")
+
+
+#: Every check, in the order ``check_solver`` runs them.
+SOLVER_CHECKS: tuple[Callable[[AnySolver, Any], None], ...] = (
+    check_params_round_trip,
+    check_transcript_channels,
+    check_ledger,
+    check_batched_equals_single,
+    check_sequential_equals_inprocess,
+)
+
+
+def check_solver(solver: AnySolver, problem: object) -> None:
+    """Run every check of :data:`SOLVER_CHECKS` on ``solver`` and ``problem`` (a small problem: the
+    checks make about a dozen runs of a few trials); ``AssertionError`` names the first failure."""
+    for check in SOLVER_CHECKS:
+        try:
+            check(solver, problem)
+        except AssertionError as failure:
+            raise AssertionError(f"{check.__name__}({type(solver).__name__}): {failure}") from failure
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+def _assert_same_run(actual: Result, expected: Result, tolerance: float, what: str) -> None:
+    def close(a: np.ndarray, b: np.ndarray, name: str) -> None:
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        if a.shape != b.shape:
+            raise AssertionError(f"{what}: {name} has shape {a.shape}, expected {b.shape}")
+        if not np.allclose(a, b, rtol=tolerance, atol=tolerance, equal_nan=True):
+            gap = float(np.nanmax(np.abs(a - b)))
+            raise AssertionError(f"{what}: {name} differs by up to {gap:.3g} (tolerance {tolerance:g})")
+
+    close(actual.model, expected.model, "model")
+    close(actual.model_average, expected.model_average, "model_average")
+    if set(actual.history) != set(expected.history):
+        raise AssertionError(f"{what}: history keys {sorted(actual.history)} vs {sorted(expected.history)}")
+    for name in expected.history:
+        close(actual.history[name], expected.history[name], f"history[{name!r}]")
+    if (actual.transcript is None) != (expected.transcript is None):
+        raise AssertionError(f"{what}: one run has a transcript, the other none")
+    if actual.transcript is not None and expected.transcript is not None:
+        for channel in expected.transcript.channels:
+            close(actual.transcript[channel.name], channel.values, f"transcript[{channel.name!r}]")
+    if actual.ledger != expected.ledger:
+        raise AssertionError(f"{what}: the ledgers differ")
+
+
+#: What the recorder records that a check builds only to ask for the solver's protocol: nothing.
+_NO_RECORDING = RecordOptions(history=False, transcript=False)
+
+
+def _entries_on_disk(path: Path) -> list[LedgerEntry]:
+    return list(Ledger.load(path)) if path.exists() else []
+
+
+class _ProbedInProcess(InProcessBackend):
+    """The in-process backend, asserting that the whole ledger is on disk before the first chunk."""
+
+    def __init__(self) -> None:
+        self.path = Path()
+        self.probed = False
+
+    @contextlib.contextmanager
+    def session(self, job: RunJob) -> Iterator[ChunkRunner]:
+        with super().session(job) as run_chunk:
+
+            def probed(number: int, seeds: Sequence[Any]) -> Mapping[str, float]:
+                if len(_entries_on_disk(self.path)) < len(job.ledger):
+                    raise AssertionError("the ledger file misses releases when the first chunk starts")
+                self.probed = True
+                return run_chunk(number, seeds)
+
+            yield probed
+
+
+class _ProbedSequential(SequentialBackend):
+    """The sequential backend, asserting before round k that iteration k's releases are on disk."""
+
+    def __init__(self) -> None:
+        self.path = Path()
+        self.probed = False
+
+    def open_pool(self, job: RunJob) -> AgentPool:
+        return _ProbedPool(super().open_pool(job), job, self)
+
+
+class _ProbedPool(AgentPool):
+    def __init__(self, pool: AgentPool, job: RunJob, probe: _ProbedSequential) -> None:
+        self.pool, self.job, self.probe = pool, job, probe
+
+    def load(self, programs: Sequence[AgentProgram[Any]], plan: RunPlan[Any]) -> None:
+        self.pool.load(programs, plan)
+
+    def begin(self, seeds: Sequence[Sequence[AgentSeed]]) -> None:
+        self.pool.begin(seeds)
+
+    def step(self, k: int, inbound: Sequence[object]) -> list[Mapping[str, object]]:
+        due = sum(1 for e in self.job.ledger if e.iteration is not None and e.iteration <= k)
+        if len(_entries_on_disk(self.probe.path)) < due:
+            raise AssertionError(f"iteration {k}'s releases are not in the ledger file before round {k}")
+        self.probe.probed = True
+        return self.pool.step(k, inbound)
+
+    def close(self, error: BaseException | None) -> None:
+        self.pool.close(error)
