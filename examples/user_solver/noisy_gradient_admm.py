@@ -125,6 +125,8 @@ class _Agent(AgentProgram[np.ndarray]):
         self.sent = np.zeros_like(self.gamma)
 
     def step(self, k: int, w: np.ndarray) -> Mapping[str, object]:
+        if self.noise is None:
+            raise ValueError("NoisyGradientADMM always draws noise")
         if k > 0:
             self.gamma = self.gamma - self.solver.rho * (self.sent - w[:, None, :])
         self.sent = self.solver.local_update(self.share, w, self.gamma, self.sent, self.noise[:, k])
