@@ -65,7 +65,8 @@ class ActorPool:
     def take(self, ray, n: int, cpus: float, options: Mapping[str, object]) -> list:
         """``n`` actors reserving ``cpus`` each: idle ones first, new ones for the rest; idle actors
         that do not fit are ended, so their reserved CPUs never block the new ones."""
-        session = ray.get_runtime_context().get_job_id()
+        context = ray.get_runtime_context()  # a restarted local Ray may reuse the job id: add its node
+        session = (context.get_job_id(), context.get_node_id(), context.gcs_address)
         if session != self._session:
             self._session, self._idle = session, []
         reused = [handle for c, handle in self._idle if c == cpus and not options][:n]
