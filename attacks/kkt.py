@@ -435,15 +435,16 @@ def noise_reference(
 
 
 # ============================================================================================
-def attacker_variants(info, agent: int) -> list[tuple[str, dict]]:
-    """The attacker variants for a PP-family run's ``info``: (label, :class:`KKTInference` kwargs).
+def attacker_variants(details, agent: int) -> list[tuple[str, dict]]:
+    """The attacker variants for a PP-family run's ``details`` (its ``Result.details``, a
+    ``DecentralizedPlan``): (label, :class:`KKTInference` kwargs).
     η known (plain and α²/η-weighted mean); when η ≠ θ (η is then the node's secret) the guesses
     η̂ ∈ {θ, 10η, 0.1η}; the two η-free estimates."""
-    eta = np.asarray(info["eta"])[:, agent]
-    theta = float(np.asarray(info["theta"])[0, agent])
+    eta = np.asarray(details.eta)[:, agent]
+    theta = float(np.asarray(details.theta)[0, agent])
     out: list[tuple[str, dict]] = [("η known", {"eta": eta})]
-    if info.get("alpha") is not None:
-        out.append(("η known, weighted α²/η", {"eta": eta, "weights": np.asarray(info["alpha"])[:, agent] ** 2 / eta}))
+    if details.alpha is not None:
+        out.append(("η known, weighted α²/η", {"eta": eta, "weights": np.asarray(details.alpha)[:, agent] ** 2 / eta}))
     if not np.allclose(eta, theta):
         out += [
             ("η private, guess θ", {"eta": np.full(eta.shape, theta)}),
@@ -455,7 +456,7 @@ def attacker_variants(info, agent: int) -> list[tuple[str, dict]]:
 
 
 def node_guarantees(epsilons, delta: float | None) -> list[tuple[float, float]]:
-    """The target node's (ε, δ) guarantees from its per-iteration pure ε (T,) (``info["epsilons"]
+    """The target node's (ε, δ) guarantees from its per-iteration pure ε (T,) (``details.epsilons
     [:, i]``): the pure sum (β, 0) and, with ``delta``, the optimal composition (ε(δ), δ)."""
     from accountants import AdvancedCompositionAccountant, PureDpEvent
 
@@ -509,15 +510,15 @@ def audit_section(solver, problem, *, agent: int = 0, trials: int, seed: int) ->
     started = time.perf_counter()
     knowledge = KKTKnowledge.from_problem(problem, agent)
     result = solver.run(problem, seed=seed, trials=int(trials), record_transcript=True)
-    info, T = result.info, solver.n_iterations
-    theta = float(np.asarray(info["theta"])[0, agent])
+    details, T = result.details, solver.n_iterations
+    theta = float(np.asarray(details.theta)[0, agent])
     pool, index = candidate_pool(problem, agent, 1000, seed)
     X, y = problem.partition.agent_data(agent)
     x_true, y_true = np.asarray(X[0]), float(y[0])
     # The sign rule (hence the label) assumes non-negative features; flagged in the report otherwise.
     nonnegative = bool(np.all(np.asarray(problem.partition.X) >= 0))
     M = pool.shape[0]
-    guarantees = node_guarantees(np.asarray(info["epsilons"])[:, agent], result.delta)
+    guarantees = node_guarantees(np.asarray(details.epsilons)[:, agent], result.delta)
     epsilon_pure = guarantees[0][0]
     bounds = {
         "top1": best_rero_bound(guarantees, 1.0 / M),
@@ -525,7 +526,7 @@ def audit_section(solver, problem, *, agent: int = 0, trials: int, seed: int) ->
         "label": best_rero_bound(guarantees, 0.5),
     }
     rows = []
-    for label, kwargs in attacker_variants(info, agent):
+    for label, kwargs in attacker_variants(details, agent):
         attack = KKTInference(knowledge, theta, label=label, **kwargs)
         metrics = attack.evaluate(result.transcript, x_true, y_true, pool, index)
         rows.append(

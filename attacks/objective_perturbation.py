@@ -26,13 +26,15 @@ Neyman–Pearson statistic for D against D′ (:class:`TranscriptNP`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attacks.base import AttackScores
+
+if TYPE_CHECKING:
+    from solvers.decentralized import DecentralizedPlan
 
 __all__ = [
     "TranscriptNP",
@@ -46,12 +48,15 @@ __all__ = [
 _SCHEDULE_KEYS = ("exact", "eta", "theta", "noise_scale", "noise_slot", "alpha")
 
 
-def _check_info(info: Mapping[str, Any]) -> None:
-    missing = [k for k in _SCHEDULE_KEYS if k not in info]
+def _check_details(details: DecentralizedPlan) -> None:
+    missing = [k for k in _SCHEDULE_KEYS if not hasattr(details, k)]
     if missing:
-        raise ValueError(f"info must hold the decentralized solver's schedules {_SCHEDULE_KEYS}; missing {missing}")
-    if info["alpha"] is None:
-        raise ValueError("info['alpha'] is None: the run is not private (no noise to reconstruct)")
+        raise ValueError(
+            f"details must hold the decentralized solver's schedules {_SCHEDULE_KEYS} (a DecentralizedPlan); "
+            f"missing {missing}"
+        )
+    if details.alpha is None:
+        raise ValueError("details.alpha is None: the run is not private (no noise to reconstruct)")
 
 
 def _check_f(f: np.ndarray, n_iterations: int) -> np.ndarray:
@@ -64,10 +69,11 @@ def _check_f(f: np.ndarray, n_iterations: int) -> np.ndarray:
     return f
 
 
-def costly_iterations(info: Mapping[str, Any]) -> np.ndarray:
-    """The iterations t (1-based) that draw noise, in order of their noise slot."""
-    _check_info(info)
-    slots = np.asarray(info["noise_slot"])
+def costly_iterations(details: DecentralizedPlan) -> np.ndarray:
+    """The iterations t (1-based) that draw noise, in order of their noise slot (``details``: the
+    run's ``Result.details``)."""
+    _check_details(details)
+    slots = np.asarray(details.noise_slot)
     return np.flatnonzero(slots >= 0) + 1
 
 
@@ -89,35 +95,35 @@ def reconstruct_duals(f: np.ndarray, adjacency: np.ndarray, theta: np.ndarray) -
     return np.concatenate([np.zeros_like(f[:1]), np.cumsum(steps, axis=0)])
 
 
-def public_gradients(f: np.ndarray, adjacency: np.ndarray, info: Mapping[str, Any]) -> np.ndarray:
+def public_gradients(f: np.ndarray, adjacency: np.ndarray, details: DecentralizedPlan) -> np.ndarray:
     """p_i(t) = ∇O(f_i(t), D_i) + s_i(t) ε_i(t) for every costly iteration, from the broadcasts
     alone (seed 001 (47); for R-ADMM this is the noisy local gradient of the odd step).
 
     Returns:
       (n_costly, ..., N, d), in the order of :func:`costly_iterations`.
     """
-    _check_info(info)
-    eta = np.asarray(info["eta"], dtype=np.float64)
+    _check_details(details)
+    eta = np.asarray(details.eta, dtype=np.float64)
     f = _check_f(f, eta.shape[0])
     A = np.asarray(adjacency, dtype=np.float64)
     V = A.sum(axis=1)
-    lam = reconstruct_duals(f, A, info["theta"])
-    t = costly_iterations(info)
+    lam = reconstruct_duals(f, A, details.theta)
+    t = costly_iterations(details)
     expand = (slice(None),) + (None,) * (f.ndim - 3) + (slice(None), None)
     e = eta[t - 1][expand]
     pull = 2 * V[:, None] * f[t] - V[:, None] * f[t - 1] - np.einsum("ij,t...jd->t...id", A, f[t - 1])
     return -2.0 * lam[t - 1] - e * pull
 
 
-def reconstruct_noise(f: np.ndarray, problem, info: Mapping[str, Any]) -> np.ndarray:
+def reconstruct_noise(f: np.ndarray, problem, details: DecentralizedPlan) -> np.ndarray:
     """ε_i(t) = (p_i(t) − ∇O(f_i(t), D_i))/s_i(t) under the data of ``problem`` (a
     ``DecentralizedProblem``): the noise that produced the broadcasts if ``problem`` holds the
     data used. (n_costly, ..., N, d)."""
-    t = costly_iterations(info)
-    f = _check_f(f, np.asarray(info["eta"]).shape[0])
-    scale = np.asarray(info["noise_scale"], dtype=np.float64)[t - 1]
+    t = costly_iterations(details)
+    f = _check_f(f, np.asarray(details.eta).shape[0])
+    scale = np.asarray(details.noise_scale, dtype=np.float64)[t - 1]
     scale = scale[(slice(None),) + (None,) * (f.ndim - 3) + (slice(None), None)]
-    return (public_gradients(f, problem.graph.adjacency, info) - problem.local_gradient_seed(f[t])) / scale
+    return (public_gradients(f, problem.graph.adjacency, details) - problem.local_gradient_seed(f[t])) / scale
 
 
 def _log_det_jacobian(f_costly: np.ndarray, problem, eta: np.ndarray, V: np.ndarray, agent: int) -> np.ndarray:
@@ -131,7 +137,7 @@ def _log_det_jacobian(f_costly: np.ndarray, problem, eta: np.ndarray, V: np.ndar
 
 
 def realised_privacy_loss(
-    f: np.ndarray, problem_in, problem_out, info: Mapping[str, Any], agent: int, *, jacobian: bool = True
+    f: np.ndarray, problem_in, problem_out, details: DecentralizedPlan, agent: int, *, jacobian: bool = True
 ) -> dict[str, np.ndarray]:
     """Per-iteration realised privacy loss ℓ_t = ln p(f_i(t) | past, D) − ln p(f_i(t) | past, D′)
     of node ``agent`` (module docstring), for every costly iteration and trial.
@@ -139,14 +145,14 @@ def realised_privacy_loss(
     Args:
       f: (T+1, ..., N, d) broadcasts (public channel ``f``).
       problem_in, problem_out: ``DecentralizedProblem`` on D and D′ (they differ at ``agent`` only).
-      info: the run's ``Result.info`` (public schedules η, θ, s, α, noise slots).
+      details: the run's ``Result.details`` (public schedules η, θ, s, α, noise slots).
       jacobian: include the log-determinant term (False only to measure its size).
 
     Returns:
       {"loss": ℓ (n_costly, ...), "noise_term": α(‖ε^{D′}‖ − ‖ε^D‖), "jacobian_term": ln det H(D) −
       ln det H(D′), "eps_in": ε^D of ``agent``, "eps_out": ε^{D′} of ``agent`` ((n_costly, ..., d))}.
     """
-    _check_info(info)
+    _check_details(details)
     N = problem_in.n_agents
     if not (isinstance(agent, (int, np.integer)) and 0 <= agent < N):
         raise ValueError(f"agent must be a node index in [0, {N}), got {agent!r}")
@@ -154,14 +160,14 @@ def realised_privacy_loss(
         raise ValueError("problem_in and problem_out must have the same nodes and features")
     if not np.array_equal(problem_in.graph.adjacency, problem_out.graph.adjacency):
         raise ValueError("problem_in and problem_out must be on the same graph")
-    t = costly_iterations(info)
-    f = _check_f(f, np.asarray(info["eta"]).shape[0])
-    eps_in = reconstruct_noise(f, problem_in, info)[..., agent, :]
-    eps_out = reconstruct_noise(f, problem_out, info)[..., agent, :]
-    alpha = np.asarray(info["alpha"], dtype=np.float64)[np.asarray(info["noise_slot"])[t - 1], agent]
+    t = costly_iterations(details)
+    f = _check_f(f, np.asarray(details.eta).shape[0])
+    eps_in = reconstruct_noise(f, problem_in, details)[..., agent, :]
+    eps_out = reconstruct_noise(f, problem_out, details)[..., agent, :]
+    alpha = np.asarray(details.alpha, dtype=np.float64)[np.asarray(details.noise_slot)[t - 1], agent]
     alpha = alpha[(slice(None),) + (None,) * (eps_in.ndim - 2)]
     noise_term = alpha * (np.linalg.norm(eps_out, axis=-1) - np.linalg.norm(eps_in, axis=-1))
-    eta = np.asarray(info["eta"], dtype=np.float64)[t - 1]
+    eta = np.asarray(details.eta, dtype=np.float64)[t - 1]
     V = np.asarray(problem_in.graph.adjacency, dtype=np.float64).sum(axis=1)
     jac = np.zeros_like(noise_term)
     if jacobian:
@@ -197,7 +203,7 @@ class TranscriptNP:
         public = result.transcript.public()
         if not public.batched:
             raise ValueError("the attack needs a batched result (run with trials= or seeds=)")
-        return realised_privacy_loss(public["f"], self.problem_in, self.problem_out, result.info, self.agent)
+        return realised_privacy_loss(public["f"], self.problem_in, self.problem_out, result.details, self.agent)
 
     def score(self, result) -> np.ndarray:
         """ℓ summed over the costly iterations, (R,)."""

@@ -116,7 +116,7 @@ def recover_gram(
     Args:
       transcript: a single run's ``Transcript`` (or its ``Result``) with channels u, r, y.
       party: m.
-      lam, rho: the public λ and ρ (``problem.lam``, ``result.info["rho"]``).
+      lam, rho: the public λ and ρ (``problem.lam``, ``result.details.rho``).
       rank_tol: singular values of the stacked releases below ``rank_tol``·s_max are dropped.
       max_iterations: use only the first iterations (None: all); d_m + a few suffice.
 
@@ -277,7 +277,7 @@ class SharingNP:
     def replay(self, result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(ũ_m, c_D, c_D′), each (T, R, N): the releases and the noise-free releases under D and D′."""
         u, r, y = _public(result, self.party, batched=True)
-        rho = float(result.info["rho"])
+        rho = float(result.details.rho)
         zeros = np.zeros_like(u[:1])
         u_prev, r_prev, y_prev = (np.concatenate([zeros, a[:-1]]) for a in (u, r, y))
         return (
@@ -288,7 +288,7 @@ class SharingNP:
 
     def statistics(self, result) -> tuple[np.ndarray, np.ndarray]:
         """(LLR (R,), realised μ² (R,)): the summed log-likelihood ratio and Σ_t ‖c_D − c_D′‖²/σ²."""
-        sigma = float(np.asarray(result.info["sigma"], dtype=np.float64).reshape(-1)[self.party])
+        sigma = float(np.asarray(result.details.sigma, dtype=np.float64).reshape(-1)[self.party])
         u, c_in, c_out = self.replay(result)
         diff = c_in - c_out
         llr = np.einsum("trn,trn->r", u - 0.5 * (c_in + c_out), diff) / sigma**2

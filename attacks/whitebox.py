@@ -55,12 +55,13 @@ def _released(result, agent: int) -> tuple[np.ndarray, np.ndarray]:
     return channel.values[:, :, channel.agents.index(agent)], transcript["w"]
 
 
-def step_schedule(info, key: str, T: int, N: int) -> np.ndarray:
-    value = np.asarray(info[key], dtype=np.float64)
+def step_schedule(schedule, T: int, N: int) -> np.ndarray:
+    """A plan's per-agent schedule (a constant, (N,) or (T, N), e.g. ``DPADMMPlan.eta``) as (T, N)."""
+    value = np.asarray(schedule, dtype=np.float64)
     return np.broadcast_to(value, (T, N)) if value.ndim <= 1 else value
 
 
-def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, info) -> np.ndarray:
+def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, details) -> np.ndarray:
     """Agent ``agent``'s noise-free update in iteration k under ``problem``, for R trials (R, d)."""
     from solvers.star.admm import DPADMM, NaiveNoisyADMM
 
@@ -68,7 +69,7 @@ def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, info) -> np.
         X, y = problem.partition.agent_data(agent)
         gradient = problem.loss.gradient(w_tilde, X, y)
         gradient = gradient + (problem.lam / problem.n_agents) * problem.regularizer.gradient(w_tilde)
-        inverse_eta = 1.0 / float(step_schedule(info, "eta", solver.n_iterations, problem.n_agents)[k, agent])
+        inverse_eta = 1.0 / float(step_schedule(details.eta, solver.n_iterations, problem.n_agents)[k, agent])
         rho = solver.rho
         return (rho * w + gamma + w_tilde * inverse_eta - gradient) / (rho + inverse_eta)
     if isinstance(solver, NaiveNoisyADMM):
@@ -119,15 +120,15 @@ def replay_statistics(result, solver, problem_in, problem_out, agent: int) -> tu
     rho = solver.rho
     u, norm = np.zeros((T, R)), np.zeros((T, R))
     state_w, state_wt, gamma = np.zeros((R, d)), np.zeros((R, d)), np.zeros((R, d))
-    info = result.info
+    details = result.details  # DPADMMPlan or NaiveNoisyPlan
     rows = _differing_rows(solver, problem_in, problem_out, agent)
     for k in range(T):
-        mean_out = _noiseless_update(solver, problem_out, agent, state_w, gamma, state_wt, k, info)
+        mean_out = _noiseless_update(solver, problem_out, agent, state_w, gamma, state_wt, k, details)
         if rows is None:
-            mean_in = _noiseless_update(solver, problem_in, agent, state_w, gamma, state_wt, k, info)
+            mean_in = _noiseless_update(solver, problem_in, agent, state_w, gamma, state_wt, k, details)
         else:  # DP-ADMM's update is linear in the gradient: only the differing records matter
             mean_in = mean_out - _gradient_change(problem_in, problem_out, agent, rows, state_wt) / (
-                rho + 1.0 / float(step_schedule(info, "eta", T, problem_in.n_agents)[k, agent])
+                rho + 1.0 / float(step_schedule(details.eta, T, problem_in.n_agents)[k, agent])
             )
         diff = mean_in - mean_out
         size = np.linalg.norm(diff, axis=1)
@@ -172,7 +173,7 @@ class WhiteBoxNP:
     def claimed_sigma(self, result) -> np.ndarray:
         """(T,) the σ_k the mechanism claims for the target agent."""
         T = result.transcript["w"].shape[0]
-        return step_schedule(result.info, "sigma", T, self.problem_in.n_agents)[:, self.agent].copy()
+        return step_schedule(result.details.sigma, T, self.problem_in.n_agents)[:, self.agent].copy()
 
     def calibrate(self, result_in, result_out) -> WhiteBoxNP:
         """Estimate σ_k from calibration trials with known labels (disjoint from audited trials):

@@ -50,7 +50,7 @@ class _BrokenNoise(DPADMM):
         plan = super().plan(problem)
         if plan.mechanism is None:
             return plan
-        sigma = np.asarray(plan.details["sigma"], dtype=np.float64)[:, :, None]  # (T, N, 1), claimed
+        sigma = np.asarray(plan.details.sigma, dtype=np.float64)[:, :, None]  # (T, N, 1), claimed
         factor = self._actual_sigma(sigma) / sigma
         return dataclasses.replace(plan, mechanism=_ScaledNoise(plan.mechanism, lambda x: x * factor))
 

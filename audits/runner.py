@@ -135,11 +135,12 @@ def run_spec(
     observations: dict[str, tuple[list[Any], list[Any]]] = {a.name: ([], []) for a in spec.attacks}
     utility: dict[str, list[np.ndarray]] = {}
     info: Any = None
+    details: Any = None
     for lo in range(0, n, CHUNK):
         hi = min(lo + CHUNK, n)
         for on_d, problem, seeds in ((True, spec.problem_in, seeds_in), (False, spec.problem_out, seeds_out)):
             result = run(problem, seeds[lo:hi])
-            info = result.info
+            info, details = result.info, getattr(result, "details", None)
             for attack in spec.attacks:
                 observations[attack.name][0 if on_d else 1].append(attack.observe(result, on_d))
             if on_d and spec.utility is not None:
@@ -175,6 +176,7 @@ def run_spec(
         utility=per_trial,
         info=info,
         streams=streams,
+        details=details,
     )
     findings = [build(context) for build in spec.sections]
     all_attacks = [*attacks, *(a for f in findings for a in f.attacks)]

@@ -137,7 +137,9 @@ class AuditContext:
       attacks: the spec's attacks' ``AttackScores``, in order.
       lower: the lower bounds that decide the verdict; informational: the others (by method).
       upper: every upper bound (accountants' and the claim's). ledger: the solver's ledger.
-      utility: utility key → per-trial values on D. info: the ``info`` of the last run.
+      utility: utility key → per-trial values on D. info: the ``info`` of the last run (its plan's
+        constants and diagnostics, by name). details: the last run's ``Result.details`` (the
+        plan's constants, typed: the family's frozen dataclass, or None).
       streams: auxiliary seed streams: ``streams(i)`` is child 2 + i of the root seed (children 0
         and 1 draw the trials on D and D′).
     """
@@ -156,6 +158,7 @@ class AuditContext:
     utility: Mapping[str, np.ndarray]
     info: Any
     streams: Callable[[int], np.random.SeedSequence]
+    details: Any = None
 
 
 #: A target-specific analysis run after the trials: context → finding.

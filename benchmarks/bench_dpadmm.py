@@ -35,7 +35,7 @@ def dpadmm_loop(problem: HorizontalProblem, solver: DPADMM, seed: int) -> dict[s
     ``problem.loss.gradient`` on agent i's unpadded records. Returns w (T, d), w_tilde (T, N, d) and gamma (T, N, d).
     """
     plan = solver.plan(problem)
-    eta, sigma = plan.details["eta"], plan.details["sigma"]
+    eta, sigma = plan.details.eta, plan.details.sigma
     T, N, d = solver.n_iterations, problem.n_agents, problem.n_features
     streams = [make_rng(child) for child in np.random.SeedSequence(seed).spawn(N)]
     noise = np.stack([rng.standard_normal((T, d)) for rng in streams], axis=1) * sigma[:, :, None]

@@ -36,12 +36,12 @@ def sharing_loop(problem: VerticalProblem, solver: ADMMSharing, seed: int) -> di
         raise ValueError("sharing_loop implements the unconstrained update only")
     plan = solver.plan(problem)
     T, M, N = solver.n_iterations, problem.n_parties, problem.n_samples
-    rho, lam = plan.details["rho"], problem.lam
+    rho, lam = plan.details.rho, problem.lam
     noise = np.zeros((T, M, N))
     if plan.mechanism is not None:
         streams = [make_rng(child) for child in np.random.SeedSequence(seed).spawn(M)]
         noise = np.stack([rng.standard_normal((T, N)) for rng in streams], axis=1)
-        noise *= np.asarray(plan.details["sigma"])[None, :, None]
+        noise *= np.asarray(plan.details.sigma)[None, :, None]
     blocks = [problem.partition.block(m) for m in range(M)]
     labels = problem.partition.y
     x = [np.zeros(D.shape[1]) for D in blocks]

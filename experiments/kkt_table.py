@@ -103,9 +103,9 @@ def run_experiment(
             problem_k = replace_record(problem, 0, 0, pool[target], pool_y[target])
             result = solver.run(problem_k, seed=10_000 * c + k, trials=trials, record_transcript=True)
             if privacy is None:
-                privacy = node_guarantees(np.asarray(result.info["epsilons"])[:, 0], DELTA)
+                privacy = node_guarantees(np.asarray(result.details.epsilons)[:, 0], DELTA)
             knowledge = KKTKnowledge.from_problem(problem_k, 0)
-            for label, kwargs in attacker_variants(result.info, 0):
+            for label, kwargs in attacker_variants(result.details, 0):
                 attack = KKTInference(knowledge, THETA, label=label, **kwargs)
                 metrics = attack.evaluate(result.transcript, pool[target], pool_y[target], pool, int(target))
                 per_attacker.setdefault(label, []).append(metrics)

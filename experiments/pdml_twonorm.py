@@ -19,7 +19,6 @@ import json
 import math
 import time
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 
@@ -133,11 +132,11 @@ def run(
             result = solver_for(*cell, n_iterations).run(problem, seed=seed, record_transcript=False)
             seconds.append(time.perf_counter() - start)
             accuracy[cell].append(100.0 * float(result.history["test_accuracy"][-1]))
-            guarantees = cast("list[dict[str, dict[str, tuple[float, float]]]]", result.info["guarantees"])
+            guarantees = result.details.guarantees
             privacy[cell] = {
-                "epsilon_phase2_worst": float(np.max(np.asarray(result.info["epsilon_phase2"]))),
+                "epsilon_phase2_worst": float(np.max(np.asarray(result.details.epsilon_phase2))),
                 "joint_label_epsilon_worst": max(g["other_servers"]["label"][0] for g in guarantees),
-                "sensitivity_max": float(np.max(np.asarray(result.info["sensitivity"]))),
+                "sensitivity_max": float(np.max(np.asarray(result.details.sensitivity))),
             }
         exact = solver_for(math.inf, 0, exact_iterations).run(problem, seed=seed, record_white_box=True)
         optimum = problem.optimum
@@ -153,9 +152,11 @@ def run(
                 "optimum_accuracy": 100.0 * float(problem.accuracy(optimum.w)),
             }
         )
-    info = solver_for(0.4, 1, n_iterations).run(problem, seed=0, record_history=False, record_transcript=False).info
+    details = (
+        solver_for(0.4, 1, n_iterations).run(problem, seed=0, record_history=False, record_transcript=False).details
+    )
     growth = {
-        T: float(np.max(gdp_epsilon(zcdp_total(np.asarray(info["sensitivity"]), np.asarray(info["V"]), 0.8, T), 1e-5)))
+        T: float(np.max(gdp_epsilon(zcdp_total(np.asarray(details.sensitivity), np.asarray(details.V), 0.8, T), 1e-5)))
         for T in (1, 5, 10, 20, 30, 50, 100)
     }
     return {

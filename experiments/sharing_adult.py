@@ -170,7 +170,7 @@ def run_experiment(
             )
             output_rows[eps].append(_final(result))
             if seed == 0:
-                first_sigma = float(np.asarray(result.info["sigma"])[0])
+                first_sigma = float(np.asarray(result.details.sigma)[0])
                 privacy[eps] = {**dict(result.privacy), "noise_multiplier": z, "sigma": first_sigma}
         settings_list = [("sigma", sigma) for sigma in sigmas] + [("epsilon", eps) for eps in claim_epsilons]
         for kind, value in settings_list:
@@ -193,8 +193,8 @@ def run_experiment(
                     "claim_verified",
                     "claim_reason",
                 )
-                claims[(kind, value)] = {"sigma": float(np.max(np.asarray(result.info["sigma"])))}
-                claims[(kind, value)].update({key: result.info[key] for key in keys})
+                claims[(kind, value)] = {"sigma": float(np.max(np.asarray(result.details.sigma)))}
+                claims[(kind, value)].update({key: getattr(result.details, key) for key in keys})
         log(f"seed {seed}: done ({time.perf_counter() - started:.1f} s)")
     if best_rho is None or best_rate is None:  # tuned on the first split
         raise ValueError(f"seeds must be >= 1, got {seeds}")

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from audits.stats import LowerBound
     from audits.verdict import Section
     from solvers.decentralized import MRADMM, RADMM, DecentralizedProblem, PenaltyPerturbation
-    from solvers.decentralized.admm import StepSchedule
+    from solvers.decentralized.admm import DecentralizedPlan, StepSchedule
 
     #: The audited solvers (RADMM is an MRADMM, DVP a PenaltyPerturbation).
     DecentralizedSolver = MRADMM | PenaltyPerturbation
@@ -331,8 +331,9 @@ def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecB
         beta_target = DEFAULT_BETA if epsilon is None else float(epsilon)
         alpha = alpha_for_beta(name, beta_target, nb.problem_in, delta)
         solver = build_solver(name, alpha, delta, noise_factor=noise_factor)
-        info = solver.run(nb.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False).info
-        eps_t = np.asarray(info["epsilons"], dtype=np.float64)[costly_iterations(info) - 1, agent]
+        run = solver.run(nb.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False)
+        details = run.details
+        eps_t = np.asarray(details.epsilons, dtype=np.float64)[costly_iterations(details) - 1, agent]
         upper = {
             variant.paper: float(eps_t.sum()),
             variant.tight: float(_beta_per_node(solver, nb.problem_in, bound="tight")[agent]),
@@ -346,7 +347,7 @@ def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecB
             f"{agent} at δ = {delta:g} (the papers' bounds are pure, δ = 0)"
         )
         sections: tuple[SectionBuilder, ...] = (
-            _realised_loss(test.name, eps_t, _canary_ceiling(info, nb.problem_in, agent)),
+            _realised_loss(test.name, eps_t, _canary_ceiling(details, nb.problem_in, agent)),
             *((_kkt_section(agent),) if variant.kkt else ()),
             _nonprivate,
         )
@@ -402,8 +403,8 @@ def _realised_loss(attack: str, eps_t: np.ndarray, ceiling: float) -> SectionBui
         )
         if check.transcript is None:
             raise ValueError("the white-box check needs the run's transcript")
-        recovered = reconstruct_noise(check.transcript.public()["f"], spec.problem_in, check.info)
-        error = float(np.abs(recovered - check.transcript["noise"][costly_iterations(check.info)]).max())
+        recovered = reconstruct_noise(check.transcript.public()["f"], spec.problem_in, check.details)
+        error = float(np.abs(recovered - check.transcript["noise"][costly_iterations(check.details)]).max())
         gdp = context.informational["gdp"]
         paper = spec.claim.bound
         if paper is None:
@@ -436,13 +437,13 @@ def _quantiles(x: np.ndarray) -> dict[str, float]:
     }
 
 
-def _canary_ceiling(info: Mapping[str, Any], problem: DecentralizedProblem, agent: int) -> float:
+def _canary_ceiling(details: DecentralizedPlan, problem: DecentralizedProblem, agent: int) -> float:
     """Σ_t α_t C/(s_t B): the label flip's largest possible ℓ (its noise shift is C/(s_t B))."""
     from attacks.objective_perturbation import costly_iterations
 
-    t = costly_iterations(info)
-    alpha_t = np.asarray(info["alpha"], dtype=np.float64)[np.asarray(info["noise_slot"])[t - 1], agent]
-    scale_t = np.asarray(info["noise_scale"], dtype=np.float64)[t - 1, agent]
+    t = costly_iterations(details)
+    alpha_t = np.asarray(details.alpha, dtype=np.float64)[np.asarray(details.noise_slot)[t - 1], agent]
+    scale_t = np.asarray(details.noise_scale, dtype=np.float64)[t - 1, agent]
     return float((alpha_t * problem.C / (scale_t * problem.sizes[agent])).sum())
 
 

@@ -116,8 +116,8 @@ def broadcast_solver(problem: HorizontalProblem, delta: float, mu: float = BROAD
         n_iterations=BROADCAST_ITERATIONS,
         delta=delta,
     )
-    info = unit.plan(problem).details
-    xi = zcdp_total(info["sensitivity"], 1.0, BROADCAST_RHO, BROADCAST_ITERATIONS)[0]  # μ² = 2Ξ at V = 1
+    details = unit.plan(problem).details
+    xi = zcdp_total(details.sensitivity, 1.0, BROADCAST_RHO, BROADCAST_ITERATIONS)[0]  # μ² = 2Ξ at V = 1
     return dataclasses.replace(unit, V=math.sqrt(2.0 * xi) / mu)
 
 
@@ -164,12 +164,12 @@ def broadcast_spec(delta: float) -> AuditSpec:
 
     nb = broadcast_neighbours()
     solver = broadcast_solver(nb.problem_in, delta)
-    info = solver.plan(nb.problem_in).details
+    details = solver.plan(nb.problem_in).details
     agent = nb.agent
     test = BroadcastNP(solver, nb.problem_in, nb.problem_out, agent)
     upper = {
-        _DERIVED: float(info["epsilon_phase2"][agent]),
-        "derived zCDP closed form (spec 002 §4.3)": float(info["epsilon_phase2_zcdp"][agent]),
+        _DERIVED: float(details.epsilon_phase2[agent]),
+        "derived zCDP closed form (spec 002 §4.3)": float(details.epsilon_phase2_zcdp[agent]),
     }
     return AuditSpec(
         name="pdml-broadcasts",
@@ -178,7 +178,7 @@ def broadcast_spec(delta: float) -> AuditSpec:
         problem_out=nb.problem_out,
         participant="server",
         attacks=(_BroadcastReplay(test, agent, "broadcast NP test (server replay)"),),
-        claim=Claim(info["phase2_note"], delta, _DERIVED, upper),
+        claim=Claim(details.phase2_note, delta, _DERIVED, upper),
         canary=nb.description,
         epsilon_meaning=f"every ε is for server {agent}'s broadcasts at δ = {delta:g}",
         run_options={"record_white_box": True, "transcript_agents": None},
@@ -198,14 +198,14 @@ def _broadcast_section(context: AuditContext) -> Finding:
         spec, trials=trials, confidence=context.confidence, seed=context.seed, stream_key=context.streams(0).spawn_key
     )
     solver, agent, attack, upper = spec.solver, broadcast_neighbours().agent, result.attacks[0], result.upper
-    info = solver.plan(spec.problem_in).details
+    details = solver.plan(spec.problem_in).details
     lower = {f"broadcast {m}": b for m, b in result.lower.items()}
     by_bound = verdicts(lower, upper)
     seen_in, seen_out = result.observations[spec.attacks[0].name]
     seen = [s for pair in zip(seen_in, seen_out, strict=True) for s in pair]  # in the order the chunks ran
     mu_sq = np.concatenate([s[1] for s in seen])
     replay_error = max(s[2] for s in seen)
-    mu_derived = math.sqrt(float(np.sum(info["sensitivity"][agent] ** 2 / info["sigma"][:, agent] ** 2)))
+    mu_derived = math.sqrt(float(np.sum(details.sensitivity[agent] ** 2 / details.sigma[:, agent] ** 2)))
     mu_replayed = math.sqrt(float(mu_sq.mean()))
     rows = "\n".join(
         f"| {name} | {value:.4f} | {by_bound[name]} | "
@@ -214,9 +214,9 @@ def _broadcast_section(context: AuditContext) -> Finding:
         for name, value in sorted(upper.items(), key=lambda kv: kv[1])
     )
     markdown = (
-        f"{info['phase2_note']}. Server {agent}, T = {solver.n_iterations}, ρ = {solver.rho_decay:g}, "
+        f"{details.phase2_note}. Server {agent}, T = {solver.n_iterations}, ρ = {solver.rho_decay:g}, "
         f"V = {solver.V:.4g}, label ε = {BROADCAST_LABEL_EPSILON:g}: derived sensitivity Δ = "
-        f"{info['sensitivity'][agent]:.4g}, derived μ = {mu_derived:.4f}. Canary: {spec.canary}. "
+        f"{details.sensitivity[agent]:.4g}, derived μ = {mu_derived:.4f}. Canary: {spec.canary}. "
         f"Replayed mean shift: μ = sqrt(mean Σ_t ‖w^D(t) − w^D′(t)‖²/σ(t)²) = {mu_replayed:.4f} "
         f"({mu_replayed / mu_derived:.3f} of the derived μ; range of μ² over trials "
         f"[{mu_sq.min():.4g}, {mu_sq.max():.4g}]); replay of the true hypothesis vs the white-box w: max error "
@@ -241,7 +241,7 @@ def _broadcast_section(context: AuditContext) -> Finding:
             "rho_decay": solver.rho_decay,
             "n_iterations": solver.n_iterations,
             "eps_label": BROADCAST_LABEL_EPSILON,
-            "sensitivity": float(info["sensitivity"][agent]),
+            "sensitivity": float(details.sensitivity[agent]),
             "mu_derived": mu_derived,
             "mu_replayed": mu_replayed,
             "mu_sq_range": [float(mu_sq.min()), float(mu_sq.max())],

@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from audits.stats import LowerBound
     from audits.stats.thresholds import ThresholdChoice
     from audits.verdict import Section
-    from solvers.sharing import ADMMSharing, VerticalProblem
+    from solvers.sharing import ADMMSharing, CertifiedSharingPlan, ClaimedSharingPlan, VerticalProblem
 
 __all__ = [
     "DEFAULT_EPSILON",
@@ -99,14 +99,6 @@ def _unit_rows(rng: np.random.Generator, n: int, d: int) -> NDArray[np.float64]:
     rows = rng.normal(size=(n, d))
     unit: NDArray[np.float64] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
     return unit
-
-
-def _info_float(info: Mapping[str, object], key: str) -> float:
-    """``info[key]`` of a run, a number, as a float."""
-    value = info[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"info[{key!r}] must be a number, got {value!r}")
-    return float(value)
 
 
 def canary_neighbours(mode: str, *, seed: int = 0) -> SharingNeighbours:
@@ -180,7 +172,7 @@ def _gram_section(problem: VerticalProblem, party: int, seed: int) -> Section:
     result = ADMMSharing(n_iterations=30).run(problem, seed=seed, accountants=(), record_history=False)
     if problem.lam is None:  # VerticalProblem sets its λ on creation
         raise ValueError("problem.lam must be set")
-    recovery = recover_gram(result, party, lam=problem.lam, rho=_info_float(result.info, "rho"))
+    recovery = recover_gram(result, party, lam=problem.lam, rho=result.details.rho)
     width = int(problem.partition.widths[party])
     error = recovery.relative_error(problem.partition.D[party, :, :width])
     data = {
@@ -209,7 +201,7 @@ def _parameter_section(
     n: int,
     delta: float,
     confidence: float,
-    info: Mapping[str, object],
+    details: ClaimedSharingPlan,
 ) -> Section:
     from audits.stats import clopper_pearson_from_counts
     from solvers.sharing import lemma1_counterexample
@@ -237,8 +229,8 @@ def _parameter_section(
         "trials_per_hypothesis": n,
         "true_epsilon": math.inf,
         "trials_needed_to_exceed_claim": needed,
-        "claimed_sensitivity_C": float(np.asarray(info["claimed_sensitivity"]).reshape(-1)[0]),
-        "sigma": float(np.asarray(info["sigma"]).reshape(-1)[0]),
+        "claimed_sensitivity_C": float(np.asarray(details.claimed_sensitivity).reshape(-1)[0]),
+        "sigma": float(np.asarray(details.sigma).reshape(-1)[0]),
         "lemma1_counterexample": {
             "realised": example["sensitivity"],
             "claimed": example["claimed"],
@@ -271,7 +263,7 @@ def _output_section(
     mu2_in: np.ndarray,
     accountant_mu: float,
     lower: Mapping[str, LowerBound],
-    info: Mapping[str, object],
+    details: CertifiedSharingPlan,
     setting: _Setting,
 ) -> Section:
     realised = float(math.sqrt(mu2_in.mean()))
@@ -281,8 +273,8 @@ def _output_section(
         "accountant_mu": accountant_mu,
         "realised_over_accountant": realised / accountant_mu,
         "canary_ceiling": ceiling,
-        "safe_sensitivity": float(np.asarray(info["sensitivity"]).reshape(-1)[0]),
-        "sigma": float(np.asarray(info["sigma"]).reshape(-1)[0]),
+        "safe_sensitivity": float(np.asarray(details.sensitivity).reshape(-1)[0]),
+        "sigma": float(np.asarray(details.sigma).reshape(-1)[0]),
         "gdp_mu_lower": lower["gdp"].mu,
     }
     markdown = "\n".join(
@@ -350,14 +342,14 @@ def _evidence(mode: str, residual_test: ColumnSpaceTest) -> SectionBuilder:
                 context.trials,
                 spec.claim.delta,
                 context.confidence,
-                info,
+                context.details,
             )
         else:
             exact = ExactGaussianAccountant()
             exact.register_ledger(context.ledger)
             mu = exact.get_mu(spec.participant)
             mu2_in = np.concatenate([mu2 for _, mu2 in context.observations[spec.attacks[0].name][0]])
-            section = _output_section(mu2_in, mu, context.lower, info, SETTINGS[mode])
+            section = _output_section(mu2_in, mu, context.lower, context.details, SETTINGS[mode])
         diagnostics = {k: info[k] for k in ("max_x_norm", "max_y_norm", "max_z_norm") if k in info}
         return Finding(section=section, report={"exact_mu": mu, "diagnostics": diagnostics})
 

@@ -18,6 +18,7 @@ from solvers.decentralized.admm import (
     MRADMM,
     RADMM,
     DecentralizedADMM,
+    DecentralizedPlan,
     ObjectivePerturbationADMM,
     PenaltyPerturbation,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "DEFAULT_ACCOUNTANTS",
     "DVP",
     "DecentralizedADMM",
+    "DecentralizedPlan",
     "DecentralizedProblem",
     "MADMM",
     "MRADMM",

@@ -61,6 +61,7 @@ __all__ = [
     "DEFAULT_ACCOUNTANTS",
     "DVP",
     "DecentralizedADMM",
+    "DecentralizedPlan",
     "MADMM",
     "MRADMM",
     "ObjectivePerturbationADMM",
@@ -106,6 +107,41 @@ class StepSchedule:
     noise_scale: np.ndarray  # (T, N) s_i(t)
     alpha: np.ndarray | None  # (n_noisy, N) α of the noisy iterations
     epsilons: np.ndarray  # (T, N) ε per iteration (0 if free, inf if non-private)
+
+
+@dataclass(frozen=True)
+class DecentralizedPlan:
+    """The public constants of a decentralized run (``RunPlan.details``), fixed before the run from
+    the step schedule (``StepSchedule``) and the graph; iteration t = 1..T is index t − 1. The
+    equations are those of Zhang, Khalili & Liu's R-ADMM (2018, seed 001) and penalty
+    perturbation (2019, seed 003).
+
+    Attributes:
+      exact: (T,) bool, whether iteration t is an exact (costly) step; False on the even steps of
+        (M)R-ADMM (R-ADMM's (10)/(19)).
+      eta: (T, N) the penalties η_i(t) (even steps: that of the odd step before).
+      theta: (T, N) the dual steps θ_i(t) of λ_i(t) = λ_i(t−1) + (θ_i(t)/2) Σ_j (f_i(t) − f_j(t))
+        (0 on even steps).
+      alpha: (n_noisy, N) the α_i(t) of the noise density ∝ exp(−α‖ε‖) of the noisy iterations,
+        in noise-slot order; None without noise.
+      noise_scale: (T, N) s_i(t): 1 for objective perturbation, 2η_i(t)V_i for penalty
+        perturbation (penalty perturbation's (24)).
+      epsilons: (T, N) the per-iteration pure ε of node i (R-ADMM's Theorem V.1, penalty
+        perturbation's Theorem 4.1; 0 if the iteration is free, ∞ if the run is not private).
+      noise_slot: (T,) int, the index of iteration t's noise in the trial's draws, −1 if none.
+      beta: the worst node's total pure ε, max_i Σ_t ε_i(t) (∞ if not private).
+      degrees: (N,) the nodes' degrees V_i in the graph.
+    """
+
+    exact: np.ndarray
+    eta: np.ndarray
+    theta: np.ndarray
+    alpha: np.ndarray | None
+    noise_scale: np.ndarray
+    epsilons: np.ndarray
+    noise_slot: np.ndarray
+    beta: float
+    degrees: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -170,7 +206,7 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
     def step_schedule(self, problem: DecentralizedProblem) -> StepSchedule:
         raise NotImplementedError
 
-    def plan(self, problem: DecentralizedProblem) -> RunPlan:
+    def plan(self, problem: DecentralizedProblem) -> RunPlan[DecentralizedPlan]:
         self.check_problem(problem)
         s = self.step_schedule(problem)
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
@@ -183,23 +219,23 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
                 events.append([dp_event.NonPrivateDpEvent()] * N)
             else:
                 events.append([PureDpEvent(e) if e > 0 else free for e in s.epsilons[t]])
-        info = {
-            "exact": s.exact,
-            "eta": s.eta,
-            "theta": s.theta,
-            "alpha": s.alpha,
-            "noise_scale": s.noise_scale,
-            "epsilons": s.epsilons,
-            "noise_slot": s.noise_slot,
-            "beta": float(s.epsilons.sum(axis=0).max()) if self.private else math.inf,
-            "degrees": problem.graph.degrees,
-        }
+        details = DecentralizedPlan(
+            exact=s.exact,
+            eta=s.eta,
+            theta=s.theta,
+            alpha=s.alpha,
+            noise_scale=s.noise_scale,
+            epsilons=s.epsilons,
+            noise_slot=s.noise_slot,
+            beta=float(s.epsilons.sum(axis=0).max()) if self.private else math.inf,
+            degrees=problem.graph.degrees,
+        )
         return RunPlan(
             T + 1,
             events,
             _InitAndNoise(self.init_scale, mechanism, n_noisy),
             (1 + n_noisy, N, d),
-            info,
+            details,
         )
 
     def bytes_per_trial(self, problem: DecentralizedProblem, plan: RunPlan) -> int:
@@ -208,12 +244,17 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
 
     # ---------------------------------------------------------------------------------------
     def iterate(
-        self, problem: DecentralizedProblem, plan: RunPlan, R: int, draws: Draws | None, recorder: Recorder
+        self,
+        problem: DecentralizedProblem,
+        plan: RunPlan[DecentralizedPlan],
+        R: int,
+        draws: Draws | None,
+        recorder: Recorder,
     ) -> Mapping[str, float]:
         noise = None if draws is None else draws["noise"]
-        info = plan.details
-        exact, eta_all, theta_all = info["exact"], info["eta"], info["theta"]
-        slots, scales = info["noise_slot"], info["noise_scale"]
+        details = plan.details
+        exact, eta_all, theta_all = details.exact, details.eta, details.theta
+        slots, scales = details.noise_slot, details.noise_scale
         graph = problem.graph
         A, Lap = graph.adjacency_matrix(), graph.laplacian()
         V = graph.degrees.astype(np.float64)

@@ -50,30 +50,30 @@ class GraphNode(AgentProgram[Broadcasts | None]):
         self.f = self.f_before = self.lam_before = self.Af_before = None
 
     def step(self, t: int, inbound: Broadcasts | None) -> Mapping[str, object]:
-        info, i = self.plan.details, self.rows
+        details, i = self.plan.details, self.rows
         T = self.plan.n_iterations - 1
         zero = np.zeros_like(self.lam)
         if t == 0:
             self.f = np.array(self.noise[:, 0])
             return {"f": self.f, "noise": zero}
         f_prev = received_broadcasts(inbound, self.n_agents)
-        if t >= 2 and info["exact"][t - 2]:
-            self.lam = self.lam + 0.5 * info["theta"][t - 2][i][:, None] * neighbour_sum(self.Lap, f_prev)
+        if t >= 2 and details.exact[t - 2]:
+            self.lam = self.lam + 0.5 * details.theta[t - 2][i][:, None] * neighbour_sum(self.Lap, f_prev)
         if t == T + 1:
             return {"lam": self.lam}
         reply: dict[str, object] = {"lam": self.lam}
         Af = neighbour_sum(self.A, f_prev)
-        eta = info["eta"][t - 1][i]
+        eta = details.eta[t - 1][i]
         eps = zero
-        if info["exact"][t - 1]:
-            slot = info["noise_slot"][t - 1]
+        if details.exact[t - 1]:
+            slot = details.noise_slot[t - 1]
             eps = zero if slot < 0 else self.noise[:, 1 + slot]
             f_new, residual, iterations = exact_step(
                 self.share,
                 required(self.f, "f(t - 1)"),
                 Af,
                 self.lam,
-                info["noise_scale"][t - 1][i][:, None] * eps,
+                details.noise_scale[t - 1][i][:, None] * eps,
                 eta,
                 self.V,
                 self.solver.tol,

@@ -9,7 +9,7 @@ on the private data or on what the iterations do.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -53,12 +53,14 @@ class RunPlan(Generic[D]):
 
 
 def details_info(details: object) -> dict[str, Any]:
-    """The fields of a plan's ``details`` by name (``Result.info``): a dataclass's fields, a
-    mapping's items, nothing for None."""
+    """The fields of a plan's ``details`` by name, in declaration order (``Result.info``): the
+    values themselves, not copies (no recursion into nested dataclasses); nothing for None.
+
+    Raises:
+      TypeError: ``details`` is neither None nor a dataclass instance (e.g. a plain dict).
+    """
     if details is None:
         return {}
-    if isinstance(details, Mapping):
-        return dict(details)
     if not dataclasses.is_dataclass(details) or isinstance(details, type):
         raise TypeError(f"a plan's details must be a dataclass instance or None, got {type(details).__name__}")
     return {f.name: getattr(details, f.name) for f in dataclasses.fields(details)}

@@ -76,7 +76,7 @@ class Result:
       info: the run's data-independent constants (the fields of ``details``: schedules η (T, N)
         and σ (T, N), z, D_w, ...) and inner-solver diagnostics by name, as reported in JSON.
       details: the same constants typed: the plan's frozen dataclass of the solver's family
-        (e.g. ``solvers.star.StarPlan``; None for a family without constants).
+        (e.g. ``solvers.star.DPADMMPlan``; None for a family without constants).
       privacy_scope: what ``ledger`` and ``privacy`` cover (module docstring): "one deployment" for
         a single run, "each of R simulated trials; the trials are not a composition" for a batched
         run. Filled in from the trials axis when not given.

@@ -5,14 +5,14 @@
     result = PDML(eps_label=0.4, eta_bound=9.0, V=0.1, rho_decay=0.8, n_iterations=100).run(problem, seed=0)
     result.transcript["w_tilde"]        # (T+1, N, d): every broadcast w̃_i(t)
     result.ledger.participants          # "users-0".."users-9" (labels), "server-0".."server-9" (broadcasts)
-    result.info["guarantees"][3]        # group 3: label/features against its collector and other servers
+    result.details.guarantees[3]       # group 3: label/features against its collector and other servers
 
 Modules: ``randomization`` (Phase 1: randomized response, the debiased loss), ``admm`` (Phase 2:
 the perturbed ADMM solver), ``privacy`` (the DERIVED broadcast sensitivity, composition and joint
 label guarantee; the paper gives no number for these).
 """
 
-from solvers.pdml.admm import DEFAULT_ACCOUNTANTS, PDML, sample_eta
+from solvers.pdml.admm import DEFAULT_ACCOUNTANTS, PDML, PDMLPlan, sample_eta
 from solvers.pdml.privacy import (
     DERIVED_NOTE,
     broadcast_sensitivity,
@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_ACCOUNTANTS",
     "DERIVED_NOTE",
     "PDML",
+    "PDMLPlan",
     "broadcast_sensitivity",
     "broadcast_sigmas",
     "check_label_symmetric",

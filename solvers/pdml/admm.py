@@ -25,7 +25,7 @@ release (``PureDpEvent(ε_i)``, local: against every server; ``NonPrivateDpEvent
 ``"server-i"`` holds each broadcast t = 1..T as ``GaussianDpEvent(σ_i(t)/Δ_i)`` with the DERIVED
 sensitivity Δ_i of :mod:`solvers.pdml.privacy` (``NonPrivateDpEvent`` where V_i = 0). The paper
 gives no number for Phase 2. ``Result.privacy`` is the worst server's ε at ``delta`` per accountant;
-``Result.info["guarantees"]`` is the per-group matrix by adversary (the collector s_i, the other
+``Result.details.guarantees`` (``PDMLPlan``) is the per-group matrix by adversary (the collector s_i, the other
 servers) and data piece (label, features).
 """
 
@@ -69,7 +69,7 @@ from solvers.problem import HorizontalProblem
 from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
 
-__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "sample_eta"]
+__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "PDMLPlan", "sample_eta"]
 
 #: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
 #: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
@@ -150,6 +150,52 @@ class _TrialNoise:
 
 
 @dataclass(frozen=True)
+class PDMLPlan:
+    """The public constants of a PDML run (Xu et al. 2021; ``RunPlan.details``), fixed before the
+    run; N servers (groups), T broadcasts.
+
+    Attributes:
+      eps_label: ε_i (N,), group i's label-randomisation ε (∞: labels kept).
+      flip_probability: p_i = 1/(1 + e^{ε_i}) (N,), the probability a label is flipped.
+      eta_bound: R_i (N,), the bound ‖η_i‖₂ ≤ R_i of server i's fixed linear perturbation (14).
+      eta_dist: the distribution of η_i: "l2_ball" or "linf_uniform".
+      V: V_i (N,), the standard deviation of θ_i(1) (16); 0 switches server i's noise off.
+      rho_decay: ρ, the variance decay of θ: Var θ_i(t) = ρ^{t−1} V_i².
+      sigma: σ_i(t) = V_i ρ^{(t−1)/2} (T, N), the noise standard deviation of broadcast t.
+      sensitivity: Δ_i (N,), the DERIVED L2 sensitivity of server i's broadcast
+        (``solvers.pdml.privacy.broadcast_sensitivity``; the paper gives none).
+      x_max: the bound on every ‖x‖ the sensitivity uses.
+      strong_convexity: μ_i = a/n + 2βV_i (N,) (V_i here the degree), of server i's objective.
+      degrees: (N,) the servers' degrees in the graph, float.
+      zcdp: Ξ_i (N,), server i's total zCDP of the T broadcasts, Σ_t Δ_i²/(2σ_i(t)²).
+      epsilon_phase2: (N,) server i's ε at ``delta`` from μ² = 2Ξ_i (Gaussian DP).
+      epsilon_phase2_zcdp: (N,) ε = Ξ + 2 sqrt(Ξ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3).
+      guarantees: per group, {adversary: {"label" | "features": (ε, δ)}} (the collector s_i, the
+        other servers).
+      phase2_note: why Phase 2's numbers are derived (``DERIVED_NOTE``).
+      broadcast_events: events[t][i], the ``DpEvent`` of server i's broadcast t = 1..T.
+    """
+
+    eps_label: np.ndarray
+    flip_probability: np.ndarray
+    eta_bound: np.ndarray
+    eta_dist: str
+    V: np.ndarray
+    rho_decay: float
+    sigma: np.ndarray
+    sensitivity: np.ndarray
+    x_max: float
+    strong_convexity: np.ndarray
+    degrees: np.ndarray
+    zcdp: np.ndarray
+    epsilon_phase2: np.ndarray
+    epsilon_phase2_zcdp: np.ndarray
+    guarantees: list[dict[str, dict[str, tuple[float, float]]]]
+    phase2_note: str
+    broadcast_events: list[list[dp_event.DpEvent]]
+
+
+@dataclass(frozen=True)
 class PDML(HorizontalSolver[HorizontalProblem]):
     """PDML: randomized response on the labels, then perturbed decentralized ADMM (module docstring).
 
@@ -226,7 +272,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         """Every server holds its group's records, flips and noise; the driver routes the broadcasts
         along the graph's edges (``solvers.pdml.protocol``)."""
         topology, white_box = _graph(problem), pdml_white_box(recorder)
-        quad = (problem.lam / problem.n_agents + 2.0 * self.beta * plan.details["degrees"])[:, None]
+        quad = (problem.lam / problem.n_agents + 2.0 * self.beta * plan.details.degrees)[:, None]
         adjacency, laplacian = topology.adjacency_matrix(), topology.laplacian()
         return AgentProtocol(
             agent=lambda i: PDMLServer(self, AgentShare(problem, i), plan, adjacency, laplacian, quad, white_box),
@@ -234,7 +280,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         )
 
     def account(
-        self, problem: HorizontalProblem, plan: RunPlan, accountants: Sequence[AccountantLike]
+        self, problem: HorizontalProblem, plan: RunPlan[PDMLPlan], accountants: Sequence[AccountantLike]
     ) -> tuple[Ledger, dict[str, float]]:
         """Register ``self.ledger(problem)``: every server's broadcasts with every accountant, each
         group's label release with the accountants that can bound it; ε is the worst server's."""
@@ -246,7 +292,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
             return [e for e in ledger if e.participant in server_set or accountant.supports(e.event)]
 
         register_entries(accountants, chosen)
-        unperturbed = not np.all(cast(np.ndarray, plan.details["V"]) > 0)  # (N,) V_i
+        unperturbed = not np.all(plan.details.V > 0)  # (N,) V_i
         privacy = privacy_by_name(
             accountants,
             lambda a: math.inf if unperturbed else max(a.get_epsilon(self.delta, participant=s) for s in servers),
@@ -258,13 +304,13 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         0) for every group, then ``"server-i"`` broadcasts for t = 1..T."""
         return self._ledger(self.plan(problem))
 
-    def _ledger(self, plan: RunPlan) -> Ledger:
-        info = plan.details
+    def _ledger(self, plan: RunPlan[PDMLPlan]) -> Ledger:
+        details = plan.details
         entries = []
-        for i, eps in enumerate(info["eps_label"]):
+        for i, eps in enumerate(details.eps_label):
             label = PureDpEvent(float(eps)) if np.isfinite(eps) else dp_event.NonPrivateDpEvent()
             entries.append(LedgerEntry(participant=f"users-{i}", event=label, iteration=0))
-        for t, row in enumerate(info["broadcast_events"], start=1):
+        for t, row in enumerate(details.broadcast_events, start=1):
             entries.extend(LedgerEntry(participant=f"server-{i}", event=e, iteration=t) for i, e in enumerate(row))
         return Ledger(entries)
 
@@ -282,7 +328,7 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         problem.check_feature_bound(self.x_max)
         return float(self.x_max)
 
-    def plan(self, problem: HorizontalProblem) -> RunPlan:
+    def plan(self, problem: HorizontalProblem) -> RunPlan[PDMLPlan]:
         x_max = self.check_problem(problem)
         N, d, T = problem.n_agents, problem.n_features, self.n_iterations
         m = problem.partition.X.shape[1]
@@ -313,35 +359,35 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         xi = zcdp_total(sensitivity, V, self.rho_decay, T)
         eps_phase2 = gdp_epsilon(xi, self.delta)
         joint, joint_delta = joint_label_epsilon(eps, eps_phase2, self.delta)
-        info = {
-            "eps_label": eps,
-            "flip_probability": expit(-eps),
-            "eta_bound": bound,
-            "eta_dist": self.eta_dist,
-            "V": V,
-            "rho_decay": self.rho_decay,
-            "sigma": sigma,
-            "sensitivity": sensitivity,
-            "x_max": x_max,
-            "strong_convexity": strong_convexity(a=a, n_agents=N, beta=self.beta, degrees=degrees),
-            "degrees": degrees,
-            "zcdp": xi,
-            "epsilon_phase2": eps_phase2,
-            "epsilon_phase2_zcdp": zcdp_epsilon(xi, self.delta),
-            "guarantees": _guarantees(eps, eps_phase2, joint, joint_delta, self.delta),
-            "phase2_note": DERIVED_NOTE,
-            "broadcast_events": events,
-        }
+        details = PDMLPlan(
+            eps_label=eps,
+            flip_probability=expit(-eps),
+            eta_bound=bound,
+            eta_dist=self.eta_dist,
+            V=V,
+            rho_decay=self.rho_decay,
+            sigma=sigma,
+            sensitivity=sensitivity,
+            x_max=x_max,
+            strong_convexity=strong_convexity(a=a, n_agents=N, beta=self.beta, degrees=degrees),
+            degrees=degrees,
+            zcdp=xi,
+            epsilon_phase2=eps_phase2,
+            epsilon_phase2_zcdp=zcdp_epsilon(xi, self.delta),
+            guarantees=_guarantees(eps, eps_phase2, joint, joint_delta, self.delta),
+            phase2_note=DERIVED_NOTE,
+            broadcast_events=events,
+        )
         noise = _TrialNoise(eps, bound, self.eta_dist, gaussian, V, N, m, d, T)
         public = [[dp_event.NoOpDpEvent()] * N]
-        return RunPlan(T + 1, public + events, noise, (1, N, m + d + T * d), info)
+        return RunPlan(T + 1, public + events, noise, (1, N, m + d + T * d), details)
 
     def bytes_per_trial(self, problem: HorizontalProblem, plan: RunPlan) -> int:
         N, m, d = problem.partition.X.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + N * m * d + 3 * N * d * d + 8 * N * d)
 
     def iterate(
-        self, problem: HorizontalProblem, plan: RunPlan, R: int, draws: Draws | None, recorder: Recorder
+        self, problem: HorizontalProblem, plan: RunPlan[PDMLPlan], R: int, draws: Draws | None, recorder: Recorder
     ) -> Mapping[str, float]:
         noise = None if draws is None else draws["noise"]
         if noise is None:
@@ -351,11 +397,11 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         N, d = problem.n_agents, problem.n_features
         weights = mask / problem.sizes[:, None].astype(np.float64)  # (N, m)
         y_noisy = problem.partition.y[None] * flips  # (R, N, m)
-        eps = plan.details["eps_label"]
+        eps = plan.details.eps_label
         b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)  # (R, N, d)
         A = _graph(problem).adjacency_matrix()
         Lap = _graph(problem).laplacian()
-        degrees = plan.details["degrees"]
+        degrees = plan.details.degrees
         quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]  # (N, 1)
         loss = problem.loss
         w = np.zeros((R, N, d))

@@ -50,9 +50,9 @@ class PDMLServer(AgentProgram[Broadcasts | None]):
         i = self.agent
         rows = slice(i, i + 1)
         self.A, self.Lap = np.asarray(adjacency, dtype=np.float64)[rows], np.asarray(laplacian)[rows]
-        self.degree = plan.details["degrees"][rows]
+        self.degree = plan.details.degrees[rows]
         self.quad = quad[rows]
-        self.eps = plan.details["eps_label"][rows]
+        self.eps = plan.details.eps_label[rows]
         self.n_agents = self.A.shape[1]
 
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:

@@ -26,6 +26,11 @@ from solvers.lazy import lazy_exports
 # same names for type checkers.
 _EXPORTS = {
     "ADMMSharing": "solvers.sharing.admm",
+    "CertifiedSharingPlan": "solvers.sharing.admm",
+    "ClaimedSharingPlan": "solvers.sharing.admm",
+    "NoisySharingPlan": "solvers.sharing.admm",
+    "SharingPlan": "solvers.sharing.admm",
+    "ZeroNoiseSharingPlan": "solvers.sharing.admm",
     "ball_constrained_l2_coefficients": "solvers.sharing.steps",
     "z_update": "solvers.sharing.steps",
     "VerticalRecorder": "solvers.sharing.base",
@@ -50,10 +55,16 @@ _EXPORTS = {
     "VerticalProblem": "solvers.sharing.problem",
     "vertical_optimum": "solvers.sharing.problem",
     "VerticalSGD": "solvers.sharing.sgd",
+    "VerticalSGDPlan": "solvers.sharing.sgd",
 }
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
     from solvers.sharing.admm import ADMMSharing as ADMMSharing
+    from solvers.sharing.admm import CertifiedSharingPlan as CertifiedSharingPlan
+    from solvers.sharing.admm import ClaimedSharingPlan as ClaimedSharingPlan
+    from solvers.sharing.admm import NoisySharingPlan as NoisySharingPlan
+    from solvers.sharing.admm import SharingPlan as SharingPlan
+    from solvers.sharing.admm import ZeroNoiseSharingPlan as ZeroNoiseSharingPlan
     from solvers.sharing.base import VerticalRecorder as VerticalRecorder
     from solvers.sharing.base import VerticalSolver as VerticalSolver
     from solvers.sharing.data import VerticalData as VerticalData
@@ -76,6 +87,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.sharing.problem import VerticalProblem as VerticalProblem
     from solvers.sharing.problem import vertical_optimum as vertical_optimum
     from solvers.sharing.sgd import VerticalSGD as VerticalSGD
+    from solvers.sharing.sgd import VerticalSGDPlan as VerticalSGDPlan
     from solvers.sharing.steps import ball_constrained_l2_coefficients as ball_constrained_l2_coefficients
     from solvers.sharing.steps import z_update as z_update
 

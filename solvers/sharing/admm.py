@@ -38,7 +38,7 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from dp_accounting import dp_event
@@ -46,7 +46,7 @@ from dp_accounting import dp_event
 from accountants import gaussian_epsilon
 from mechanisms import GaussianMechanism, Mechanism
 from mechanisms.gaussian import Calibration
-from solvers.engine.plan import RunPlan
+from solvers.engine.plan import RunPlan, details_info
 from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import ChannelSpec
 from solvers.engine.solver import Draws
@@ -66,7 +66,112 @@ from solvers.sharing.problem import BlockSVD, VerticalProblem, effective_lam
 from solvers.sharing.protocol import PartyShare, SharingParty, SharingServer, sharing_white_box
 from solvers.sharing.steps import BALL_SLACK, ball_constrained_l2_coefficients, z_update
 
-__all__ = ["ADMMSharing"]
+__all__ = [
+    "ADMMSharing",
+    "CertifiedSharingPlan",
+    "ClaimedSharingPlan",
+    "NoisySharingPlan",
+    "SharingPlan",
+    "ZeroNoiseSharingPlan",
+]
+
+
+@dataclass(frozen=True)
+class SharingPlan:
+    """The constants of ADMM sharing (Hu et al. 2019, Algorithm 1), fixed before the run
+    (``RunPlan.details``); without noise (``noise=None``) the plan's details are exactly these.
+
+    Attributes:
+      rho: the penalty ρ > 0 of the augmented Lagrangian (default 1/N, N samples).
+      lam: λ of the problem (``VerticalProblem.lam``), the weight of Σ_m R_m(x_m).
+      b1: radius b_1 of the ball X_m = {‖x_m‖ ≤ b_1} (Assumption 2.1), or None (unconstrained).
+      noise: the noise mode: None, "output" or "parameter" (the paper's (10)).
+      sklearn_C: the equivalent scikit-learn C = 1/(λN).
+      block_widths: the parties' column-block widths d_m, a list of M ints.
+      block_rank: rank(D_m) of each party's block, a list of M ints.
+    """
+
+    rho: float
+    lam: float | None
+    b1: float | None
+    noise: str | None
+    sklearn_C: float
+    block_widths: list[int]
+    block_rank: list[int]
+
+
+@dataclass(frozen=True)
+class NoisySharingPlan(SharingPlan):
+    """A noisy mode's plan (base of the three below).
+
+    Attributes:
+      sensitivity: Δ_m (M,), party m's sensitivity: Δ_safe = 2√N b_1 (certified output mode) or
+        Lemma 1's claimed C (Hu et al. 2019; claim modes).
+      sigma: σ_m (M,), the noise standard deviation (per shared value in output mode; the scale
+        of ξ in parameter mode, eq. (10)).
+    """
+
+    sensitivity: np.ndarray
+    sigma: np.ndarray
+
+
+@dataclass(frozen=True)
+class ZeroNoiseSharingPlan(NoisySharingPlan):
+    """A noisy mode with σ = 0: no noise, nothing private.
+
+    Attributes:
+      claim_verified: always False.
+      claim_reason: why ("sigma = 0: no noise, not private").
+    """
+
+    claim_verified: Literal[False]
+    claim_reason: str
+
+
+@dataclass(frozen=True)
+class CertifiedSharingPlan(NoisySharingPlan):
+    """Output noise calibrated to Δ_safe (``noise="output"``, ``sensitivity="safe"``): certified.
+
+    Attributes:
+      noise_multiplier: z_m = σ_m/Δ_m (M,).
+      claim_verified: always True.
+      adjacency: the neighbouring relation the guarantee holds for (text).
+      epsilon_joint_rows: ε at the target δ of a change of every party's rows at once (Gaussian
+        DP with μ = sqrt(T Σ_m 1/z_m²)).
+      not_accounted: what the guarantee does not cover (text).
+    """
+
+    noise_multiplier: np.ndarray
+    claim_verified: Literal[True]
+    adjacency: str
+    epsilon_joint_rows: float
+    not_accounted: str
+
+
+@dataclass(frozen=True)
+class ClaimedSharingPlan(NoisySharingPlan):
+    """The paper's claim (parameter mode, or output mode with Lemma 1's C): not verified.
+
+    Attributes:
+      claimed_sensitivity: Lemma 1's C_m (M,) (Hu et al. 2019).
+      claimed_epsilon_per_iteration: ε_m (M,) per iteration (given, or Theorem 1 from σ_m and C_m).
+      claimed_epsilon: ε' of Corollary 1 over T iterations at δ', the worst party.
+      claimed_epsilon_basic: T·max_m ε_m (basic composition).
+      claimed_delta: Tδ + δ' of Corollary 1.
+      claim_theorem1_applies: whether every ε_m ≤ 1 (Theorem 1's range).
+      claim_verified: always False.
+      claim_reason: why the claim is not a guarantee (column space, or Lemma 1 false).
+    """
+
+    claimed_sensitivity: np.ndarray
+    claimed_epsilon_per_iteration: np.ndarray
+    claimed_epsilon: float
+    claimed_epsilon_basic: float
+    claimed_delta: float
+    claim_theorem1_applies: bool
+    claim_verified: Literal[False]
+    claim_reason: str
+
 
 _NOISE_MODES = (None, "parameter", "output")
 
@@ -207,7 +312,7 @@ class ADMMSharing(VerticalSolver):
         )
 
     # --------------------------------------------------------------------------------------------
-    def plan(self, problem: VerticalProblem) -> RunPlan:
+    def plan(self, problem: VerticalProblem) -> RunPlan[SharingPlan]:
         T, M, N = self.n_iterations, problem.n_parties, problem.n_samples
         rho = 1.0 / N if self.rho is None else float(self.rho)
         l2 = isinstance(problem.regularizer, L2Regularizer)
@@ -218,18 +323,18 @@ class ADMMSharing(VerticalSolver):
                 "l1 is excluded: use noise='output' with sensitivity='safe'"
             )
         svd = problem.block_svd
-        info: dict[str, object] = {
-            "rho": rho,
-            "lam": problem.lam,
-            "b1": self.b1,
-            "noise": self.noise,
-            "sklearn_C": problem.sklearn_C,
-            "block_widths": problem.partition.widths.tolist(),
-            "block_rank": svd.rank.tolist(),
-        }
+        base = SharingPlan(
+            rho=rho,
+            lam=problem.lam,
+            b1=self.b1,
+            noise=self.noise,
+            sklearn_C=problem.sklearn_C,
+            block_widths=problem.partition.widths.tolist(),
+            block_rank=svd.rank.tolist(),
+        )
         non_private = [[dp_event.NonPrivateDpEvent()] * M for _ in range(T)]
         if self.noise is None:
-            return RunPlan(T, non_private, None, (), info)
+            return RunPlan(T, non_private, None, (), base)
         problem.check_feature_bound(1.0)
         b1 = self.b1
         if b1 is None:  # __post_init__ requires b1 with every noise mode
@@ -254,13 +359,12 @@ class ADMMSharing(VerticalSolver):
         else:
             z = GaussianMechanism.from_epsilon_delta(1.0, self.epsilon, self.delta, self.calibration).noise_multiplier
             sigma = float(z) * sensitivity
-        info.update({"sensitivity": sensitivity, "sigma": sigma})
+        common = {**details_info(base), "sensitivity": sensitivity, "sigma": sigma}
         noise_width = N if self.noise == "output" else svd.s.shape[1]
         noise_shape = (T, M, noise_width)
         if np.all(sigma == 0):
-            info["claim_verified"] = False
-            info["claim_reason"] = "sigma = 0: no noise, not private"
-            return RunPlan(T, non_private, None, (), info)
+            zero = ZeroNoiseSharingPlan(**common, claim_verified=False, claim_reason="sigma = 0: no noise, not private")
+            return RunPlan(T, non_private, None, (), zero)
         if not claim:
             z = sigma / sensitivity
             mechanism = GaussianMechanism.from_noise_multiplier(
@@ -271,41 +375,37 @@ class ADMMSharing(VerticalSolver):
             target_delta = self.target_delta
             if target_delta is None:  # certified: output noise of σ > 0 calibrated to Δ_safe
                 raise ValueError("a certified run reports ε at a target δ")
-            info.update(
-                {
-                    "noise_multiplier": z,
-                    "claim_verified": True,
-                    "adjacency": (
-                        "per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)"
-                    ),
-                    "epsilon_joint_rows": gaussian_epsilon(mu, target_delta),
-                    "not_accounted": (
-                        "the labels, the server's broadcasts' dependence on them, and test-time shares D_m^te x_m"
-                    ),
-                }
+            certified = CertifiedSharingPlan(
+                **common,
+                noise_multiplier=z,
+                claim_verified=True,
+                adjacency="per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)",
+                epsilon_joint_rows=gaussian_epsilon(mu, target_delta),
+                not_accounted=(
+                    "the labels, the server's broadcasts' dependence on them, and test-time shares D_m^te x_m"
+                ),
             )
-            return RunPlan(T, [events[t * M : (t + 1) * M] for t in range(T)], mechanism, noise_shape, info)
+            return RunPlan(T, [events[t * M : (t + 1) * M] for t in range(T)], mechanism, noise_shape, certified)
         per_iteration = self.epsilon if self.epsilon is not None else theorem1_epsilon(sensitivity, sigma, self.delta)
         per_iteration = np.broadcast_to(np.asarray(per_iteration, dtype=np.float64), (M,))
-        info.update(
-            {
-                "claimed_sensitivity": sensitivity,
-                "claimed_epsilon_per_iteration": per_iteration.copy(),
-                "claimed_epsilon": max(corollary1_epsilon(float(e), T, self.delta_prime) for e in per_iteration),
-                "claimed_epsilon_basic": float(T * per_iteration.max()),
-                "claimed_delta": T * self.delta + self.delta_prime,
-                "claim_theorem1_applies": bool(np.all(per_iteration <= 1.0)),
-                "claim_verified": False,
-                "claim_reason": PARAMETER_MODE_REASON if self.noise == "parameter" else PAPER_SENSITIVITY_REASON,
-            }
+        claimed = ClaimedSharingPlan(
+            **common,
+            claimed_sensitivity=sensitivity,
+            claimed_epsilon_per_iteration=per_iteration.copy(),
+            claimed_epsilon=max(corollary1_epsilon(float(e), T, self.delta_prime) for e in per_iteration),
+            claimed_epsilon_basic=float(T * per_iteration.max()),
+            claimed_delta=T * self.delta + self.delta_prime,
+            claim_theorem1_applies=bool(np.all(per_iteration <= 1.0)),
+            claim_verified=False,
+            claim_reason=PARAMETER_MODE_REASON if self.noise == "parameter" else PAPER_SENSITIVITY_REASON,
         )
-        return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, info)
+        return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, claimed)
 
     # --------------------------------------------------------------------------------------------
     def iterate(
         self,
         problem: VerticalProblem,
-        plan: RunPlan,
+        plan: RunPlan[SharingPlan],
         R: int,
         draws: Draws | None,
         recorder: VerticalRecorder,
@@ -314,7 +414,7 @@ class ADMMSharing(VerticalSolver):
         U, s, Vt = svd.U, svd.s, svd.Vt
         Ut = U.transpose(0, 2, 1)
         M, N, width = problem.partition.D.shape
-        rho, lam = plan.details["rho"], effective_lam(problem)
+        rho, lam = plan.details.rho, effective_lam(problem)
         labels = problem.partition.y
         noise = None if draws is None else draws["noise"]  # (R, T, M, N or K)
         in_range = svd.in_range[:, None, :]

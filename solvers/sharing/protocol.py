@@ -61,7 +61,7 @@ class SharingParty(AgentProgram[ServerBroadcast]):
     def step(self, t: int, inbound: ServerBroadcast) -> Mapping[str, object]:
         r, y = inbound
         solver, share, svd = self.solver, self.share, self.share.block_svd
-        rho = self.plan.details["rho"]
+        rho = self.plan.details.rho
         c = (y + rho * (r - self.shared)) @ svd.U  # Uᵀ(y^t + ρ b_m^t), (1, R, K)
         if isinstance(share.regularizer, L2Regularizer):
             a = ball_constrained_l2_coefficients(c, svd.s, share.lam, rho, solver.b1)
@@ -90,7 +90,7 @@ class SharingServer(Coordinator[ServerBroadcast]):
         super().__init__()
         self.diagnostics = {"z_newton_iterations": 0.0, "max_x_norm": 0.0, "max_y_norm": 0.0, "max_z_norm": 0.0}
         self.solver, self.problem, self.recorder = solver, problem, recorder
-        self.rho, self.n_rounds = plan.details["rho"], plan.n_iterations
+        self.rho, self.n_rounds = plan.details.rho, plan.n_iterations
         N = problem.n_samples
         self.r, self.y = np.zeros((n_trials, N)), np.zeros((n_trials, N))
 

@@ -35,7 +35,21 @@ from solvers.sharing.base import VerticalRecorder, VerticalSolver
 from solvers.sharing.problem import VerticalProblem, effective_lam
 from solvers.sharing.steps import loss_derivatives
 
-__all__ = ["VerticalSGD"]
+__all__ = ["VerticalSGD", "VerticalSGDPlan"]
+
+
+@dataclass(frozen=True)
+class VerticalSGDPlan:
+    """The constants of vertical SGD (the FDML-style baseline, Hu et al. 2019), fixed before the
+    run (``RunPlan.details``).
+
+    Attributes:
+      lam: λ of the problem (``VerticalProblem.lam``), the regularisation weight.
+      steps_per_epoch: ⌈N/|B|⌉, the mini-batch steps of one epoch (N samples, batch size |B|).
+    """
+
+    lam: float | None
+    steps_per_epoch: int
 
 
 @dataclass(frozen=True)
@@ -79,11 +93,11 @@ class VerticalSGD(VerticalSolver):
         if self.schedule not in ("constant", "inverse_sqrt"):
             raise ValueError(f"schedule must be 'constant' or 'inverse_sqrt', got {self.schedule!r}")
 
-    def plan(self, problem: VerticalProblem) -> RunPlan:
+    def plan(self, problem: VerticalProblem) -> RunPlan[VerticalSGDPlan]:
         M = problem.n_parties
         events = [[dp_event.NonPrivateDpEvent()] * M for _ in range(self.n_epochs)]
         batches = -(-problem.n_samples // self.batch_size)
-        return RunPlan(self.n_epochs, events, None, (), {"lam": problem.lam, "steps_per_epoch": batches})
+        return RunPlan(self.n_epochs, events, None, (), VerticalSGDPlan(lam=problem.lam, steps_per_epoch=batches))
 
     def trial_draws(self, seed: SeedLike, problem: VerticalProblem, plan: RunPlan[Any]) -> dict[str, np.ndarray]:
         """The random initial model (M, d_max) and one permutation of the samples per epoch (E, N),

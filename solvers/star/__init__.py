@@ -7,6 +7,14 @@ Modules: ``admm`` (the three algorithms on one vectorised iteration), ``protocol
 the trainer as the sequential and Ray backends run them).
 """
 
-from solvers.star.admm import ADMM, DPADMM, NaiveNoisyADMM, StarADMM, linearized_update
+from solvers.star.admm import (
+    ADMM,
+    DPADMM,
+    DPADMMPlan,
+    NaiveNoisyADMM,
+    NaiveNoisyPlan,
+    StarADMM,
+    linearized_update,
+)
 
-__all__ = ["ADMM", "DPADMM", "NaiveNoisyADMM", "StarADMM", "linearized_update"]
+__all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "StarADMM", "linearized_update"]

@@ -51,9 +51,53 @@ from solvers.schedules import (
 from solvers.star.protocol import StarAgent, StarTrainer, white_box_needed
 from solvers.topology import StarTopology
 
-__all__ = ["ADMM", "DPADMM", "NaiveNoisyADMM", "linearized_update"]
+__all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "linearized_update"]
 
 _BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, broadcast to every agent")
+
+
+@dataclass(frozen=True)
+class NaiveNoisyPlan:
+    """The constants of Algorithm 2 (naive noisy ADMM), fixed before the run (``RunPlan.details``).
+
+    Attributes:
+      sensitivity: Δ_i (N,), the L2 sensitivity of agent i's exact local minimiser (Huang et al.
+        2019, Section 3; "paper" or "tight" mode of ``naive_sensitivity``), per agent, the same
+        in every iteration.
+      sigma: σ_i = z·Δ_i (N,), the standard deviation of the Gaussian noise added to agent i's
+        release in every iteration (0 when ε = ∞).
+      noise_multiplier: z = σ/Δ, a float (classic sqrt(2 ln(1.25/δ))/ε or analytic calibration;
+        0 when ε = ∞).
+    """
+
+    sensitivity: np.ndarray
+    sigma: np.ndarray
+    noise_multiplier: float
+
+
+@dataclass(frozen=True)
+class DPADMMPlan:
+    """The constants of Algorithm 3 (DP-ADMM, Huang et al. 2020), fixed before the run
+    (``RunPlan.details``).
+
+    Attributes:
+      eta: η_i^k (T, N), the step sizes of the linearised local step (3a) (Theorem 3 for an l1
+        regulariser, Theorem 4 for l2, or a constant).
+      sensitivity: Δ_{i,k} = 2 S1 / (m_i (ρ + 1/η_i^k)) (T, N), the L2 sensitivity of agent i's
+        release in iteration k (Lemma 1).
+      sigma: σ_{i,k} = z·Δ_{i,k} (T, N), the standard deviation of the Gaussian noise of (3b)
+        (0 when ε = ∞).
+      noise_multiplier: z = σ/Δ, a float (Theorem 1's sqrt(2 ln(1.25/δ))/ε, or analytic
+        calibration; 0 when ε = ∞).
+      dw: D_w, the bound on the model's diameter used by the step sizes of Theorems 3/4; None for
+        a constant step size.
+    """
+
+    eta: np.ndarray
+    sensitivity: np.ndarray
+    sigma: np.ndarray
+    noise_multiplier: float
+    dw: float | None
 
 
 @dataclass(frozen=True)
@@ -201,7 +245,7 @@ class ADMM(ExactLocalADMM):
     }
     sent_channel = "w_local"
 
-    def plan(self, problem: HorizontalProblem) -> RunPlan:
+    def plan(self, problem: HorizontalProblem) -> RunPlan[None]:
         self.check_problem(problem, private=False)
         return RunPlan(self.n_iterations, self._events(problem, None), None, (), None)
 
@@ -245,7 +289,7 @@ class NaiveNoisyADMM(ExactLocalADMM):
     def target_delta(self) -> float:
         return self.delta if self.delta_target is None else self.delta_target
 
-    def plan(self, problem: HorizontalProblem) -> RunPlan:
+    def plan(self, problem: HorizontalProblem) -> RunPlan[NaiveNoisyPlan]:
         self.check_problem(problem, private=True)
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
         sensitivity = naive_sensitivity(
@@ -263,8 +307,8 @@ class NaiveNoisyADMM(ExactLocalADMM):
             mechanism = GaussianMechanism.from_noise_multiplier(
                 np.broadcast_to(sensitivity[None, :, None], (T, N, 1)), z
             )
-        info = {"sensitivity": sensitivity, "sigma": z * sensitivity, "noise_multiplier": z}
-        return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), info)
+        details = NaiveNoisyPlan(sensitivity=sensitivity, sigma=z * sensitivity, noise_multiplier=z)
+        return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), details)
 
 
 @dataclass(frozen=True)
@@ -322,7 +366,7 @@ class DPADMM(StarADMM):
     def target_delta(self) -> float:
         return self.delta if self.delta_target is None else self.delta_target
 
-    def plan(self, problem: HorizontalProblem) -> RunPlan:
+    def plan(self, problem: HorizontalProblem) -> RunPlan[DPADMMPlan]:
         self.check_problem(problem, private=True)
         T, N, d = self.n_iterations, problem.n_agents, problem.n_features
         z = _noise_multiplier(self.epsilon, self.delta, self.calibration)
@@ -331,14 +375,8 @@ class DPADMM(StarADMM):
         mechanism = None
         if z > 0:
             mechanism = GaussianMechanism.from_noise_multiplier(sensitivity[:, :, None], z)
-        info = {
-            "eta": eta,
-            "sensitivity": sensitivity,
-            "sigma": z * sensitivity,
-            "noise_multiplier": z,
-            "dw": dw,
-        }
-        return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), info)
+        details = DPADMMPlan(eta=eta, sensitivity=sensitivity, sigma=z * sensitivity, noise_multiplier=z, dw=dw)
+        return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), details)
 
     def _step_sizes(self, problem: HorizontalProblem, z: float) -> tuple[np.ndarray, float | None]:
         """η (T, N) and the D_w it used (None for a constant step)."""
@@ -385,7 +423,7 @@ class DPADMM(StarADMM):
     def agent_update(
         self,
         problem: HorizontalProblem,
-        plan: RunPlan,
+        plan: RunPlan[DPADMMPlan],
         k: int,
         w: np.ndarray,
         gamma: np.ndarray,
@@ -395,7 +433,7 @@ class DPADMM(StarADMM):
         """(3a) for ``agents`` in iteration k at their previous noisy iterates ``sent`` (R, n, d);
         the in-process run and a Ray actor both call it."""
         gradient = problem.local_gradient(sent)
-        return linearized_update(w, gamma, sent, gradient, 1.0 / plan.details["eta"][k, agents], self.rho), {}
+        return linearized_update(w, gamma, sent, gradient, 1.0 / plan.details.eta[k, agents], self.rho), {}
 
 
 def linearized_update(

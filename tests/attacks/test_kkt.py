@@ -55,7 +55,7 @@ def test_noiseless_madmm_is_recovered_exactly(label, T):
     problem = _problem(label)
     solver = MADMM(theta=0.5, q1=1.1, n_iterations=T)
     result = solver.run(problem, seed=3, trials=2, record_transcript=True)
-    attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.info["eta"][:, 0])
+    attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.details.eta[:, 0])
     x1 = problem.partition.X[0, 0]
     m = attack.evaluate(result.transcript, x1, label, _pool(problem), 0)
     assert np.all(m["cosine"] >= 0.999) and np.all(m["abs_cosine"] >= 0.999)
@@ -70,7 +70,7 @@ def test_residual_identity_with_noise():
     knowledge = KKTKnowledge.from_problem(problem, 0)
     f = result.transcript["f"]
     a, b = kkt_terms(f, knowledge, 0.5)
-    eta = result.info["eta"][:, 0]
+    eta = result.details.eta[:, 0]
     r = -a / (2 * eta[:, None, None] * 3) - b / (2 * 3)
     x1, y1 = problem.partition.X[0, 0], -1.0
     s = problem.C / (2 * eta[:, None] * 3 * 30) * y1 * problem.loss.dphi(y1 * f[1:, :, 0] @ x1)
@@ -85,7 +85,7 @@ def test_attack_reads_only_the_public_transcript():
     result = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=50.0, n_iterations=3).run(
         problem, seed=0, trials=2, record_transcript=True, record_white_box=True
     )
-    attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.info["eta"][:, 0])
+    attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.details.eta[:, 0])
     assert np.array_equal(attack.estimate(result.transcript), attack.estimate(result.transcript.public()))
     assert not attack.attack(result, _pool(problem), 0).white_box
     assert KKTKnowledge.from_problem(problem, 0).X_known.shape == (29, 6)  # the first record is unknown
@@ -98,7 +98,7 @@ def test_eta_free_subspace_recovers_noiseless_madmm_without_eta():
     m = attack.evaluate(result.transcript, problem.partition.X[0, 0], -1.0, _pool(problem), 0)
     assert np.all(m["cosine"] >= 0.999) and np.all(m["label_correct"])
     # A tenfold misspecified η in plain averaging does not recover it (the paper's intuition).
-    wrong = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=10 * result.info["eta"][:, 0])
+    wrong = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=10 * result.details.eta[:, 0])
     assert np.all(
         wrong.evaluate(result.transcript, problem.partition.X[0, 0], -1.0, _pool(problem), 0)["abs_cosine"] < 0.99
     )
@@ -150,7 +150,7 @@ def test_attack_scores_auroc_is_the_mean_normalised_rank():
     result = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=30.0, q2=1.05, n_iterations=6).run(
         problem, seed=4, trials=6, record_transcript=True
     )
-    attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.info["eta"][:, 0])
+    attack = KKTInference(KKTKnowledge.from_problem(problem, 0), 0.5, eta=result.details.eta[:, 0])
     pool = _pool(problem)
     scores = attack.attack(result, pool, 0)
     assert scores.scores_in.shape == (6,) and scores.scores_out.shape == (6 * 39,)

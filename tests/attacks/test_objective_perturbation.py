@@ -70,16 +70,16 @@ def run(request):
 def test_duals_are_rebuilt_exactly_from_the_broadcasts(run):
     _, result = run
     f = result.transcript.public()["f"]
-    lam = reconstruct_duals(f, PROBLEM_IN.graph.adjacency, result.info["theta"])
+    lam = reconstruct_duals(f, PROBLEM_IN.graph.adjacency, result.details.theta)
     assert np.abs(lam - result.transcript["lam"]).max() <= 1e-12 * max(1.0, np.abs(lam).max())
 
 
 def test_noise_is_recovered_from_the_public_channel_alone(run):
     solver, result = run
-    t = costly_iterations(result.info)
-    expected = np.flatnonzero(np.asarray(result.info["noise_slot"]) >= 0) + 1
+    t = costly_iterations(result.details)
+    expected = np.flatnonzero(np.asarray(result.details.noise_slot) >= 0) + 1
     assert np.array_equal(t, expected)
-    eps = reconstruct_noise(result.transcript.public()["f"], PROBLEM_IN, result.info)
+    eps = reconstruct_noise(result.transcript.public()["f"], PROBLEM_IN, result.details)
     truth = result.transcript["noise"][t]
     assert np.abs(truth).max() > 0.1  # the noise is real
     assert np.abs(eps - truth).max() <= 1e-8
@@ -89,9 +89,9 @@ def test_public_gradient_is_the_noisy_local_gradient(run):
     """Issue 8: ∇O(f_i(t), D_i) + s ε_i(t), from the broadcasts, equals its white-box value."""
     _, result = run
     f = result.transcript["f"]
-    t = costly_iterations(result.info)
-    p = public_gradients(result.transcript.public()["f"], PROBLEM_IN.graph.adjacency, result.info)
-    scale = np.asarray(result.info["noise_scale"])[t - 1][:, None, :, None]
+    t = costly_iterations(result.details)
+    p = public_gradients(result.transcript.public()["f"], PROBLEM_IN.graph.adjacency, result.details)
+    scale = np.asarray(result.details.noise_scale)[t - 1][:, None, :, None]
     direct = PROBLEM_IN.local_gradient_seed(f[t]) + scale * result.transcript["noise"][t]
     assert np.abs(p - direct).max() <= 1e-8 * max(1.0, np.abs(direct).max())
 
@@ -101,15 +101,15 @@ def test_realised_loss_is_bounded_by_the_theorem_per_iteration_for_any_neighbour
     x̂ = −x, a random unit-norm record)."""
     _, result = run
     f = result.transcript.public()["f"]
-    t = costly_iterations(result.info)
-    eps_t = np.asarray(result.info["epsilons"])[t - 1, 1][:, None]
+    t = costly_iterations(result.details)
+    eps_t = np.asarray(result.details.epsilons)[t - 1, 1][:, None]
     rng = np.random.default_rng(5)
     random_unit = rng.normal(size=3)
     random_unit /= np.linalg.norm(random_unit)
     worst_jacobian = 0.0
     for x_out, y_out in ((None, -1.0), (-np.eye(3)[0], 1.0), (random_unit, -1.0), (random_unit, 1.0)):
         _, problem_out = _problems(x_out, y_out)
-        parts = realised_privacy_loss(f, PROBLEM_IN, problem_out, result.info, 1)
+        parts = realised_privacy_loss(f, PROBLEM_IN, problem_out, result.details, 1)
         assert parts["loss"].shape == (t.size, 6)
         assert np.all(np.abs(parts["loss"]) <= eps_t)
         worst_jacobian = max(worst_jacobian, np.abs(parts["jacobian_term"]).max())
@@ -118,9 +118,9 @@ def test_realised_loss_is_bounded_by_the_theorem_per_iteration_for_any_neighbour
 
 def test_label_flip_shifts_the_noise_by_exactly_C_over_sB_with_equal_jacobians(run):
     _, result = run
-    parts = realised_privacy_loss(result.transcript.public()["f"], PROBLEM_IN, PROBLEM_OUT, result.info, 1)
-    t = costly_iterations(result.info)
-    scale = np.asarray(result.info["noise_scale"])[t - 1, 1][:, None]
+    parts = realised_privacy_loss(result.transcript.public()["f"], PROBLEM_IN, PROBLEM_OUT, result.details, 1)
+    t = costly_iterations(result.details)
+    scale = np.asarray(result.details.noise_scale)[t - 1, 1][:, None]
     shift = np.linalg.norm(parts["eps_out"] - parts["eps_in"], axis=-1)
     assert np.allclose(shift, PROBLEM_IN.C / (scale * 15), rtol=1e-9)
     assert np.abs(parts["jacobian_term"]).max() <= 1e-12
@@ -134,17 +134,17 @@ def test_jacobian_term_matches_a_finite_difference_change_of_variables():
     for solver in (SOLVERS[0], SOLVERS[4]):
         result = solver.run(PROBLEM_IN, seed=1, trials=1, accountants=(), record_history=False)
         f = np.array(result.transcript.public()["f"])
-        info, t0, node, h = result.info, int(costly_iterations(result.info)[1]), 1, 1e-6
-        slot = int(np.flatnonzero(costly_iterations(info) == t0)[0])
+        details, t0, node, h = result.details, int(costly_iterations(result.details)[1]), 1, 1e-6
+        slot = int(np.flatnonzero(costly_iterations(details) == t0)[0])
         J = np.empty((3, 3))
         for k in range(3):
             plus, minus = f.copy(), f.copy()
             plus[t0, 0, node, k] += h
             minus[t0, 0, node, k] -= h
-            diff = reconstruct_noise(plus, PROBLEM_IN, info) - reconstruct_noise(minus, PROBLEM_IN, info)
+            diff = reconstruct_noise(plus, PROBLEM_IN, details) - reconstruct_noise(minus, PROBLEM_IN, details)
             J[:, k] = diff[slot, 0, node] / (2 * h)
-        s = info["noise_scale"][t0 - 1, node]
-        eta = np.asarray(info["eta"])[[t0 - 1]]
+        s = details.noise_scale[t0 - 1, node]
+        eta = np.asarray(details.eta)[[t0 - 1]]
         V = np.asarray(PROBLEM_IN.graph.adjacency).sum(axis=1)
         analytic = _log_det_jacobian(f[[t0]], PROBLEM_IN, eta, V, node)[0, 0] - 3 * np.log(s)
         assert np.linalg.slogdet(J)[1] == pytest.approx(analytic, abs=1e-5)
@@ -167,14 +167,14 @@ def test_bad_inputs_are_refused_with_the_argument_named():
     result = solver.run(PROBLEM_IN, seed=0, trials=2, accountants=(), record_history=False)
     f = result.transcript.public()["f"]
     with pytest.raises(ValueError, match="agent must be a node index"):
-        realised_privacy_loss(f, PROBLEM_IN, PROBLEM_OUT, result.info, 7)
+        realised_privacy_loss(f, PROBLEM_IN, PROBLEM_OUT, result.details, 7)
     with pytest.raises(ValueError, match="f must be the transcript channel"):
-        reconstruct_noise(f[:-1], PROBLEM_IN, result.info)
-    with pytest.raises(ValueError, match="info must hold"):
+        reconstruct_noise(f[:-1], PROBLEM_IN, result.details)
+    with pytest.raises(ValueError, match="details must hold"):
         costly_iterations({"eta": 1})
     non_private = RADMM(eta=1.0, gamma=0.5, n_iterations=4).run(PROBLEM_IN, seed=0, trials=2, accountants=())
     with pytest.raises(ValueError, match="not private"):
-        costly_iterations(non_private.info)
+        costly_iterations(non_private.details)
     single = solver.run(PROBLEM_IN, seed=0, accountants=())
     with pytest.raises(ValueError, match="batched"):
         TranscriptNP(PROBLEM_IN, PROBLEM_OUT, 1).score(single)

@@ -46,15 +46,15 @@ def test_mean_shift_is_the_canary_gradient_gap_over_the_curvature_and_within_the
     # (1 + 2c(ε))/m on the canary's column at every w, so the solves differ by that over the column's
     # curvature, between quad = a/n + 2βN_0 and quad + 1/(4m): below the derived Δ_0 = 2(1 + c)/(m quad).
     nb, solver, runs = setup
-    info = solver.plan(nb.problem_in).details
+    details = solver.plan(nb.problem_in).details
     stats = BroadcastNP(solver, nb.problem_in, nb.problem_out).statistics(runs["in"])
     shift = np.linalg.norm(stats.w_in[1:] - stats.w_out[1:], axis=-1)
     m, c = 10, float(debias_coefficient(solver.eps_label))
     quad = nb.problem_in.lam / 3 + 2 * solver.beta * 2
     assert np.all(shift >= (1 + 2 * c) / (m * quad + 0.25) - 1e-9)
     assert np.all(shift <= (1 + 2 * c) / (m * quad) + 1e-9)
-    assert np.all(shift <= info["sensitivity"][0])
-    assert shift.max() / info["sensitivity"][0] == pytest.approx((1 + 2 * c) / (2 + 2 * c), rel=0.02)
+    assert np.all(shift <= details.sensitivity[0])
+    assert shift.max() / details.sensitivity[0] == pytest.approx((1 + 2 * c) / (2 + 2 * c), rel=0.02)
 
 
 def test_scores_have_mean_plus_and_minus_half_mu_squared_and_variance_mu_squared(setup):

@@ -53,7 +53,7 @@ def noiseless():
 @pytest.mark.parametrize("party", [0, 1])
 def test_server_recovers_each_partys_gram_matrix_from_noiseless_shares(noiseless, party):
     problem, result = noiseless
-    recovery = recover_gram(result, party, lam=problem.lam, rho=result.info["rho"])
+    recovery = recover_gram(result, party, lam=problem.lam, rho=result.details.rho)
     width = int(problem.partition.widths[party])
     block = problem.partition.D[party, :, :width]
     assert recovery.rank == width
@@ -71,7 +71,7 @@ def test_gram_identity_fails_under_output_noise():
     """Negative control: with noise on the shares the KKT identity no longer holds."""
     problem = correlated_problem(n=120)
     result = ADMMSharing(noise="output", sigma=1e-3, b1=50.0, n_iterations=30).run(problem, seed=0, **NO_ACCOUNTANTS)
-    recovery = recover_gram(result, 0, lam=problem.lam, rho=result.info["rho"])
+    recovery = recover_gram(result, 0, lam=problem.lam, rho=result.details.rho)
     assert recovery.rank == 30  # the noisy shares span T directions, not col(D_0)
     assert recovery.relative_error(problem.partition.D[0, :, :6]) > 0.1
 
@@ -186,7 +186,7 @@ def test_np_llr_is_the_gaussian_privacy_loss(output_runs):
     for z in (standardized_in, standardized_out):
         assert abs(z.mean()) < 4 / math.sqrt(z.size) and abs(z.std() - 1) < 0.1
     # the canary nearly attains Δ_safe: realised μ close to the accountants' √T/z
-    accountant_mu = math.sqrt(solver.n_iterations) / float(r_in.info["noise_multiplier"][0])
+    accountant_mu = math.sqrt(solver.n_iterations) / float(r_in.details.noise_multiplier[0])
     assert 0.85 * accountant_mu < math.sqrt(mu2_in.mean()) <= accountant_mu
     metrics = test.attack(r_in, r_out).metrics()
     assert 0.6 < metrics["auroc"] < 0.8

@@ -38,7 +38,7 @@ def test_broken_noise_is_what_the_name_says():
             nb.problem_in, seed=3, trials=400, accountants=(), record_history=False, record_white_box=True
         )
         noise = white.transcript["w_tilde"] - white.transcript["w_local"]  # (T, R, N, d)
-        sigma = white.info["sigma"]  # claimed (T, N)
+        sigma = white.details.sigma  # claimed (T, N)
         ratio = noise.std(axis=(1, 3)) / sigma
         if expected is None:
             assert np.all(ratio[-1] == 0) and np.all(np.abs(ratio[:-1] - 1) < 0.1)

@@ -165,12 +165,12 @@ def test_noise_recovered_from_kkt_of_exact_steps(problem, solver):
     f, lam, noise = result.transcript["f"], result.transcript["lam"], result.transcript["noise"]
     A = problem.graph.adjacency_matrix()
     V = problem.graph.degrees[:, None].astype(float)
-    info = result.info
-    for t in np.flatnonzero(info["exact"]) + 1:
-        eta = info["eta"][t - 1][:, None]
+    details = result.details
+    for t in np.flatnonzero(details.exact) + 1:
+        eta = details.eta[t - 1][:, None]
         penalty = 2 * V * f[t] - V * f[t - 1] - A @ f[t - 1]
         kkt = problem.local_gradient_seed(f[t]) + 2 * lam[t - 1] + eta * penalty
-        recovered = -kkt / info["noise_scale"][t - 1][:, None]
+        recovered = -kkt / details.noise_scale[t - 1][:, None]
         assert np.abs(recovered - noise[t]).max() <= 1e-8
         assert np.linalg.norm(noise[t], axis=-1).min() > 0
 
@@ -211,7 +211,7 @@ def test_events_one_per_node_and_costly_iteration(problem):
     node1 = [e.event.epsilon for e in costly if e.participant == 1]
     assert np.allclose(node1, expected[:, 1])
     assert result.privacy["pure"] == pytest.approx(expected.sum(axis=0).max())
-    assert result.privacy["pure"] == pytest.approx(result.info["beta"])
+    assert result.privacy["pure"] == pytest.approx(result.details.beta)
     assert result.privacy["optimal_composition"] <= result.privacy["pure"] + 1e-9
     assert result.privacy["advanced_composition"] <= result.privacy["pure"] + 1e-9
 
@@ -247,7 +247,7 @@ def test_golden_privacy_totals(golden_problem, alpha, radmm, mradmm, op):
     assert r.privacy["pure"] == pytest.approx(radmm, abs=1e-4)
     assert m.privacy["pure"] == pytest.approx(mradmm, abs=1e-4)
     o = ObjectivePerturbationADMM(eta=1.0, alpha=alpha, n_iterations=50).plan(golden_problem)
-    assert o.details["beta"] == pytest.approx(op, abs=1e-4)
+    assert o.details.beta == pytest.approx(op, abs=1e-4)
 
 
 def test_pp_golden_anchor_via_solver(golden_problem):
@@ -258,7 +258,7 @@ def test_pp_golden_anchor_via_solver(golden_problem):
         / (2 * 8000 * 0.5)
         * (0.35 * (1 - 1.1**-60) / (1 - 1 / 1.1) + 3 * (1 - (1.05 / 1.1) ** 60) / (1 - 1.05 / 1.1))
     )
-    assert plan.details["beta"] == pytest.approx(expected, rel=1e-12)
+    assert plan.details.beta == pytest.approx(expected, rel=1e-12)
 
 
 # --- refusals ---------------------------------------------------------------------------------

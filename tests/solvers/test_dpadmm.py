@@ -114,11 +114,11 @@ def test_noise_is_the_mechanism_draw_and_gradient_perturbation_holds(problem):
     T, N, d = 15, problem.n_agents, problem.n_features
     children = np.random.SeedSequence(7).spawn(N)
     draws = np.stack([make_rng(child).standard_normal((T, d)) for child in children], axis=1)
-    expected = draws * result.info["sigma"][:, :, None]
+    expected = draws * result.details.sigma[:, :, None]
     np.testing.assert_allclose(noise, expected, rtol=1e-9, atol=1e-14)
-    eta, sigma = result.info["eta"], result.info["sigma"]
+    eta, sigma = result.details.eta, result.details.sigma
     c = (solver.rho + 1 / eta) * sigma
-    expected_c = np.broadcast_to(2 * result.info["noise_multiplier"] / problem.sizes, c.shape)
+    expected_c = np.broadcast_to(2 * result.details.noise_multiplier / problem.sizes, c.shape)
     np.testing.assert_allclose(c, expected_c, rtol=1e-12)
     assert np.all(np.diff(sigma, axis=0) < 0)
 
@@ -307,8 +307,9 @@ def test_transcript_is_public_by_default_with_white_box_on_request(problem):
 
 def test_result_carries_schedules_and_parameters(problem):
     result = DPADMM(n_iterations=7, epsilon=0.1).run(problem, seed=0, **NO_ACCOUNTANTS)
-    assert result.info["eta"].shape == result.info["sigma"].shape == (7, 6)
-    assert result.info["dw"] > 0 and result.solver["name"] == "dpadmm" and result.solver["epsilon"] == 0.1
+    assert result.details.eta.shape == result.details.sigma.shape == (7, 6)
+    assert result.info["eta"] is result.details.eta and result.info["dw"] == result.details.dw
+    assert result.details.dw > 0 and result.solver["name"] == "dpadmm" and result.solver["epsilon"] == 0.1
     assert result.model.shape == (4,) and result.history["test_accuracy"].shape == (7,)
 
 

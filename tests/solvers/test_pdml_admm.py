@@ -90,7 +90,7 @@ def test_every_iteration_solves_15_and_dual_sums_to_zero(problem):
     w, wt, gamma, eta, y_noisy = tr["w"], tr["w_tilde"], tr["gamma"], tr["eta"][0], tr["y_reported"][0]
     A = GRAPH.adjacency_matrix()
     deg = GRAPH.degrees[:, None]
-    eps = result.info["eps_label"]
+    eps = result.details.eps_label
     for t in range(12):
         foc = (
             _debiased_gradient(problem, w[t + 1], y_noisy, eps)
@@ -120,7 +120,7 @@ def test_noise_schedules(problem):
             dof = 150 * D
             assert abs(statistic - dof) < 5 * math.sqrt(2 * dof)
         assert not np.any(theta[t, :, 1])
-    np.testing.assert_allclose(result.info["sigma"][:, 2], 0.5 * 0.7 ** (np.arange(6) / 2))
+    np.testing.assert_allclose(result.details.sigma[:, 2], 0.5 * 0.7 ** (np.arange(6) / 2))
     assert np.all(eta == eta[:1])
     norms = np.linalg.norm(eta[0], axis=-1)  # (trials, N)
     assert np.all(norms <= R * (1 + 1e-12)) and not np.any(norms[:, 1])
@@ -150,7 +150,7 @@ def test_ledger_per_participant_and_guarantees(problem, tmp_path):
     result = PDML(eps_label=eps, eta_bound=1.0, V=V, rho_decay=0.8, n_iterations=7).run(
         problem, seed=0, ledger_path=tmp_path / "ledger.jsonl"
     )
-    ledger, info = result.ledger, result.info
+    ledger, details = result.ledger, result.details
     assert list(Ledger.load(tmp_path / "ledger.jsonl")) == list(ledger)
     assert ledger.participants == [f"users-{i}" for i in range(N)] + [f"server-{i}" for i in range(N)]
     assert ledger.for_participant("users-0")[0].event == PureDpEvent(0.4)
@@ -159,17 +159,17 @@ def test_ledger_per_participant_and_guarantees(problem, tmp_path):
     assert [e.iteration for e in entries] == list(range(1, 8))
     for t, entry in enumerate(entries, start=1):
         assert isinstance(entry.event, GaussianDpEvent)
-        assert entry.event.noise_multiplier == pytest.approx(0.2 * 0.8 ** ((t - 1) / 2) / info["sensitivity"][1])
+        assert entry.event.noise_multiplier == pytest.approx(0.2 * 0.8 ** ((t - 1) / 2) / details.sensitivity[1])
     assert all(isinstance(e.event, dp_event.NonPrivateDpEvent) for e in ledger.for_participant("server-3"))
     assert result.privacy == {"exact_gaussian": math.inf, "rdp": math.inf}  # server 3 is unperturbed
-    g = info["guarantees"]
+    g = details.guarantees
     assert g[0]["collector"] == {"label": (0.4, 0.0), "features": (math.inf, 0.0)}
-    assert g[1]["other_servers"]["features"] == (pytest.approx(info["epsilon_phase2"][1]), 1e-5)
-    assert g[1]["other_servers"]["label"][0] < min(1.0, info["epsilon_phase2"][1])
+    assert g[1]["other_servers"]["features"] == (pytest.approx(details.epsilon_phase2[1]), 1e-5)
+    assert g[1]["other_servers"]["label"][0] < min(1.0, details.epsilon_phase2[1])
     assert g[3]["other_servers"]["label"] == (2.0, 0.0)  # unperturbed broadcasts: RR alone
-    assert "derived" in info["phase2_note"]
+    assert "derived" in details.phase2_note
     private = PDML(eps_label=eps, eta_bound=1.0, V=[0.1, 0.2, 0.3, 0.4], n_iterations=7).run(problem, seed=0)
-    assert private.privacy["exact_gaussian"] == pytest.approx(private.info["epsilon_phase2"].max(), rel=1e-6)
+    assert private.privacy["exact_gaussian"] == pytest.approx(private.details.epsilon_phase2.max(), rel=1e-6)
     assert private.privacy["rdp"] >= private.privacy["exact_gaussian"] * (1 - 1e-9)
 
 

@@ -143,6 +143,6 @@ def test_first_broadcast_moves_at_most_the_sensitivity():
         for p in (part, part2)
     ]
     moved = np.linalg.norm(runs[0].transcript["w"][1, 0] - runs[1].transcript["w"][1, 0])
-    bound = runs[0].info["sensitivity"][0]
+    bound = runs[0].details.sensitivity[0]
     assert 0.4 * bound < moved <= bound
     np.testing.assert_allclose(runs[0].transcript["w"][1, 1:], runs[1].transcript["w"][1, 1:])

@@ -284,7 +284,7 @@ def test_sharing_l1_estimator_and_parties_own_streams(ray_cluster, vertical_prob
     assert _max_difference(local, remote) <= TOLERANCE
     # party m's noise is child m of the trial's seed: (u − D_m x_m)/σ_m is that stream's normals
     noisy = solver.run(vertical_problem, seed=2, accountants=(), record_white_box=True)
-    sigma = noisy.info["sigma"]
+    sigma = noisy.details.sigma
     for m, child in enumerate(agent_seeds(2, 3)):
         drawn = (noisy.transcript["u"][:, m] - noisy.transcript["u_clean"][:, m]) / sigma[m]
         np.testing.assert_allclose(drawn, np.random.default_rng(child).standard_normal((4, 60)), atol=1e-9)

@@ -75,7 +75,7 @@ def test_noiseless_admm_reaches_sklearn_optimum_on_adult_block_split(adult):
     result = ADMMSharing(n_iterations=800).run(adult, seed=0, record_transcript=False, **NO_ACCOUNTANTS)
     gap = (result.history["objective"][-1] - reference) / reference
     assert abs(gap) <= 1e-6
-    assert result.info["rho"] == pytest.approx(1 / 1500) and result.info["sklearn_C"] == pytest.approx(1.0)
+    assert result.details.rho == pytest.approx(1 / 1500) and result.details.sklearn_C == pytest.approx(1.0)
 
 
 def test_noiseless_admm_reaches_sklearn_optimum_on_the_5000_feature_gisette_stand_in():
@@ -230,8 +230,8 @@ def test_output_mode_registers_t_by_m_gaussian_events_with_the_exact_closed_form
     assert len(entries) == T * M
     assert [(e.iteration, e.participant) for e in entries] == [(t, m) for t in range(T) for m in range(M)]
     assert all(e.event == dp_event.GaussianDpEvent(noise_multiplier=z) for e in entries)
-    np.testing.assert_allclose(result.info["sensitivity"], 2 * math.sqrt(N) * b1)
-    np.testing.assert_allclose(result.info["sigma"], z * 2 * math.sqrt(N) * b1)
+    np.testing.assert_allclose(result.details.sensitivity, 2 * math.sqrt(N) * b1)
+    np.testing.assert_allclose(result.details.sigma, z * 2 * math.sqrt(N) * b1)
     # Closed form: T Gaussian releases per party compose to μ-GDP with μ = √T/z, and
     # δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth & Su 2022, Cor. 2.13 and 3.3).
     mu = math.sqrt(T) / z
@@ -242,7 +242,7 @@ def test_output_mode_registers_t_by_m_gaussian_events_with_the_exact_closed_form
         xtol=1e-14,
     )
     assert result.privacy["exact_gaussian"] == pytest.approx(closed_form, rel=1e-9)
-    assert result.delta == delta and result.info["claim_verified"] is True
+    assert result.delta == delta and result.details.claim_verified is True
 
 
 def test_output_mode_noise_has_the_calibrated_scale_and_the_ball_holds(small):
@@ -263,7 +263,7 @@ def test_output_mode_from_epsilon_calibrates_per_iteration(small):
         small, seed=0, accountants=("exact_gaussian",)
     )
     z = math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5  # classic calibration, 9.6896 (spec item 11)
-    np.testing.assert_allclose(result.info["noise_multiplier"], z)
+    np.testing.assert_allclose(result.details.noise_multiplier, z)
     assert result.privacy["exact_gaussian"] < 4 * 0.5  # GDP beats basic composition Tε
 
 
@@ -312,23 +312,23 @@ def test_parameter_mode_registers_no_guarantee_and_reports_the_papers_claim(smal
     assert all(isinstance(e.event, dp_event.NonPrivateDpEvent) for e in result.ledger)
     assert len(result.ledger) == T * M
     assert all(math.isinf(v) for v in result.privacy.values()) and result.delta is None
-    info = result.info
-    assert info["claim_verified"] is False and "column space" in info["claim_reason"]
-    assert info["claimed_epsilon"] == pytest.approx(11.5549, abs=1e-4)  # Corollary 1, spec item 13
-    assert info["claimed_epsilon"] == corollary1_epsilon(eps, T, 1e-6)
-    assert info["claimed_delta"] == pytest.approx(T * delta + 1e-6)
+    details = result.details
+    assert details.claim_verified is False and "column space" in details.claim_reason
+    assert details.claimed_epsilon == pytest.approx(11.5549, abs=1e-4)  # Corollary 1, spec item 13
+    assert details.claimed_epsilon == corollary1_epsilon(eps, T, 1e-6)
+    assert details.claimed_delta == pytest.approx(T * delta + 1e-6)
     rho = 1 / small.n_samples
     C = lemma1_bound(small.partition.widths, rho, small.lam, 1.0, b1, M)
-    np.testing.assert_allclose(info["claimed_sensitivity"], C)
-    np.testing.assert_allclose(info["sigma"], math.sqrt(2 * math.log(1.25 / delta)) * C / eps)
+    np.testing.assert_allclose(details.claimed_sensitivity, C)
+    np.testing.assert_allclose(details.sigma, math.sqrt(2 * math.log(1.25 / delta)) * C / eps)
 
 
 def test_output_mode_with_the_papers_sensitivity_is_also_only_a_claim(small):
     result = ADMMSharing(n_iterations=3, noise="output", sensitivity="paper", epsilon=1.0, b1=1.0).run(
         small, seed=0, accountants=("exact_gaussian",)
     )
-    assert math.isinf(result.privacy["exact_gaussian"]) and result.info["claim_verified"] is False
-    assert "Lemma 1" in result.info["claim_reason"]
+    assert math.isinf(result.privacy["exact_gaussian"]) and result.details.claim_verified is False
+    assert "Lemma 1" in result.details.claim_reason
 
 
 def test_zero_sigma_reproduces_the_noiseless_iterates_spec_item_10(small):
