@@ -182,17 +182,9 @@ def as_target(name: str, obj: object) -> AuditTarget:
 
 
 def _from_module(name: str) -> AuditTarget:
-    module_name, _, attribute = name.partition(":")
-    if not module_name or not attribute:
-        raise ValueError(f"target {name!r} must be 'module:attribute' (e.g. mypkg.audit:target)")
-    try:
-        obj: object = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"target {name!r}: cannot import module {module_name!r}: {error}") from error
-    for part in attribute.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"target {name!r}: module {module_name!r} has no attribute {attribute!r}")
-        obj = getattr(obj, part)
+    from solvers.registry import load_attribute
+
+    obj = load_attribute(name, "target")
     try:
         return as_target(name, obj)
     except TypeError as error:

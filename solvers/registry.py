@@ -55,7 +55,7 @@ def load_attribute(reference: str, what: str) -> Any:
     """The object ``"package.module:attribute"`` names (``what`` names the argument in errors)."""
     module_name, colon, attribute = reference.partition(":")
     if not colon or not module_name or not attribute:
-        raise ValueError(f"{what} must be 'package.module:attribute', got {reference!r}")
+        raise ValueError(f"{what} must be 'module:attribute' (e.g. mypkg.module:name), got {reference!r}")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:

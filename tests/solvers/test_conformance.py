@@ -112,3 +112,15 @@ def test_check_solver_passes_a_conforming_solver_and_names_a_broken_promise():
     check_solver(DPADMM(epsilon=0.5, n_iterations=3), _star())
     with pytest.raises(AssertionError, match=r"check_batched_equals_single\(_UnseededDPADMM\): trial 0"):
         check_solver(_UnseededDPADMM(epsilon=0.5, n_iterations=3), _star())
+
+
+def test_registry_resolves_module_attribute_and_refuses_what_is_not_a_solver():
+    assert solver_class("solvers.star.admm:DPADMM") is DPADMM
+    with pytest.raises(ValueError, match="unknown solver 'no_such_solver'"):
+        solver_class("no_such_solver")
+    with pytest.raises(ValueError, match="cannot import module 'no_such_module_xyz'"):
+        solver_class("no_such_module_xyz:Solver")
+    with pytest.raises(ValueError, match="has no attribute 'Missing'"):
+        solver_class("solvers.star.admm:Missing")
+    with pytest.raises(ValueError, match="not a solvers.engine.Solver subclass"):
+        solver_class("solvers.star.admm:linearized_update")
