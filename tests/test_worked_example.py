@@ -50,15 +50,25 @@ def test_the_example_passes_check_solver_and_is_accounted(example):
     assert result.details.sigma == pytest.approx(2.0 * result.details.sensitivity)
 
 
-def test_the_example_runs_on_ray_as_in_process(example):
+@pytest.fixture
+def local_ray():
+    """A local Ray for one test, shut down after it (later modules start their own)."""
     ray = pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
-    from solvers.engine import RayBackend
-
-    if not ray.is_initialized():
+    started = not ray.is_initialized()
+    if started:
         try:
             ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
         except Exception as error:  # pragma: no cover - depends on the sandbox
             pytest.skip(f"a local Ray cannot start here: {type(error).__name__}: {error}")
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+def test_the_example_runs_on_ray_as_in_process(example, local_ray):
+    from solvers.engine import RayBackend
+
+    ray = local_ray
     ray.cloudpickle.register_pickle_by_value(example)  # the workers do not have the example on their path
     solver, problem = example.NoisyGradientADMM(n_iterations=3), _problem()
     local = solver.run(problem, seed=2, trials=2, accountants=())

@@ -54,6 +54,8 @@ def graph_problem():
 @pytest.fixture(scope="module")
 def ray_cluster():
     ray = pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
+    if ray.is_initialized():  # another module's Ray: this module's tests need their own cluster
+        ray.shutdown()
     try:
         ray.init(
             address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1"
