@@ -40,7 +40,7 @@ _EXPORTS = {
     "ADMM": "solvers.star.admm",
     "DPADMM": "solvers.star.admm",
     "NaiveNoisyADMM": "solvers.star.admm",
-    "DPADMMClassifier": "solvers.estimators",
+    "DPADMMClassifier": "solvers.star.estimator",
     "HuberHingeLoss": "solvers.losses",
     "LogisticLoss": "solvers.losses",
     "MarginLoss": "solvers.losses",
@@ -51,11 +51,11 @@ _EXPORTS = {
     "L2Regularizer": "solvers.regularizers",
     "Regularizer": "solvers.regularizers",
     "Result": "solvers.engine.result",
-    "dpadmm_sensitivity": "solvers.schedules",
-    "estimate_dw": "solvers.schedules",
-    "eta_theorem3": "solvers.schedules",
-    "eta_theorem4": "solvers.schedules",
-    "naive_sensitivity": "solvers.schedules",
+    "dpadmm_sensitivity": "solvers.star.privacy",
+    "estimate_dw": "solvers.star.privacy",
+    "eta_theorem3": "solvers.star.privacy",
+    "eta_theorem4": "solvers.star.privacy",
+    "naive_sensitivity": "solvers.star.privacy",
     "StarTopology": "solvers.topology",
     "Topology": "solvers.topology",
     "Channel": "solvers.engine.transcript",
@@ -99,7 +99,6 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.engine.solver import Solver as Solver
     from solvers.engine.transcript import Channel as Channel
     from solvers.engine.transcript import Transcript as Transcript
-    from solvers.estimators import DPADMMClassifier as DPADMMClassifier
     from solvers.graph import GraphTopology as GraphTopology
     from solvers.horizontal import HorizontalSolver as HorizontalSolver
     from solvers.losses import HuberHingeLoss as HuberHingeLoss
@@ -115,11 +114,6 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.regularizers import L1Regularizer as L1Regularizer
     from solvers.regularizers import L2Regularizer as L2Regularizer
     from solvers.regularizers import Regularizer as Regularizer
-    from solvers.schedules import dpadmm_sensitivity as dpadmm_sensitivity
-    from solvers.schedules import estimate_dw as estimate_dw
-    from solvers.schedules import eta_theorem3 as eta_theorem3
-    from solvers.schedules import eta_theorem4 as eta_theorem4
-    from solvers.schedules import naive_sensitivity as naive_sensitivity
     from solvers.sharing import ADMMSharing as ADMMSharing
     from solvers.sharing import VerticalLogisticRegression as VerticalLogisticRegression
     from solvers.sharing import VerticalProblem as VerticalProblem
@@ -128,6 +122,12 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.star.admm import ADMM as ADMM
     from solvers.star.admm import DPADMM as DPADMM
     from solvers.star.admm import NaiveNoisyADMM as NaiveNoisyADMM
+    from solvers.star.estimator import DPADMMClassifier as DPADMMClassifier
+    from solvers.star.privacy import dpadmm_sensitivity as dpadmm_sensitivity
+    from solvers.star.privacy import estimate_dw as estimate_dw
+    from solvers.star.privacy import eta_theorem3 as eta_theorem3
+    from solvers.star.privacy import eta_theorem4 as eta_theorem4
+    from solvers.star.privacy import naive_sensitivity as naive_sensitivity
     from solvers.topology import StarTopology as StarTopology
     from solvers.topology import Topology as Topology
 

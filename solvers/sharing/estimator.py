@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mechanisms.gaussian import Calibration
-from solvers.estimators import RemovedResult, noise_seed_sequence, public_info, validate_binary_data
+from solvers.private_estimator import RemovedResult, noise_seed_sequence, public_info, validate_binary_data
 from solvers.sharing.admm import ADMMSharing
 from solvers.sharing.partition import partition_vertical
 from solvers.sharing.problem import VerticalProblem

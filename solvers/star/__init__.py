@@ -3,8 +3,10 @@
     from solvers.star import DPADMM
     result = DPADMM(epsilon=0.05, delta=1e-3).run(problem, seed=0, trials=100)
 
-Modules: ``admm`` (the three algorithms on one vectorised iteration), ``protocol`` (the agents and
-the trainer as the sequential and Ray backends run them).
+Modules: ``admm`` (the three algorithms on one vectorised iteration), ``privacy`` (the step-size and
+sensitivity schedules of Theorems 3 and 4 and Lemma 1), ``protocol`` (the agents and the trainer as
+the sequential and Ray backends run them), ``estimator`` (``DPADMMClassifier``, the scikit-learn
+estimator).
 """
 
 from solvers.star.admm import (

@@ -41,7 +41,7 @@ from solvers.inner import accelerated_proximal_gradient, damped_newton
 from solvers.problem import HorizontalProblem
 from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
-from solvers.schedules import (
+from solvers.star.privacy import (
     dpadmm_sensitivity,
     estimate_dw,
     eta_theorem3,

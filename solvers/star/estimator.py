@@ -14,71 +14,24 @@ the training history is not private; both are kept only on request (``keep_secre
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from solvers.datasets import near_equal_sizes
 from solvers.engine.backends import BackendLike
 from solvers.losses import LogisticLoss
+from solvers.private_estimator import RemovedResult, noise_seed_sequence, public_info, validate_binary_data
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer, L2Regularizer
 from solvers.star.admm import ADMM, DPADMM, NaiveNoisyADMM
 
-__all__ = ["DPADMMClassifier", "noise_seed_sequence"]
+__all__ = ["DPADMMClassifier"]
 
 _REGULARIZERS = {"l1": L1Regularizer, "l2": L2Regularizer}
 
 #: ``Result.info`` keys of the DP-ADMM family fixed before the run from public values only.
 _PUBLIC_INFO = ("eta", "sensitivity", "sigma", "noise_multiplier", "dw")
-
-
-def noise_seed_sequence(random_state: object) -> np.random.SeedSequence:
-    """The root ``SeedSequence`` of a fit: from OS entropy when ``random_state`` is None (never from
-    numpy's global generator, which ``np.random.seed`` makes public), else from the int or
-    ``RandomState`` the user chose for reproducibility (scikit-learn's convention)."""
-    if random_state is None:
-        return np.random.SeedSequence()
-    return np.random.SeedSequence(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-def public_info(info: Mapping[str, object], keys: Sequence[str] = (), prefixes: Sequence[str] = ()) -> dict:
-    """The entries of ``Result.info`` that are public run constants (named in ``keys`` or starting
-    with one of ``prefixes``): the rest (inner-solver diagnostics, norms of iterates, ranks of the
-    data) is computed from the private data."""
-    return {k: v for k, v in info.items() if k in keys or any(k.startswith(p) for p in prefixes)}
-
-
-class RemovedResult:
-    """``result_`` is gone: it held the noise seed and the non-private training history."""
-
-    def __get__(self, instance: object, owner: type | None = None) -> object:
-        raise AttributeError(
-            "result_ was removed: it held the noise seed (which undoes the noise) and the non-private training "
-            "history; a fitted estimator keeps only what is safe to publish (coef_, privacy_, ledger_, info_). "
-            "Fit with keep_secrets=True and read secret_result_ (never publish it)"
-        )
-
-
-def validate_binary_data(estimator: BaseEstimator, X, y) -> tuple[np.ndarray, np.ndarray]:
-    """scikit-learn's checks of (X, y) for a binary classifier; sets ``estimator.classes_``.
-
-    Raises:
-      ValueError: y is not a binary target (scikit-learn's wording, which its estimator checks expect).
-    """
-    X, y = validate_data(estimator, X, y, dtype=np.float64)
-    check_classification_targets(y)
-    target = type_of_target(y, input_name="y", raise_unknown=True)
-    if target != "binary":
-        raise ValueError(f"Only binary classification is supported. The type of the target is {target}.")
-    estimator.classes_ = np.unique(y)
-    if estimator.classes_.size != 2:
-        raise ValueError(f"{type(estimator).__name__} needs 2 classes in y, got {estimator.classes_.size} class")
-    return X, y
 
 
 class DPADMMClassifier(ClassifierMixin, BaseEstimator):

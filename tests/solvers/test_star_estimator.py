@@ -1,4 +1,4 @@
-"""Tests for solvers.estimators: DPADMMClassifier in scikit-learn's machinery."""
+"""Tests for solvers.star.estimator: DPADMMClassifier in scikit-learn's machinery."""
 
 import warnings
 

@@ -1,4 +1,4 @@
-"""Tests for solvers.schedules: the spec's golden schedule table, Lemma 1 and Algorithm 2 constants."""
+"""Tests for solvers.star.privacy: the spec's golden schedule table, Lemma 1 and Algorithm 2 constants."""
 
 import math
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from solvers.datasets import partition_horizontal
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer
-from solvers.schedules import (
+from solvers.star.privacy import (
     dpadmm_sensitivity,
     estimate_dw,
     eta_theorem3,
