@@ -157,7 +157,7 @@ def run_spec(
             audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
         ),
     }
-    deciding = ("gdp", "clopper_pearson") if claim.family == "gaussian" else ("clopper_pearson",)
+    deciding = ("gdp", "clopper_pearson") if claim.noise == "gaussian" else ("clopper_pearson",)
     lower = {k: b for k, b in bounds.items() if k in deciding}
     upper = {**_accountant_bounds(ledger, claim.delta, spec.participant), **claim.upper}
     per_trial = {key: np.concatenate(parts) for key, parts in utility.items()}

@@ -32,17 +32,24 @@ __all__ = [
     "Attack",
     "AuditContext",
     "AuditSpec",
+    "CLAIMED",
     "Claim",
     "Finding",
+    "NOISE_FAMILIES",
+    "Noise",
     "ScoreAttack",
     "SectionBuilder",
     "SpecBuilder",
 ]
 
-#: Which lower bounds may decide the verdict: "gaussian" admits the Gaussian-DP bound (its
-#: trade-off curve is exact for Gaussian noise, Dong, Roth & Su 2022, eq. (2.3)); "worst-case"
-#: admits only the Clopper–Pearson bound, which assumes nothing about the mechanism.
-Family = Literal["gaussian", "worst-case"]
+#: The noise a claim's mechanism adds, which decides the lower bounds that may decide the verdict:
+#: "gaussian" admits the Gaussian-DP bound (its trade-off curve is exact for Gaussian noise, Dong,
+#: Roth & Su 2022, eq. (2.3)); "laplace" and "other" (any other or unknown noise) admit only the
+#: Clopper–Pearson bound, which assumes nothing about the mechanism.
+Noise = Literal["gaussian", "laplace", "other"]
+NOISE_FAMILIES: tuple[Noise, ...] = ("gaussian", "laplace", "other")
+#: The key of ``Claim.upper`` a numeric ``Claim(epsilon=...)`` is stored under.
+CLAIMED = "claimed"
 
 
 class Attack(Protocol):
@@ -86,25 +93,99 @@ class ScoreAttack:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Claim:
-    """The privacy claim the lower bounds are held against.
+    """The privacy claim the lower bounds are held against: (ε, δ) and the noise that backs it.
+
+    ``Claim(epsilon=8.0, delta=1e-5, noise="gaussian")`` claims (8, 1e-5)-DP for a mechanism that
+    adds Gaussian noise; ``delta=0`` claims pure ε-DP (only worst-case bounds decide then, as the
+    Gaussian-DP bound has no finite ε at δ = 0). :meth:`from_ledger` takes the claim from a ledger
+    the user's code filled through the accountants.
 
     Attributes:
-      statement: the claim in words, with its source (paper, theorem, equation).
-      delta: δ of every bound, lower and upper.
-      bound: the key of the claimed upper bound: an accountant's name or a key of ``upper``
-        (None: the claim has no number).
+      delta: δ of every bound, lower and upper, in [0, 1).
+      epsilon: the claimed ε (stored as ``upper["claimed"]``, the claimed bound); None: the claim is
+        ``bound``, one of the accountants' upper bounds or of ``upper``.
+      noise: the mechanism's noise (:data:`Noise`); it decides which lower bounds may decide the
+        verdict, the others are computed for information.
+      statement: the claim in words, with its source (paper, theorem, equation); default: from ε, δ
+        and the noise.
+      bound: the key of the claimed upper bound (None: the claim has no number).
       upper: upper bounds the claim states beyond the accountants' (e.g. a paper's β).
-      family: which lower bounds may decide the verdict (:data:`Family`); the others are computed
-        for information and handed to the sections.
+
+    Raises:
+      ValueError: δ outside [0, 1), ε not a number > 0 (∞ allowed: a claim of no privacy), an unknown
+        noise family, or both ``epsilon`` and ``bound`` given.
     """
 
-    statement: str
     delta: float
-    bound: str | None
+    epsilon: float | None = None
+    noise: Noise = "other"
+    statement: str = ""
+    bound: str | None = None
     upper: Mapping[str, float] = field(default_factory=dict)
-    family: Family = "gaussian"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float, np.integer, np.floating)):
+            raise TypeError(f"Claim.delta must be a number in [0, 1), got {self.delta!r}")
+        if not 0 <= self.delta < 1:
+            raise ValueError(f"Claim.delta must be in [0, 1), got {self.delta!r}")
+        if self.noise not in NOISE_FAMILIES:
+            raise ValueError(f"Claim.noise must be one of {NOISE_FAMILIES}, got {self.noise!r}")
+        upper = dict(self.upper)
+        for key, value in upper.items():
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))
+                or not value >= 0
+            ):
+                raise ValueError(f"Claim.upper[{key!r}] must be a number >= 0, got {value!r}")
+        object.__setattr__(self, "delta", float(self.delta))
+        if self.epsilon is not None:
+            epsilon = self.epsilon
+            if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)):
+                raise TypeError(f"Claim.epsilon must be a number > 0, got {epsilon!r}")
+            if not epsilon > 0:
+                raise ValueError(f"Claim.epsilon must be > 0 (∞ allowed), got {epsilon!r}")
+            if self.bound is not None:
+                raise ValueError(f"Claim: give epsilon or bound, not both (epsilon={epsilon!r}, bound={self.bound!r})")
+            upper[CLAIMED] = float(epsilon)
+            object.__setattr__(self, "epsilon", float(epsilon))
+            object.__setattr__(self, "bound", CLAIMED)
+            if not self.statement:
+                dp = f"{epsilon:g}-DP" if self.delta == 0 else f"({epsilon:g}, {self.delta:g})-DP"
+                object.__setattr__(self, "statement", f"{dp}, {self.noise} noise")
+        object.__setattr__(self, "upper", upper)
+
+    @classmethod
+    def from_ledger(
+        cls, ledger: Ledger, delta: float, *, participant: Hashable = None, noise: Noise = "other"
+    ) -> Claim:
+        """The claim the accountants defend for ``ledger`` at ``delta``: the smallest ε of any
+        accountant that supports every event (``accountants.best_epsilon``), with every accountant's
+        bound reported next to it.
+
+        Args:
+          ledger: an ``accountants.Ledger`` the audited code registered its releases in.
+          participant: whose privacy (None: the worst participant).
+          noise: the noise of the releases (:data:`Noise`).
+
+        Raises:
+          ValueError: bad δ, or no accountant supports every event of the ledger.
+        """
+        from accountants import best_epsilon
+
+        if not 0 < delta < 1:
+            raise ValueError(f"Claim.from_ledger: delta must be in (0, 1), got {delta!r}")
+        best = best_epsilon(ledger, delta, participant)
+        return cls(
+            delta=delta,
+            noise=noise,
+            statement=f"the accountants' bound on the ledger ({len(ledger)} entries, participant "
+            f"{best.participant!r}): ε = {best.epsilon:.6g} ({best.accountant}) at δ = {delta:g}",
+            bound=best.accountant,
+            upper=dict(best.bounds),
+        )
 
 
 @dataclass(frozen=True)
@@ -177,7 +258,7 @@ class AuditSpec:
       problem_in, problem_out: the neighbouring problems D and D′.
       participant: the ledger participant the upper bounds are for (the target agent).
       attacks: the distinguishers; the first is audited (its scores give the lower bounds).
-      claim: the claimed bound and its family. canary: the neighbouring pair in one line.
+      claim: the claimed bound and its noise. canary: the neighbouring pair in one line.
       epsilon_meaning: what the audit's privacy parameter means, for the report.
       trials, quick_trials: default trials per hypothesis (full run, ``--quick``).
       run_options: further keywords of every ``solver.run`` of the trials (e.g. ``transcript_agents``).

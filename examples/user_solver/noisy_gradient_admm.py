@@ -190,7 +190,12 @@ def audit_target(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
         problem_out=nb.problem_out,
         participant=nb.agent,
         attacks=(ScoreAttack("white-box NP", neyman_pearson_score(solver, nb.problem_in, nb.problem_out, nb.agent)),),
-        claim=Claim(f"Gaussian gradient perturbation, {T_DEFAULT} releases: μ = sqrt(T)/z", delta, "exact_gaussian"),
+        claim=Claim(
+            statement=f"Gaussian gradient perturbation, {T_DEFAULT} releases: μ = sqrt(T)/z",
+            delta=delta,
+            bound="exact_gaussian",
+            noise="gaussian",
+        ),
         canary=nb.description,
         epsilon_meaning="--epsilon is the total ε at δ the noise is calibrated to (default: μ = 1)",
         trials=20_000,

@@ -88,7 +88,7 @@ def test_run_audit_builds_the_targets_spec_and_runs_it(monkeypatch, tmp_path):
             problem_out=0.0,
             participant=0,
             attacks=(ScoreAttack("identity", lambda result: result.model),),
-            claim=Claim("1-GDP", delta, "exact_gaussian"),
+            claim=Claim(statement="1-GDP", delta=delta, bound="exact_gaussian", noise="gaussian"),
             canary="a shift of 1",
             epsilon_meaning="none",
             trials=50,

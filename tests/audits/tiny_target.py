@@ -30,7 +30,12 @@ def build(epsilon, delta, quick):
         problem_out=0.0,
         participant="user",
         attacks=(ScoreAttack("identity", lambda result: result.model),),
-        claim=Claim("one Gaussian release with σ = Δ = 1 is 1-GDP", delta, "exact_gaussian"),
+        claim=Claim(
+            statement="one Gaussian release with σ = Δ = 1 is 1-GDP",
+            delta=delta,
+            bound="exact_gaussian",
+            noise="gaussian",
+        ),
         canary="the mean moves by the sensitivity 1",
         epsilon_meaning="no privacy parameter: σ = 1",
         trials=200,
