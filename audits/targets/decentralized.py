@@ -358,7 +358,7 @@ def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecB
             problem_out=nb.problem_out,
             participant=agent,
             attacks=(RealisedLoss(test, test.name),),
-            claim=Claim(variant.claim, delta, variant.paper, upper, family="worst-case"),
+            claim=Claim(statement=variant.claim, delta=delta, bound=variant.paper, upper=upper),
             canary=nb.description,
             epsilon_meaning=meaning,
             trials=25_000,

@@ -178,7 +178,7 @@ def broadcast_spec(delta: float) -> AuditSpec:
         problem_out=nb.problem_out,
         participant="server",
         attacks=(_BroadcastReplay(test, agent, "broadcast NP test (server replay)"),),
-        claim=Claim(details.phase2_note, delta, _DERIVED, upper),
+        claim=Claim(statement=details.phase2_note, delta=delta, bound=_DERIVED, upper=upper, noise="gaussian"),
         canary=nb.description,
         epsilon_meaning=f"every ε is for server {agent}'s broadcasts at δ = {delta:g}",
         run_options={"record_white_box": True, "transcript_agents": None},
@@ -331,12 +331,11 @@ def pdml_spec(claimed_epsilon: float | None = None) -> SpecBuilder:
             participant=participant,
             attacks=(attack,),
             claim=Claim(
-                "Wang et al. Prop. 1: randomized response with p = 1/(1 + e^ε) is ε-label-LDP, against every "
+                statement="Wang et al. Prop. 1: randomized response with p = 1/(1 + e^ε) is ε-label-LDP, against every "
                 "server and coalition and for any T (post-processing)",
-                delta,
-                paper,
-                {paper: eps if claimed_epsilon is None else float(claimed_epsilon)},
-                family="worst-case",
+                delta=delta,
+                bound=paper,
+                upper={paper: eps if claimed_epsilon is None else float(claimed_epsilon)},
             ),
             canary=nb.description + f"; graph: ring of {AGENTS} servers, T = {ITERATIONS}",
             epsilon_meaning=f"--epsilon = {eps:g} is the users' label ε (Phase 1); every ε is for the canary's label "

@@ -419,10 +419,11 @@ def sharing_spec(mode: str) -> SpecBuilder:
             participant=party,
             attacks=attacks,
             claim=Claim(
-                claim,
-                delta,
-                _PAPER_COR1,
-                {_PAPER_COR1: corollary1_epsilon(eps_it, T, share), _PAPER_BASIC: T * eps_it},
+                statement=claim,
+                delta=delta,
+                bound=_PAPER_COR1,
+                upper={_PAPER_COR1: corollary1_epsilon(eps_it, T, share), _PAPER_BASIC: T * eps_it},
+                noise="gaussian",
             ),
             canary=nb.description,
             epsilon_meaning=(

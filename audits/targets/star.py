@@ -129,7 +129,7 @@ def _star_spec(
             _ModelAttack(loss.name, loss.attack),
             _ModelAttack(lira.name, lira.attack),
         ),
-        claim=Claim(claim, solver.delta, _MOMENTS),
+        claim=Claim(statement=claim, delta=solver.delta, bound=_MOMENTS, noise="gaussian"),
         canary=nb.description,
         epsilon_meaning=(
             f"--epsilon = {epsilon:.6g} is the per-iteration ε of the paper's classic Gaussian calibration "
