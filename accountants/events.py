@@ -1,6 +1,7 @@
 """Privacy events: ``dp_accounting`` events as they are, plus what dp-accounting 0.6 lacks.
 
-``PureDpEvent(epsilon)`` is any ε-DP release (objective and penalty perturbation, seeds 001/003);
+``PureDpEvent(epsilon)`` is any ε-DP release (objective and penalty perturbation,
+Zhang, Khalili & Liu 2020 and 2018);
 ``ApproxDpEvent(epsilon, delta)`` any (ε, δ)-DP release stated by a theorem. Both are immutable
 ``attrs`` values like ``dp_accounting``'s own events, so they hash, compare and serialize alike.
 """

@@ -6,8 +6,8 @@ order. Gaussian and pure-ε releases use closed forms here; every other ``dp_acc
 ``RdpAccountant`` at the same orders.
 
 ``MomentsAccountant.classic()`` reproduces the conversion of Abadi et al. (2016) over integer
-log-moment orders τ that the DP-ADMM paper uses (Huang et al., Theorem 2 and Appendix A):
-ε̄ = min_τ [α(τ) + ln(1/δ)]/τ, with τ up to 10^4 (spec 000 §4).
+log-moment orders τ that the DP-ADMM paper uses (Huang et al. 2020, Theorem 2 and Appendix A):
+ε̄ = min_τ [α(τ) + ln(1/δ)]/τ over τ ∈ Z⁺ (capped here at 10^4, not at Abadi et al.'s 32).
 """
 
 from __future__ import annotations

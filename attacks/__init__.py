@@ -8,20 +8,21 @@ reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR; :mod:`attacks.metrics`
 * :class:`WhiteBoxNP` — the Neyman–Pearson test for one record of one agent in DP-ADMM and the
   paper's Algorithm 2: replays every iteration's noise-free update under D and D′ from the
   transcript and sums the Gaussian log-likelihood ratios (:mod:`attacks.whitebox`).
-* :class:`TranscriptNP` — the Neyman–Pearson test for R-ADMM/MR-ADMM (seed 001) and PP/DVP
-  (seed 003): rebuilds every costly iteration's Gamma-norm noise from the broadcasts alone (its
-  first-order condition) under D and D′; the exact log-likelihood ratio is the transcript's
-  realised privacy loss (:mod:`attacks.objective_perturbation`).
-* :class:`BroadcastNP` — the Neyman–Pearson test on one PDML server's broadcasts (seed 002):
+* :class:`TranscriptNP` — the Neyman–Pearson test for R-ADMM/MR-ADMM (Zhang, Khalili & Liu 2020) and
+  PP/DVP (Zhang, Khalili & Liu 2018): rebuilds every costly iteration's Gamma-norm noise from the
+  broadcasts alone (its first-order condition) under D and D′; the exact log-likelihood ratio is the
+  transcript's realised privacy loss (:mod:`attacks.objective_perturbation`).
+* :class:`BroadcastNP` — the Neyman–Pearson test on one PDML server's broadcasts (Wang et al. 2020):
   replays the server's local solve (15) under D and D′ from the public broadcasts (y' and η
   white-box) and sums the Gaussian log-likelihood ratios (:mod:`attacks.pdml`).
 * :class:`LossThreshold`, :class:`LiRA` — black-box membership inference on the released final
   model; LiRA takes its shadow models from the trials axis (:mod:`attacks.blackbox`).
-* :class:`KKTInference` — seed 003's KKT inference: rebuilds the duals from a decentralized
-  transcript and averages the KKT residuals to reconstruct one record (η known, a guessed η, or
-  η-free); scored by rank among candidates, with the reconstruction-robustness bound of Balle et
-  al. 2022 in :mod:`attacks.reconstruction_bound` (:mod:`attacks.kkt`).
-* :func:`recover_gram`, :class:`ColumnSpaceTest`, :class:`SharingNP` — ADMM sharing (seed 004):
+* :class:`KKTInference` — the KKT inference of Zhang, Khalili & Liu 2018 (App. E): rebuilds the
+  duals from a decentralized transcript and averages the KKT residuals to reconstruct one record (η
+  known, a guessed η, or η-free); scored by rank among candidates, with the
+  reconstruction-robustness bound of Balle et al. 2022 in :mod:`attacks.reconstruction_bound`
+  (:mod:`attacks.kkt`).
+* :func:`recover_gram`, :class:`ColumnSpaceTest`, :class:`SharingNP` — ADMM sharing (Hu et al. 2019):
   the server's recovery of a party's Gram matrix D_m D_mᵀ from noiseless shares, the column-space
   test that tells neighbours apart with certainty in the paper's parameter-noise mode, and the
   Neyman–Pearson replay test for the certified output mode (:mod:`attacks.sharing`).

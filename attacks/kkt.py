@@ -1,5 +1,5 @@
-"""KKT inference of one record from a decentralized ADMM transcript (seed 003 Sec. 6.2 and App. E;
-spec 003 §4).
+"""KKT inference of one record from a decentralized ADMM transcript (Zhang, Khalili & Liu 2018,
+Sec. 6.2 and App. E).
 
 Threat model (the paper's, Sec. 6.2). The attacker targets node i and knows every record of i but
 the first, {(x_n, y_n)}_{n=2..B_i}; every broadcast f_j(t), j ∈ 𝒱_i ∪ {i}, t = 0..T (it reads only
@@ -8,15 +8,16 @@ R = ½‖f‖². In the paper's successful case it also knows node i's penalties
 true schedule); when η is private it uses a guess, or the η-free estimate. It never reads the
 solver's private state (duals, noise), so ``white_box`` is False.
 
-The attack, for every iteration t of an exact local solve (the KKT condition (12)/(24′)):
+The attack, for every iteration t of an exact local solve (the KKT condition (12), and (58) for
+penalty perturbation):
 
 1. rebuild the duals, λ_i(t) = (θ/2) Σ_{r≤t} (V_i f_i(r) − Σ_{j∈𝒱_i} f_j(r)), λ_i(0) = 0 (11);
 2. a_t = (C/B_i) Σ_{n≥2} y_n ℒ′(y_n f_i(t)ᵀx_n) x_n + (ρ/N) f_i(t) + 2λ_i(t−1) (needs no η),
    b_t = Σ_{j∈𝒱_i} (2f_i(t) − f_i(t−1) − f_j(t−1));
 3. the KKT residual r_t = −a_t/(2η_i(t)V_i) − b_t/(2V_i), which equals ε_i(t) + s_t x_1 exactly with
-   s_t = (C/(2η_i(t)V_iB_i)) y_1 ℒ′(y_1 f_i(t)ᵀx_1) (equation (E)); averaging over t removes the
+   s_t = (C/(2η_i(t)V_iB_i)) y_1 ℒ′(y_1 f_i(t)ᵀx_1) (the identity of App. E); averaging over t removes the
    zero-mean noise: v̂ = Σ_t w_t r_t ∝ −y_1 x_1, since ℒ′ < 0 (logistic);
-4. η-free estimates, for a private η: (spec 003 §4, Attack B) at a noiseless fixed point b_t = 0
+4. η-free estimates, for a private η (derived here; the paper has none): at a noiseless fixed point b_t = 0
    and ∇O(f*, D_i) + 2λ_i* = 0, so a_t → −(C/B_i) y_1 ℒ′ x_1; v̂_B = −mean of a_t over the last
    ``late_fraction`` of the iterations, again ∝ −y_1 x_1; and (derived here) the subspace
    estimate: a_t + η_t b_t ∝ x_1 + noise at every t, so x_1 lies in every span(a_t, b_t)
@@ -68,7 +69,8 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class KKTKnowledge:
-    """What the attacker knows about target node ``agent`` (spec 003 §4 threat model).
+    """What the attacker knows about target node ``agent`` (the threat model of Zhang, Khalili & Liu 2018,
+    Sec. 6.2).
 
     Attributes:
       agent: target node i. X_known, y_known: its records n = 2..B_i. B: B_i (records incl. the
@@ -195,7 +197,7 @@ def weighted_residual_mean(a: np.ndarray, b: np.ndarray, eta, degree: float, wei
 
 
 def eta_free_estimate(a: np.ndarray, late_fraction: float = 0.5) -> np.ndarray:
-    """v̂_B = −mean of a_t over the last ⌈late_fraction·T⌉ iterations (spec 003 §4 Attack B), (R, d)."""
+    """v̂_B = −mean of a_t over the last ⌈late_fraction·T⌉ iterations (the η-free estimate), (R, d)."""
     if isinstance(late_fraction, bool) or not isinstance(late_fraction, numbers.Real) or not (0 < late_fraction <= 1):
         raise ValueError(f"late_fraction must be in (0, 1], got {late_fraction!r}")
     T = a.shape[0]
@@ -344,10 +346,10 @@ class KKTInference:
       eta: the attacker's η_i(t): the true schedule ("η known", the paper's threat model), a guess
         ("η private"), or None for the η-free late-iteration estimate.
       weights: None (the paper's plain mean) or (T,) weights w_t, e.g. α_t²/η_t (inverse noise
-        variance × signal scale, spec 003 §4 [rec]).
+        variance × signal scale; a weighting of this toolkit).
       late_fraction: the window of the η-free late-iteration mean.
-      eta_free: with eta None, "late_mean" (spec 003 §4 Attack B) or "subspace"
-        (:func:`eta_free_subspace`; assumes unit-norm records, as in the seeds' pipeline).
+      eta_free: with eta None, "late_mean" (:func:`eta_free_estimate`) or "subspace"
+        (:func:`eta_free_subspace`; assumes unit-norm records, as in the papers' pipeline).
       sign_reference: u with uᵀx > 0 on the feature domain (default: non-negative features).
       label: a name for reports, e.g. "η known".
     """
@@ -361,7 +363,7 @@ class KKTInference:
     label: str = ""
     eta_free: str = "late_mean"
 
-    name = "KKT inference (seed 003 App. E)"
+    name = "KKT inference (Zhang, Khalili & Liu 2018, App. E)"
 
     def __post_init__(self) -> None:
         if not isinstance(self.knowledge, KKTKnowledge):
@@ -558,7 +560,7 @@ def audit_section(solver, problem, *, agent: int = 0, trials: int, seed: int) ->
         for r in rows
     )
     markdown = (
-        f"KKT inference (seed 003 App. E) on node {agent}'s first record, {solver.name}, T = {T}, "
+        f"KKT inference (Zhang, Khalili & Liu 2018, App. E) on node {agent}'s first record, {solver.name}, T = {T}, "
         f"{trials} trials; β (pure, node {agent}) = {epsilon_pure:.4g}. Reconstruction-robustness bound "
         f"(Balle et al. 2022, f-DP form): top-1 ≤ {bounds['top1']:.3g} (κ = 1/{M}), label ≤ {bounds['label']:.3g} "
         f"(κ = 1/2)."

@@ -1,22 +1,24 @@
 """Transcript reconstruction and realised privacy loss for Gamma-norm objective / penalty perturbation.
 
-Solvers: R-ADMM and MR-ADMM (seed 001, Alg. 3: noise on the odd iterations), the every-iteration
-ADMM-OP baseline, PP and DVP (seed 003, Alg. 1). Every costly iteration t solves exactly
+Solvers: R-ADMM and MR-ADMM (Zhang, Khalili & Liu 2020, Algorithm 3: noise on the odd iterations), the
+every-iteration ADMM-OP baseline, PP and DVP (Zhang, Khalili & Liu 2018, Algorithm 1). Every costly
+iteration t solves exactly
 
     f_i(t) = argmin_f O(f, D_i) + (2λ_i(t−1) + s_i(t) ε_i(t))ᵀ f + η_i(t) Σ_{j∈𝒱_i} ‖½(f_i(t−1) + f_j(t−1)) − f‖²
 
-with ε_i(t) of density ∝ exp(−α_i(t)‖ε‖), s = 1 for objective perturbation (seed 001 (18)) and
-s = 2η_i(t)V_i for penalty perturbation (seed 003 (24) ≡ (24′)). Its first-order condition gives,
-**from the broadcasts alone** (spec 001 §4, eq. (47); spec 003 eq. (58)),
+with ε_i(t) of density ∝ exp(−α_i(t)‖ε‖), s = 1 for objective perturbation ((18) of Zhang, Khalili & Liu
+2020) and s = 2η_i(t)V_i for penalty perturbation ((24) of Zhang, Khalili & Liu 2018, in its equivalent form
+after (25)). Its first-order condition gives, **from the broadcasts alone** ((47) of Zhang, Khalili & Liu
+2020; (58) of Zhang, Khalili & Liu 2018),
 
     ∇O(f_i(t), D_i) + s ε_i(t) = p_i(t) := −2λ_i(t−1) − η_i(t) Σ_j (2f_i(t) − f_i(t−1) − f_j(t−1)),
 
 with λ rebuilt from the transcript (λ_i(0) = 0, λ_i(t) = λ_i(t−1) + (θ_i(t)/2) Σ_j (f_i(t) − f_j(t))).
-p_i(t) is R-ADMM's "noisy local gradient" (issue 8). An adversary who knows D up to the canary gets
-ε = (p − ∇O(f_i(t), D))/s under either hypothesis, and the change of variables (seed 001 (51),
-seed 003 (60)) gives the conditional density of f_i(t) as p_α(ε) |det(∇²O + 2ηV I)| / s^d. Other
-nodes' factors and every data-free release (f(0), R-ADMM's even iterates) cancel, so the exact
-log-likelihood ratio of a transcript — its **realised privacy loss** — is
+p_i(t) is R-ADMM's noisy local gradient (the bracket of (19) in Zhang, Khalili & Liu 2020). An adversary who
+knows D up to the canary gets ε = (p − ∇O(f_i(t), D))/s under either hypothesis, and the change of variables
+((51) of Zhang, Khalili & Liu 2020, (60) of Zhang, Khalili & Liu 2018) gives the conditional density of f_i(t)
+as p_α(ε) |det(∇²O + 2ηV I)| / s^d. Other nodes' factors and every data-free release (f(0), R-ADMM's even
+iterates) cancel, so the exact log-likelihood ratio of a transcript — its **realised privacy loss** — is
 
     ℓ = Σ_t α_i(t)(‖ε_t^{D′}‖ − ‖ε_t^{D}‖) + ln det H_t(D) − ln det H_t(D′),   H = ∇²O(f_i(t)) + 2η_i(t)V_i I.
 
@@ -97,7 +99,7 @@ def reconstruct_duals(f: np.ndarray, adjacency: np.ndarray, theta: np.ndarray) -
 
 def public_gradients(f: np.ndarray, adjacency: np.ndarray, details: DecentralizedPlan) -> np.ndarray:
     """p_i(t) = ∇O(f_i(t), D_i) + s_i(t) ε_i(t) for every costly iteration, from the broadcasts
-    alone (seed 001 (47); for R-ADMM this is the noisy local gradient of the odd step).
+    alone ((47) of Zhang, Khalili & Liu 2020; for R-ADMM this is the noisy local gradient of the odd step).
 
     Returns:
       (n_costly, ..., N, d), in the order of :func:`costly_iterations`.
@@ -132,7 +134,9 @@ def _log_det_jacobian(f_costly: np.ndarray, problem, eta: np.ndarray, V: np.ndar
     shift = (2.0 * eta[:, agent] * V[agent])[(slice(None),) + (None,) * (H.ndim - 1)]
     sign, logdet = np.linalg.slogdet(H + shift * np.eye(H.shape[-1]))
     if np.any(sign <= 0):
-        raise ValueError("the local Hessian is not positive definite: the problem violates A4/A5")
+        raise ValueError(
+            "the local Hessian is not positive definite: the problem violates Assumptions 4–5 of the papers"
+        )
     return logdet
 
 
@@ -186,9 +190,9 @@ class TranscriptNP:
     """The Neyman–Pearson membership test for one record of node ``agent``: the transcript's exact
     log-likelihood ratio ℓ (D against D′), higher means "the record of D was used".
 
-    Threat model (Def. V.1 of seed 001, Def. 4.1 of seed 003): the adversary sees every broadcast
-    f_j(t), t = 0..T, knows the public schedules (η, θ, α, s), λ(0) = 0, and every record except
-    which of the two candidates node ``agent`` holds. It never reads λ or the noise.
+    Threat model (Def. V.1 of Zhang, Khalili & Liu 2020, Def. 4.1 of Zhang, Khalili & Liu 2018): the
+    adversary sees every broadcast f_j(t), t = 0..T, knows the public schedules (η, θ, α, s), λ(0) = 0, and
+    every record except which of the two candidates node ``agent`` holds. It never reads λ or the noise.
     """
 
     problem_in: Any

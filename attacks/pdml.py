@@ -1,8 +1,9 @@
-"""The Neyman–Pearson test on one PDML server's broadcasts (seed 002 (15)–(17), spec 002 §4.3).
+"""The Neyman–Pearson test on one PDML server's broadcasts (Wang et al. 2020, (15)–(17)), against
+the toolkit's derived broadcast guarantee (``solvers.pdml.privacy``).
 
 Threat model (the derived guarantee's worst case): the attacker knows every record but one of
 group i's, every randomized label y' and server i's objective noise η_i (white-box ``y_reported``
-and ``eta``: spec 002 "conditioning on η"), and reads every server's public broadcasts w̃(t). D and
+and ``eta``: the derived guarantee conditions on η), and reads every server's public broadcasts w̃(t). D and
 D′ differ in one record of group i with the same label, so (y', η) have the same law under both.
 
 Given the history up to t − 1, server i's dual γ_i(t−1) = β Σ_{s<t} Lap w̃(s) (17) and its

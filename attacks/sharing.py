@@ -1,17 +1,17 @@
-"""Leakage of ADMM sharing over vertically partitioned features (seed 004, spec 004 §6 items 16, 19).
+"""Leakage of ADMM sharing over vertically partitioned features (Hu et al. 2019).
 
 Hu, Liu, Kong, Niu, "Learning Privately over Distributed Features: An ADMM Sharing Approach"
-(arXiv 1907.07735). Party m releases one N-vector ũ_m^{t+1} = D_m x_m^{t+1} (+ noise) per iteration;
+(2019, arXiv 1907.07735). Party m releases one N-vector ũ_m^{t+1} = D_m x_m^{t+1} (+ noise) per iteration;
 the server also knows y^t and r^t (it computes and broadcasts them). Three adversaries, all reading
 only the public transcript (channels ``u``, ``r``, ``y``) and public hyper-parameters (λ, ρ, b_1, σ):
 
 * :func:`recover_gram` — the **server** recovers party m's Gram matrix K_m = D_m D_mᵀ from noiseless
-  sharing (spec item 19). The KKT condition of (6) with R = ½‖·‖² and no active ball is
+  sharing (an attack of this toolkit). The KKT condition of (6) with R = ½‖·‖² and no active ball is
   λ x_m^{t+1} = −D_mᵀ w^t, w^t = y^t + ρ(r^t − ũ_m^t + ũ_m^{t+1}), so ũ_m^{t+1} = −(1/λ) K_m w^t. With
   Q an orthonormal basis of the released vectors' span (= col(D_m)), K_m = Q A Qᵀ and
   A (Qᵀ W) = −λ Qᵀ U is solved by least squares; K̂ = Q sym(A) Qᵀ. "One scalar per sample" thus
   reveals D_m up to a rotation of its columns.
-* :class:`ColumnSpaceTest` — the range leak of the paper's parameter mode (10) (spec A2, item 16):
+* :class:`ColumnSpaceTest` — the range leak of the paper's parameter mode (10) (found by this toolkit):
   ũ_m = D_m(x_m + ξ) always lies in col(D_m). For neighbours D_m, D′_m (one row replaced, N > d_m)
   the column spaces differ, so the residual of the releases outside col(D′_m) is ~1e-16 under D′
   and nonzero almost surely under D: a test with no errors, hence ε = ∞.
@@ -107,7 +107,7 @@ def recover_gram(
     rank_tol: float = 1e-9,
     max_iterations: int | None = None,
 ) -> GramRecovery:
-    """Recover K_m = D_m D_mᵀ from one noiseless ADMM-sharing run (spec 004 §6 item 19).
+    """Recover K_m = D_m D_mᵀ from one noiseless ADMM-sharing run.
 
     Reads only what the server holds: party m's released ũ_m^{t+1} and the server's own y^t, r^t.
     Valid for R_m = ½‖·‖² with the ball X_m inactive (``b1=None`` or never reached) and no noise;
@@ -161,7 +161,7 @@ def _projector_complement(block: np.ndarray, tol: float = 1e-10) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ColumnSpaceTest:
-    """The range test against the paper's parameter mode (spec 004 A2, §6 item 16).
+    """The range test against the paper's parameter mode ((10) of Hu et al. 2019).
 
     Score of a trial = max_t ‖(I − P_{D′_m}) ũ_m^{t+1}‖ / ‖ũ_m^{t+1}‖: the relative residual of party
     m's releases outside the column space of D′_m (the "out" data set). Under D′ every release lies

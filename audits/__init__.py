@@ -1,5 +1,9 @@
 """Audits: empirical lower bounds on privacy, held against the accountants' upper bounds.
 
+Audit your own code with :func:`audit` (:mod:`audits.api`): a mechanism, two neighbouring data
+sets and a :class:`Claim`; the audit finds a distinguisher itself (or takes a ``score``, such as
+:func:`whitebox_replay` of an iterative algorithm) and returns an :class:`AuditReport`.
+
 ``audits.stats`` holds the statistics (usable on its own): Clopper–Pearson and Gaussian-DP lower
 bounds with honest threshold selection, one-run auditing and its f-DP refinement, ROC summaries.
 Every bound is a :class:`LowerBound` that names its method, confidence level, δ and correction.
@@ -32,8 +36,12 @@ from audits.stats import (
 )
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from audits.api import AuditReport as AuditReport
+    from audits.api import audit as audit
+    from audits.api import audit_spec as audit_spec
     from audits.registry import TARGETS as TARGETS
     from audits.registry import get_target as get_target
+    from audits.replay import whitebox_replay as whitebox_replay
     from audits.run import run_audit as run_audit
     from audits.runner import run_spec as run_spec
     from audits.spec import AuditSpec as AuditSpec
@@ -42,6 +50,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
 
 __all__ = [
     "__version__",
+    "AuditReport",
     "AuditSpec",
     "Bonferroni",
     "Claim",
@@ -51,6 +60,8 @@ __all__ = [
     "Split",
     "TARGETS",
     "WORST_CASE",
+    "audit",
+    "audit_spec",
     "auroc",
     "by_label",
     "clopper_pearson_audit",
@@ -63,10 +74,15 @@ __all__ = [
     "run_spec",
     "ScoreAttack",
     "tpr_at_fpr",
+    "whitebox_replay",
 ]
 
 
 _LAZY = {
+    "AuditReport": "audits.api",
+    "audit": "audits.api",
+    "audit_spec": "audits.api",
+    "whitebox_replay": "audits.replay",
     "AuditSpec": "audits.spec",
     "Claim": "audits.spec",
     "ScoreAttack": "audits.spec",

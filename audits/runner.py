@@ -18,19 +18,19 @@ import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from audits.spec import AuditContext, AuditSpec, Finding
+from audits.spec import AuditContext, AuditSpec, Claim, Finding
 
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
     from accountants.ledger import Ledger
     from attacks.base import AttackScores
     from audits.stats import LowerBound
 
-__all__ = ["CHUNK", "AuditResult", "run_spec", "solver_ledger", "stream"]
+__all__ = ["CHUNK", "AuditResult", "TrialSeeds", "deciding_bounds", "run_spec", "solver_ledger", "stream"]
 
 #: Trials per ``solver.run`` call: bounds memory (every chunk is scored before the next runs).
 CHUNK = 5_000
@@ -55,12 +55,44 @@ def stream(seed: int, key: tuple[int, ...]) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=key)
 
 
-def solver_ledger(spec: AuditSpec) -> Ledger:
+class TrialSeeds(Sequence[np.random.SeedSequence]):
+    """Children ``start``, ``start`` + 1, … of ``parent`` (``length`` of them), each built when it is
+    read: equal, seed for seed, to ``parent.spawn(...)`` of a parent that has spawned nothing yet,
+    without building a million seed objects up front."""
+
+    def __init__(self, parent: np.random.SeedSequence, length: int, start: int = 0) -> None:
+        self.parent, self.length, self.start = parent, length, start
+
+    def __len__(self) -> int:
+        return self.length
+
+    @overload
+    def __getitem__(self, index: int) -> np.random.SeedSequence: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> TrialSeeds: ...
+
+    def __getitem__(self, index: int | slice) -> np.random.SeedSequence | TrialSeeds:
+        if isinstance(index, slice):
+            lo, hi, step = index.indices(self.length)
+            if step != 1:
+                raise ValueError("TrialSeeds slices must be contiguous")
+            return TrialSeeds(self.parent, max(0, hi - lo), self.start + lo)
+        if not -self.length <= index < self.length:
+            raise IndexError(f"trial {index} out of range for {self.length} trials")
+        child = self.start + (index % self.length)
+        parent = self.parent
+        return np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, child), pool_size=parent.pool_size)
+
+
+def solver_ledger(spec: AuditSpec) -> Ledger | None:
     """The ledger the upper bounds are computed on: ``spec.ledger``, else the solver's from one run on D
-    (which also checks that the solver runs on D)."""
+    (which also checks that the solver runs on D); None for a spec that is not ``accounted``."""
     if spec.ledger is not None:
         return spec.ledger
     result = spec.solver.run(spec.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False)
+    if not spec.accounted:
+        return None
     ledger: Ledger = result.ledger
     return ledger
 
@@ -73,6 +105,12 @@ def _accountant_bounds(ledger: Ledger, delta: float, participant: Hashable) -> d
         by_accountant = epsilon_by_accountant(ledger, delta, participant=participant)
         _UPPER_CACHE[key] = {name: values[participant] for name, values in by_accountant.items()}
     return dict(_UPPER_CACHE[key])
+
+
+def deciding_bounds(claim: Claim) -> tuple[str, ...]:
+    """The lower-bound methods that may decide the verdict on ``claim``: the Gaussian-DP bound only
+    for a Gaussian claim with δ > 0 (Dong, Roth & Su 2022), the worst-case Clopper–Pearson always."""
+    return ("gdp", "clopper_pearson") if claim.noise == "gaussian" and claim.delta > 0 else ("clopper_pearson",)
 
 
 def run_spec(
@@ -98,6 +136,7 @@ def run_spec(
     """
     from tqdm import tqdm
 
+    from accountants.ledger import Ledger
     from audits.stats import clopper_pearson_audit, gdp_audit
     from audits.verdict import assemble_report
 
@@ -105,7 +144,7 @@ def run_spec(
     ledger = solver_ledger(spec)
     n = (spec.quick_trials if quick else spec.trials) if trials is None else int(trials)
     root = stream(seed, stream_key)
-    seeds_in, seeds_out = (child.spawn(n) for child in root.spawn(2))
+    seeds_in, seeds_out = (TrialSeeds(child, n) for child in root.spawn(2))
     n_cal = calibration_trials if calibration_trials is not None else min(2000, max(200, n // 50))
     bar = tqdm(
         total=2 * n + (2 * n_cal if spec.calibration is not None else 0),
@@ -116,7 +155,7 @@ def run_spec(
         leave=False,
     )
 
-    def run(problem: Any, seeds: list[np.random.SeedSequence]) -> Any:
+    def run(problem: Any, seeds: Sequence[np.random.SeedSequence]) -> Any:
         quiet = spec.quiet_floating_point
         with np.errstate(divide="ignore", invalid="ignore") if quiet else contextlib.nullcontext():
             result = spec.solver.run(problem, seeds=seeds, accountants=(), record_history=False, **spec.run_options)
@@ -129,7 +168,7 @@ def run_spec(
     report_extra: dict[str, Any] = {}
     if spec.calibration is not None:
         calibrated = spec.calibration(
-            run(spec.problem_in, streams(0).spawn(n_cal)), run(spec.problem_out, streams(1).spawn(n_cal))
+            run(spec.problem_in, TrialSeeds(streams(0), n_cal)), run(spec.problem_out, TrialSeeds(streams(1), n_cal))
         )
         report_extra["diagnostics"] = {"calibration_trials": n_cal, **calibrated}
     observations: dict[str, tuple[list[Any], list[Any]]] = {a.name: ([], []) for a in spec.attacks}
@@ -150,16 +189,25 @@ def run_spec(
     attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
     audited, claim = attacks[0], spec.claim
     bounds = {
-        "gdp": gdp_audit(
-            audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
-        ),
         "clopper_pearson": clopper_pearson_audit(
             audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
         ),
     }
-    deciding = ("gdp", "clopper_pearson") if claim.noise == "gaussian" else ("clopper_pearson",)
-    lower = {k: b for k, b in bounds.items() if k in deciding}
-    upper = {**_accountant_bounds(ledger, claim.delta, spec.participant), **claim.upper}
+    if claim.delta > 0:  # μ-GDP has no finite ε at δ = 0
+        bounds = {
+            "gdp": gdp_audit(
+                audited.scores_in,
+                audited.scores_out,
+                delta=claim.delta,
+                confidence=confidence,
+                threshold=spec.threshold,
+            ),
+            **bounds,
+        }
+    lower = {k: b for k, b in bounds.items() if k in deciding_bounds(claim)}
+    informational = {k: b for k, b in bounds.items() if k not in lower}
+    accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
+    upper = {**accounted, **claim.upper}
     per_trial = {key: np.concatenate(parts) for key, parts in utility.items()}
     context = AuditContext(
         spec=spec,
@@ -170,9 +218,9 @@ def run_spec(
         observations=observations,
         attacks=attacks,
         lower=lower,
-        informational={k: b for k, b in bounds.items() if k not in deciding},
+        informational=informational,
         upper=upper,
-        ledger=ledger,
+        ledger=Ledger() if ledger is None else ledger,
         utility=per_trial,
         info=info,
         streams=streams,
@@ -203,6 +251,8 @@ def run_spec(
         **report_extra,
         **{k: v for f in findings for k, v in f.report.items()},
     )
+    if informational:
+        report["informational_lower_bounds"] = {m: b.to_dict() for m, b in informational.items()}
     for finding in findings:
         _merge_verdicts(report, finding)
     report["runtime_seconds"] = round(time.perf_counter() - start, 1)

@@ -217,7 +217,8 @@ class AuditContext:
       observations: attack name → (observations on D, on D′), each a list with one entry per chunk.
       attacks: the spec's attacks' ``AttackScores``, in order.
       lower: the lower bounds that decide the verdict; informational: the others (by method).
-      upper: every upper bound (accountants' and the claim's). ledger: the solver's ledger.
+      upper: every upper bound (accountants' and the claim's). ledger: the solver's ledger (empty
+        when the spec is not ``accounted``).
       utility: utility key → per-trial values on D. info: the ``info`` of the last run (its plan's
         constants and diagnostics, by name). details: the last run's ``Result.details`` (the
         plan's constants, typed: the family's frozen dataclass, or None).
@@ -267,6 +268,8 @@ class AuditSpec:
       utility: per-trial utility of a chunk run on D, key → (R,) values (reported as means).
       sections: target-specific analyses, in report order. report: further static report keys.
       ledger: the ledger to bound (None: the solver's, from one run on D).
+      accounted: the solver registers its releases in a ledger that the accountants bound (False:
+        a user's mechanism without a ledger; only the claim's own bounds are upper bounds).
       quiet_floating_point: silence numpy's divide/invalid warnings during the trials.
     """
 
@@ -288,6 +291,7 @@ class AuditSpec:
     sections: tuple[SectionBuilder, ...] = ()
     report: Mapping[str, Any] = field(default_factory=dict)
     ledger: Ledger | None = None
+    accounted: bool = True
     quiet_floating_point: bool = False
 
     def __post_init__(self) -> None:

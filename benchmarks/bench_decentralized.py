@@ -1,4 +1,4 @@
-"""Decentralized R-ADMM (seed 001) timed against a straightforward per-trial, per-node loop.
+"""Decentralized R-ADMM (Zhang, Khalili & Liu 2020) timed against a straightforward per-trial, per-node loop.
 
 ``radmm_loop`` is the naive reference: one Python loop over trials, iterations and nodes, each odd
 step a per-node Newton solve on the node's unpadded records, each even step (19) with the KKT form

@@ -1,4 +1,4 @@
-"""DP-ADMM (seed 000) timed side by side with its peers.
+"""DP-ADMM (Huang et al. 2020) timed side by side with its peers.
 
   1. One full run (Adult, N = 100, T = 100) of the vectorised solver against a straightforward
      per-agent loop, which is how the paper's MATLAB code works (target: ours under 1 s).
@@ -60,7 +60,8 @@ def dpadmm_loop(problem: HorizontalProblem, solver: DPADMM, seed: int) -> dict[s
 
 
 def adult_problem(n_agents: int, seed: int = 0) -> HorizontalProblem:
-    """Seed 000's Adult setting: 21,000 training rows over ``n_agents``, with public rows for D_w."""
+    """The Adult setting of Huang et al. 2020 (Table II): 21,000 training rows over ``n_agents``, public rows
+    for D_w."""
     split = dpadmm_adult_split(seed)
     rows = (split.train.n_records // n_agents) * n_agents
     partition = partition_horizontal(split.train.X[:rows], split.train.y[:rows], n_agents, seed=seed)

@@ -1,4 +1,4 @@
-"""ADMM sharing (seed 004) timed against a straightforward per-party loop, and batched trials.
+"""ADMM sharing (Hu et al. 2019) timed against a straightforward per-party loop, and batched trials.
 
   1. One run (Adult, 2 parties, T = 50) of the vectorised solver (cached SVD, parties and trials as
      array axes, vectorised per-sample Newton for z) against :func:`sharing_loop`, a direct

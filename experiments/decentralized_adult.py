@@ -1,17 +1,19 @@
-"""Adult experiments of seeds 001 (R-ADMM / MR-ADMM: Zhang, Khalili & Liu, Recycled ADMM, Fig. 5) and 003
-(PP vs DVP: Zhang, Khalili & Liu 2018, Fig. 2).
+"""Adult experiments of R-ADMM / MR-ADMM (Zhang, Khalili & Liu 2020, Recycled ADMM, Fig. 5) and of PP vs DVP
+(Zhang, Khalili & Liu 2018, Fig. 2).
 
 Setting (both papers' Adult experiments): Adult one-hot + bias (d = 105, unit rows), a random
 40,000 / 5,222 train/test split (seed ``split_seed``), N = 5 nodes on a seeded G(5, 0.5) graph resampled
 until connected with minimum degree 2, B_i = 8,000, C = 1750, ρ = 0.22, f_i(0) ~ N(0, 0.1² I); graph and
 split are fixed, each of the ``seeds`` trials draws its own init and noise (one batched run per method).
 
-* Part "001": for α ∈ {2, 1, 0.5}, T = 50: R-ADMM (η = 1, γ = 0.5), MR-ADMM (η(2k−1) = 1.04^k, γ = 0.5),
-  and the every-iteration objective-perturbation baseline ADMM-OP (η = 1) with its per-iteration α
-  calibrated so that its total bound equals R-ADMM's (matched privacy), plus non-private ADMM.
-* Part "003": for α(1) ∈ {3, 5}, T = 50, θ = 0.5: DVP (η ≡ θ) with q2 ∈ {1, 1.03} and PP with
-  (q1, q2) ∈ {(1.05, 1.03), (1.1, 1.05)}. Note: seed 003 trains on all 45,222 records (B_i ≈ 9,044);
-  we reuse part 001's 40,000-record training set (B_i = 8,000), which changes the bounds by 9044/8000.
+* Part "001" (Zhang, Khalili & Liu 2020): for α ∈ {2, 1, 0.5}, T = 50: R-ADMM (η = 1, γ = 0.5), MR-ADMM
+  (η(2k−1) = 1.04^k, γ = 0.5), and the every-iteration objective-perturbation baseline ADMM-OP (η = 1) with
+  its per-iteration α calibrated so that its total bound equals R-ADMM's (matched privacy), plus non-private
+  ADMM.
+* Part "003" (Zhang, Khalili & Liu 2018): for α(1) ∈ {3, 5}, T = 50, θ = 0.5: DVP (η ≡ θ) with
+  q2 ∈ {1, 1.03} and PP with (q1, q2) ∈ {(1.05, 1.03), (1.1, 1.05)}. Note: Zhang, Khalili & Liu 2018 train
+  on all 45,222 records (B_i ≈ 9,044); we reuse part 001's 40,000-record training set (B_i = 8,000), which
+  changes the bounds by 9044/8000.
 
 Metrics at t = T (mean and max − min over trials): the average training loss
 L = (1/N) Σ_i (1/B_i) Σ_n L(y fᵢᵀx) of each node's own iterate (the papers' "accuracy"), and the test
@@ -62,7 +64,7 @@ def adult_problem(
     split_seed: int = 0,
     graph_seed: int = 0,
 ) -> DecentralizedProblem:
-    """The seeds' Adult problem with a test set and its centralized optimum."""
+    """The papers' Adult problem with a test set and its centralized optimum."""
     data = load_adult(encoding="onehot", bias=True)
     order = np.random.default_rng(split_seed).permutation(data.X.shape[0])
     train = order[:n_train]
@@ -272,7 +274,8 @@ def claims(rows: list[dict]) -> list[str]:
         ok_l = m["L_mean"] <= r["L_mean"] < o["L_mean"]
         ok_e = m["E_mean"] <= r["E_mean"] < o["E_mean"]
         out.append(
-            f"seed 001, {s}: MR ≤ R < OP in loss: {ok_l} ({m['L_mean']:.4f}, {r['L_mean']:.4f}, "
+            f"R-ADMM/MR-ADMM (Zhang, Khalili & Liu 2020), {s}: MR ≤ R < OP in loss: {ok_l} "
+            f"({m['L_mean']:.4f}, {r['L_mean']:.4f}, "
             f"{o['L_mean']:.4f}); in test error: {ok_e} ({m['E_mean']:.4f}, {r['E_mean']:.4f}, "
             f"{o['E_mean']:.4f}); β = {m['beta']:.2f} / {r['beta']:.2f} / {o['beta']:.2f}"
         )
@@ -288,7 +291,7 @@ def claims(rows: list[dict]) -> list[str]:
             if p["L_mean"] < d["L_mean"] and p["beta"] < d["beta"]
         ]
         out.append(
-            f"seed 003, {s}: some PP beats some DVP in both L and β: {bool(wins)}"
+            f"PP vs DVP (Zhang, Khalili & Liu 2018), {s}: some PP beats some DVP in both L and β: {bool(wins)}"
             + (f" ({'; '.join(wins)})" if wins else "")
         )
     return out
@@ -297,7 +300,7 @@ def claims(rows: list[dict]) -> list[str]:
 def markdown(summary: dict) -> str:
     s = summary["setting"]
     lines = [
-        "# Decentralized private ADMM on Adult (seeds 001 and 003)",
+        "# Decentralized private ADMM on Adult (Zhang, Khalili & Liu 2020 and 2018)",
         "",
         f"N = 5, B_i = {s['sizes']}, degrees = {s['degrees']}, C = {s['C']:g}, ρ = {s['rho']:g}, T = {s['T']}, "
         f"{s['seeds']} trials (own init and noise; graph and split fixed). Values at t = T: mean (range over "
@@ -364,12 +367,20 @@ def figures(rows: list[dict], out: Path, suffix: str = "") -> None:
 def main(argv: Sequence[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(
         prog="python -m experiments.decentralized_adult",
-        description="Seeds 001/003 Adult experiments: R-ADMM, MR-ADMM, ADMM-OP, DVP, PP (table, JSON, figures).",
+        description=(
+            "Adult experiments of Zhang, Khalili & Liu 2020 and 2018: R-ADMM, MR-ADMM, ADMM-OP, DVP, PP "
+            "(table, JSON, figures)."
+        ),
     )
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--seeds", type=int, default=10, help="trials per method (default 10)")
     parser.add_argument("--iterations", type=int, default=50, help="iterations T, even (default 50)")
-    parser.add_argument("--part", choices=("all", "001", "003"), default="all", help="which seed's experiment")
+    parser.add_argument(
+        "--part",
+        choices=("all", "001", "003"),
+        default="all",
+        help="which experiment: 001 = R-ADMM/MR-ADMM (Zhang, Khalili & Liu 2020), 003 = PP vs DVP (2018)",
+    )
     parser.add_argument(
         "--quick", action="store_true", help="smoke run: 2 trials, T = 6, 4,000 training records, C = 500"
     )

@@ -1,4 +1,4 @@
-"""Seed 000's Adult experiment (Huang et al. 2019, Sec. 6): Algorithms 1, 2 and 3, l2 logistic regression.
+"""The Adult experiment of DP-ADMM (Huang et al. 2020, Sec. VI-B): Algorithms 1, 2 and 3, l2 logistic regression.
 
 Per seed s = 0..S−1: draw the 162 / 21,000 / 9,000 split of Adult with seed s, split the training
 rows over N agents with seed s, compute the centralized optimum, and run every algorithm with
@@ -177,7 +177,7 @@ def _json_default(value: object) -> object:
 def main(argv: Sequence[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(
         prog="python -m experiments.dpadmm_adult",
-        description="Reproduce seed 000's Adult experiment: Algorithms 1, 2 and DP-ADMM (Huang et al. 2019, Sec. 6).",
+        description="Reproduce the Adult experiment of Huang et al. 2020 (Sec. VI-B): Algorithms 1, 2 and DP-ADMM.",
     )
     parser.add_argument("--out", required=True, help="output directory for the table, JSON and figures")
     parser.add_argument("--seeds", type=int, default=10, help="number of seeds (default 10)")

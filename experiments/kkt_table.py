@@ -233,7 +233,7 @@ def _figure(report: dict, path: Path) -> None:
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=7)
-    fig.suptitle("KKT inference against the noise level (seed 003 App. E)")
+    fig.suptitle("KKT inference against the noise level (Zhang, Khalili & Liu 2018, App. E)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

@@ -1,8 +1,8 @@
-"""Table I of seed 002 (PDML) on Twonorm (or Ringnorm), and accuracy against ε per R.
+"""Table I of Wang et al. 2020 (PDML) on Twonorm (or Ringnorm), and accuracy against ε per R.
 
     python -m experiments.pdml_twonorm --out DIR [--seeds 5] [--quick] [--dataset ringnorm-delve]
 
-Setting (Wang et al., Sec. V): Breiman's generator, 7,400 records, 3,500 train / 3,900 test (the split
+Setting (Wang et al. 2020, Sec. VI): Breiman's generator, 7,400 records, 3,500 train / 3,900 test (the split
 that Table I's percentages imply), n = 10 servers on a uniformly random connected graph with 13
 links, logistic regression with a = 1, β = 1, V_i = 0.1, ρ = 0.8, T = 100, η uniform in the ℓ2 ball.
 Every seed draws new data, a new partition, a new graph and new noise. ``ringnorm`` is Breiman's

@@ -1,4 +1,4 @@
-"""Seed 004's experiments (Hu et al. 2019) on the Adult stand-in for a9a: ADMM sharing, private and not.
+"""The experiments of Hu et al. 2019 (Sec. 5) on the Adult stand-in for a9a: ADMM sharing, private and not.
 
 Per split seed s = 0..S−1 (a random train/test split of Adult, columns split like a9a's 66/57 at the
 same attribute boundary: 53 / 51 columns; λ = ρ = 1/N, i.e. scikit-learn's C = 1):
@@ -522,7 +522,7 @@ def build_parser(prog: str, description: str, defaults: dict) -> argparse.Argume
 def main(argv: Sequence[str] | None = None) -> dict:
     parser = build_parser(
         "python -m experiments.sharing_adult",
-        "Seed 004 on Adult (a9a stand-in): ADMM sharing vs SGD per epoch, and test log loss / accuracy vs ε.",
+        "Hu et al. 2019 on Adult (a9a stand-in): ADMM sharing vs SGD per epoch, and test log loss / accuracy vs ε.",
         {},
     )
     args = parser.parse_args(argv)

@@ -1,4 +1,4 @@
-"""Seed 004's experiments on the synthetic gisette stand-in (Hu et al. 2019).
+"""The experiments of ADMM sharing (Hu et al. 2019, Sec. 5) on the synthetic gisette stand-in.
 
 The same protocol as :mod:`experiments.sharing_adult` on ``gisette_vertical``: 5,000
 features (half probes) split over 3 parties as the paper splits gisette (2000 / 2000 / 1000),
@@ -20,7 +20,7 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> dict:
     parser = build_parser(
         "python -m experiments.sharing_gisette",
-        "Seed 004 on the 5,000-feature gisette stand-in: ADMM sharing vs SGD per epoch, and utility vs ε.",
+        "Hu et al. 2019 on the 5,000-feature gisette stand-in: ADMM sharing vs SGD per epoch, and utility vs ε.",
         {"seeds": 2, "exact_iterations": 100, "epochs": 30, "b1": 30.0, "learning_rates": (1.0, 3.0, 10.0, 30.0)},
     )
     args = parser.parse_args(argv)

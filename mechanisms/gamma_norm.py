@@ -1,15 +1,17 @@
-"""Gamma-norm noise for objective and penalty perturbation (seeds 001 and 003).
+"""Gamma-norm noise for objective and penalty perturbation (Zhang, Khalili & Liu
+2020 and 2018).
 
 The noise vector ε ∈ R^d has density ∝ exp(−α‖ε‖₂): the L2 norm, not its square, so this is not
-Gaussian. Normalised (spec 003, §"Noise"),
+Gaussian. Normalised (the constant is derived here; the papers state the density up to it),
 
     p(ε) = α^d Γ(d/2) / (2 π^{d/2} Γ(d)) · exp(−α‖ε‖₂),
 
 so ‖ε‖ ~ Gamma(shape d, scale 1/α) and ε/‖ε‖ is uniform on the sphere, independent of the norm;
-E‖ε‖ = d/α and E[εεᵀ] = ((d+1)/α²) I. The sampler is the seeds' own: r ~ Gamma(d, 1/α) times
-u = g/‖g‖ with g ~ N(0, I_d). A larger α means less noise and more privacy loss.
+E‖ε‖ = d/α and E[εεᵀ] = ((d+1)/α²) I. The sampler is the papers' own (Zhang, Khalili & Liu 2020,
+Sec. III-C; 2018, Sec. 4): r ~ Gamma(d, 1/α) times u = g/‖g‖ with g ~ N(0, I_d). A larger α means less
+noise and more privacy loss.
 
-There is no ``event()``: the privacy of a release depends on the solver (the seeds' ε_i(k) and β
+There is no ``event()``: the privacy of a release depends on the solver (the papers' ε_i(k) and β
 formulas combine α with the loss, the penalty and the data sizes), so the solver states the
 ``PureDpEvent`` itself from this mechanism's ``alpha`` and ``dim``.
 """

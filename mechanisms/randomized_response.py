@@ -1,7 +1,7 @@
-"""Randomized response on ±1 labels (seed 002, eq. (13); Warner 1965).
+"""Randomized response on ±1 labels (Wang et al. 2020, eq. (13); Warner 1965).
 
 Each label is flipped independently with probability p = 1/(1+e^ε) and kept otherwise, which is
-ε-label-LDP, tightly: Pr[y' = y]/Pr[y' = −y] = e^ε (spec 002, Prop. 1). In ``dp_accounting``'s
+ε-label-LDP, tightly: Pr[y' = y]/Pr[y' = −y] = e^ε (Wang et al. 2020, Prop. 1). In ``dp_accounting``'s
 terms (with probability q output a uniform bucket) this is ``RandomizedResponseDpEvent`` with
 q = 2p = 2/(1+e^ε) and 2 buckets.
 """

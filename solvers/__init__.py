@@ -11,13 +11,14 @@ runs R independent trials at once::
     result.model            # (100, d) final global models w^T
     result.privacy          # {"moments_classic": 0.5009, "rdp": ..., "pld": ..., "exact_gaussian": ...}
 
-Seed 000 (DP-ADMM, star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoisyADMM`
-(Algorithm 2), :class:`DPADMM` (Algorithm 3). Seeds 001 and 003 (decentralized, on a
-:class:`GraphTopology`): :class:`DecentralizedADMM`, :class:`ObjectivePerturbationADMM`,
-:class:`RADMM`, :class:`MRADMM`, :class:`PenaltyPerturbation`, :class:`MADMM`, :class:`DVP`. Seed 002:
-:class:`PDML` (local label randomization + perturbed decentralized ADMM). ``DPADMMClassifier`` (scikit-learn) and
-``plot_history`` (matplotlib) load those libraries only when first used. ``run(..., backend="ray")``
-runs every agent as a Ray actor (:class:`RayBackend`, ``solvers.engine.backends``; optional extra ``ray``).
+DP-ADMM (Huang et al. 2020; star topology): :class:`ADMM` (Algorithm 1), :class:`NaiveNoisyADMM` (Algorithm
+2), :class:`DPADMM` (Algorithm 3). R-ADMM/MR-ADMM (Zhang, Khalili & Liu 2020) and penalty perturbation
+(Zhang, Khalili & Liu 2018), decentralized on a :class:`GraphTopology`: :class:`DecentralizedADMM`,
+:class:`ObjectivePerturbationADMM`, :class:`RADMM`, :class:`MRADMM`, :class:`PenaltyPerturbation`,
+:class:`MADMM`, :class:`DVP`. Wang et al. 2020: :class:`PDML` (local label randomization + perturbed
+decentralized ADMM). ``DPADMMClassifier`` (scikit-learn) and ``plot_history`` (matplotlib) load those
+libraries only when first used. ``run(..., backend="ray")`` runs every agent as a Ray actor
+(:class:`RayBackend`, ``solvers.engine.backends``; optional extra ``ray``).
 """
 
 from typing import TYPE_CHECKING

@@ -3,9 +3,9 @@
 Every example, experiment and audit starts from these instead of assembling a partition by hand:
 
 - :func:`adult_problem` is the l2 (or l1) logistic regression on the bundled Adult data used by
-  Huang et al. 2019 (DP-ADMM, Sec. 6): N agents on a star, public rows for the step-size rule, a test
+  Huang et al. 2020 (DP-ADMM, Sec. VI): N agents on a star, public rows for the step-size rule, a test
   set, and the centralized optimum attached;
-- :func:`synthetic_problem` is the Twonorm / Ringnorm setting of Wang et al. (PDML, Sec. V): N agents
+- :func:`synthetic_problem` is the Twonorm / Ringnorm setting of Wang et al. 2020 (PDML, Sec. VI): N agents
   on a random connected graph with ``n_edges`` edges;
 - :func:`replace_record` returns the replace-one neighbour of a problem (one record of one agent
   replaced), the neighbouring relation every audit and attack of the toolkit uses.
@@ -35,7 +35,7 @@ SYNTHETIC = {"twonorm": twonorm, "ringnorm": ringnorm}
 def adult_problem(
     seed: int = 0, *, n_agents: int = 100, lam: float = 0.17, regularizer: str = "l2", with_optimum: bool = True
 ) -> HorizontalProblem:
-    """Adult logistic regression of Huang et al. 2019 (Sec. 6) for one ``seed``.
+    """Adult logistic regression of Huang et al. 2020 (Sec. VI) for one ``seed``.
 
     The split (train, public rows for the step-size rule, test) is ``dpadmm_adult_split(seed)``; the
     training rows are split near-equally over ``n_agents`` agents at random (``seed``); ``lam`` is the
@@ -68,7 +68,7 @@ def synthetic_problem(
     lam: float = 1.0,
     with_optimum: bool = True,
 ) -> HorizontalProblem:
-    """The Twonorm / Ringnorm setting of Wang et al. (PDML, Sec. V) for one ``seed``.
+    """The Twonorm / Ringnorm setting of Wang et al. 2020 (PDML, Sec. VI) for one ``seed``.
 
     ``n_records`` rows are generated, the first ``n_train`` are split over ``n_agents`` agents on a
     random connected graph with ``n_edges`` edges (both drawn from ``seed``), the rest are the test set.

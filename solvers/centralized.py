@@ -1,9 +1,9 @@
 """Centralized reference solutions of the regularised ERM problems the distributed solvers target.
 
-``centralized_optimum(problem)`` minimises F(w) = Σ_i (1/m_i) Σ_j ℓ_ij(w) + λR(w) on the pooled
-records (each weighted 1/m_i), the optimum that ADMM converges to (spec 000 §7 item 8). With equal
-m_i = m this is scikit-learn's ``LogisticRegression(C=1/(m·λ), fit_intercept=False)`` for l2, and
-``l1_ratio=1`` (l1) with the same C; with unequal m_i pass ``sample_weight=1/m_i`` and C = 1/λ.
+``centralized_optimum(problem)`` minimises F(w) = Σ_i (1/m_i) Σ_j ℓ_ij(w) + λR(w) on the pooled records
+(each weighted 1/m_i), the optimum w* of problem (1a)–(1b) of Huang et al. 2020 that ADMM converges to.
+With equal m_i = m this is scikit-learn's ``LogisticRegression(C=1/(m·λ), fit_intercept=False)`` for l2,
+and ``l1_ratio=1`` (l1) with the same C; with unequal m_i pass ``sample_weight=1/m_i`` and C = 1/λ.
 
 Smooth (l2) problems use damped Newton to ‖∇F‖ ≤ 1e-10; others (l1) FISTA with restarts to a
 prox-gradient mapping ≤ 1e-10.
@@ -56,7 +56,8 @@ def regularized_erm(
 ) -> Optimum:
     """argmin_w Σ_j a_j ℓ(x_j, y_j, w) + reg·R(w), with a_j = ``weights`` (default 1/n).
 
-    Also used for D_w on the public records (spec 000 §6: argmin (1/162) Σ ℓ + (λ/N) R).
+    Also used for D_w on the public records: argmin (1/162) Σ ℓ + (λ/N) R (Huang et al. 2020, Sec. VI, estimate
+    D_w on 162 public records without saying how; this is the toolkit's estimate).
 
     Raises:
       ValueError: bad data or weights. RuntimeError: the solver did not reach ``tol``.

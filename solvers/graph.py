@@ -1,4 +1,5 @@
-"""Peer-to-peer topologies: connected undirected graphs (seeds 001–003, spec 001 §1).
+"""Peer-to-peer topologies: connected undirected graphs (the networks of Zhang, Khalili & Liu
+2018 and 2020 and of Wang et al. 2020).
 
 :class:`GraphTopology` is the ``Topology`` of the decentralized solvers: N agents, no server, and a
 message of agent i reaches exactly its neighbours 𝒱_i. The graph is given by its (N, N) adjacency
@@ -101,7 +102,8 @@ class GraphTopology(Topology):
         max_tries: int = 10_000,
     ) -> GraphTopology:
         """An Erdős–Rényi G(N, p) graph, resampled until connected with every degree ≥ ``min_degree``
-        (spec 001 §6 [rec]: G(5, 0.5); seeded, so fixed across runs).
+        (Zhang, Khalili & Liu 2020, Sec. VIII, say only "randomly generated"; this toolkit's experiments use
+        G(5, 0.5)); seeded, so fixed across runs.
 
         Raises:
           ValueError: bad p, or no acceptable graph within ``max_tries`` draws.

@@ -1,4 +1,7 @@
-"""Batched solvers for the exact local updates and the centralized reference (spec 000 §2.1, [R]).
+"""Batched solvers for the exact local updates and the centralized reference.
+
+Algorithms 1 and 2 of Huang et al. 2020 need an exact local argmin and the paper names no solver, so the
+two below are this toolkit's choice.
 
 Both minimise many independent problems at once: x has shape (..., d) and every leading index is
 its own problem (trials × agents). Each problem stops on its own residual and is frozen once
@@ -48,7 +51,8 @@ def damped_newton(
     Args:
       value: x (..., d) → objective values (...).
       derivatives: x (..., d) → (gradient (..., d), Hessian (..., d, d)); Hessians positive definite.
-      x0: starting points (..., d) (callers pass public values only, spec 000 §2.2).
+      x0: starting points (..., d) (callers pass public values only: an inexact solve
+        warm-started from a private iterate would leak it).
       tol: stop a problem once ‖∇‖₂ ≤ tol.
       max_iter: Newton steps at most.
 

@@ -6,8 +6,9 @@ Hessians (R, N, d, d). ``mask`` marks real records when agents' data are padded 
 (``solvers.datasets.HorizontalPartition``); averages are taken over the real records only.
 
 Constants for the privacy analyses, valid when every ‖x‖₂ ≤ 1 (scale by X_max or X_max² otherwise):
-  - ``gradient_bound`` S1 ≥ ‖∇_w ℓ‖ = |φ'|·‖x‖ (seed 000 A2; seeds 001/003 |L'| ≤ 1);
-  - ``curvature_bound`` c1 ≥ φ'' (seeds 001/003 A4), which also bounds ‖∇²_w ℓ‖ (S3 of seed 000).
+  - ``gradient_bound`` S1 ≥ ‖∇_w ℓ‖ = |φ'|·‖x‖ (S1 of Huang et al. 2020, Lemma 1; |L'| ≤ 1 in Assumption 4
+    of Zhang, Khalili & Liu 2018 and 2020);
+  - ``curvature_bound`` c1 ≥ φ'' (the same Assumption 4), which also bounds ‖∇²_w ℓ‖ (S3 of Huang et al. 2020).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class MarginLoss(ABC):
 
 @dataclass(frozen=True)
 class LogisticLoss(MarginLoss):
-    """φ(z) = log(1 + e^{−z}), the loss of all five seed papers.
+    """φ(z) = log(1 + e^{−z}), the loss of all five papers.
 
     φ'(z) = −σ(−z) ∈ (−1, 0) and φ''(z) = σ(z)σ(−z) ∈ (0, 1/4], with σ the logistic function.
     """

@@ -1,6 +1,7 @@
-"""The distributed learning problem with horizontally partitioned data (seeds 000–003).
+"""The distributed learning problem with horizontally partitioned data (Huang et al. 2020; Zhang, Khalili & Liu
+2018 and 2020; Wang et al. 2020).
 
-Agent i holds m_i records and the local objective (spec 000 §1, §V of the paper)
+Agent i holds m_i records and the local objective (Huang et al. 2020, Sec. V)
     f_i(w) = (1/m_i) Σ_j ℓ(x_ij, y_ij, w) + (λ/N) R(w),
 and the global objective is F(w) = Σ_i f_i(w) (problem (1a)–(1b) at consensus w_i = w). With equal
 m_i, F = N·(pooled mean loss) + λR, whose minimiser is that of the pooled mean loss + (λ/N) R.
@@ -11,7 +12,7 @@ multiplied in one batched matrix product per call, with the trials as the last a
 loss values and derivatives are computed in place (``_phi``, ``_dphi``, ``_d2phi``), checked
 against ``solvers.losses`` in the tests.
 
-Extension point: vertically partitioned features (seed 004) need a ``VerticalProblem`` (each agent
+Extension point: vertically partitioned features (Hu et al. 2019) need a ``VerticalProblem`` (each agent
 holds a block of columns of the same rows, the server the labels) with its own evaluation methods;
 solvers check the problem type they support, so the two never mix.
 """
@@ -77,8 +78,8 @@ class HorizontalProblem:
       regularizer: R (default ½‖w‖²).
       lam: regularisation weight λ > 0 of the global objective (each agent carries λ/N).
       X_test, y_test: optional test set for accuracy, labels ±1.
-      X_public, y_public: optional public records (seed 000: the 162 "pre-training" rows), used
-        only for data-independent quantities such as D_w; never part of the objective.
+      X_public, y_public: optional public records (Huang et al. 2020, Table II: the 162
+        "pre-training" rows), used only for data-independent quantities such as D_w; never part of the objective.
       optimum: optional reference minimiser (``with_optimum`` / ``solvers.centralized_optimum``).
       topology: who talks to whom; default ``StarTopology(N)``.
 
@@ -174,8 +175,9 @@ class HorizontalProblem:
         return float(np.sqrt(np.einsum("nmd,nmd->nm", self.partition.X, self.partition.X).max()))
 
     def check_feature_bound(self, bound: float = 1.0) -> None:
-        """Raise if some record has ‖x‖ > bound: the privacy analyses assume ‖x‖ ≤ 1 (spec 000 §7
-        item 11), so a solver that relies on it calls this before its first release."""
+        """Raise if some record has ‖x‖ > bound: the privacy analyses assume ‖x‖ ≤ 1 (S1 = 1 in
+        Huang et al. 2020, Sec. VI; Theorem V.1 of Zhang, Khalili & Liu 2020; Theorem 4.1 of Zhang, Khalili & Liu
+        2018), so a solver that relies on it calls this before its first release."""
         norms = np.sqrt(np.einsum("nmd,nmd->nm", self.partition.X, self.partition.X))
         if first_row_outside(norms, bound) is not None:  # NaN-safe; reports the largest norm
             agent, slot = np.unravel_index(int(norms.argmax()), norms.shape)
@@ -201,7 +203,8 @@ class HorizontalProblem:
         return self.empirical_loss(w) + self.lam * self.regularizer.value(w)
 
     def empirical_loss(self, w: np.ndarray) -> np.ndarray:
-        """Σ_i (1/m_i) Σ_j ℓ_ij(w) without the regularizer, shape (...) (spec 000 §6 "quality")."""
+        """Σ_i (1/m_i) Σ_j ℓ_ij(w) without the regularizer, shape (...): the "quality" measure
+        of Huang et al. 2020, Sec. VI."""
         w = self._check_w(w, local=False)
         lead, flat = w.shape[:-1], w.reshape(-1, self.n_features)
         z = self._Xy_flat @ flat.T  # (N·m, B)
@@ -209,7 +212,8 @@ class HorizontalProblem:
         return np.einsum("j,jb->b", self._weights_flat, _phi(self.loss, z)).reshape(lead)
 
     def accuracy(self, w: np.ndarray) -> np.ndarray:
-        """Test accuracy of sign(wᵀx) with ties wᵀx = 0 predicted +1 (spec 000 §6), shape (...)."""
+        """Test accuracy of sign(wᵀx) with ties wᵀx = 0 predicted +1, shape (...) (the logistic rule of Huang
+        et al. 2020, Sec. VI; the tie rule is this toolkit's)."""
         X_test, y_test = self.X_test, self.y_test
         if X_test is None or y_test is None:  # given together (__post_init__)
             raise ValueError("accuracy needs a test set: build the problem with X_test and y_test")

@@ -5,7 +5,8 @@ The solver calls :meth:`Recorder.record` once per iteration with the global mode
 the history metrics vectorised over the chunk's trials and stores everything into arrays
 preallocated for all R trials.
 
-History keys, each (T, R) (spec 000 §6 and §8 item 17; all at the global iterate w^{k+1}):
+History keys, each (T, R) (the measures of Huang et al. 2020, Sec. VI, which sum over the N agents, and
+their per-agent means; all at the global iterate w^{k+1}):
   objective            F(w) = Σ_i f_i(w) (paper's scale)     objective_mean    F/N
   empirical_loss       Σ_i (1/m_i) Σ_j ℓ_ij(w)                empirical_loss_mean  ÷N
   gap, relative_gap    F(w) − F*, (F(w) − F*)/|F*|            (when the problem has an optimum)

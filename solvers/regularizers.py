@@ -1,9 +1,9 @@
 """Regularizers R(w), vectorised over leading axes: w (..., d) → values (...), (sub)gradients (..., d).
 
-Constants used by the privacy and convergence analyses (seed 000 notation, spec 000 §0–§1):
+Constants used by the privacy and convergence analyses (in the notation of Huang et al. 2020, Table I):
   - ``strong_convexity``: modulus κ with R(u) ≥ R(w) + <g, u − w> + (κ/2)‖u − w‖²;
-  - ``gradient_bound(d)``: S2 ≥ sup‖R'(w)‖₂ on R^d (seed 000 A3, used only by Theorem 3);
-  - ``hessian_bound``: S4 ≥ sup‖∇²R‖ (seed 000 A4, used only by Theorem 4).
+  - ``gradient_bound(d)``: S2 ≥ sup‖R'(w)‖₂ on R^d (used only by Theorem 3 of Huang et al. 2020);
+  - ``hessian_bound``: S4 ≥ sup‖∇²R‖ (used only by Lemma 4 and Theorem 4 of Huang et al. 2020).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Regularizer(ABC):
 
 @dataclass(frozen=True)
 class L2Regularizer(Regularizer):
-    """R(w) = ½‖w‖² (seed 000 §VI-B; seeds 001–004): ∇R = w, ∇²R = I, 1-strongly convex."""
+    """R(w) = ½‖w‖² (Huang et al. 2020, Sec. VI-B, and the other four papers): ∇R = w, ∇²R = I, 1-strongly convex."""
 
     def value(self, w: np.ndarray) -> np.ndarray:
         w = np.asarray(w, dtype=np.float64)
@@ -72,20 +72,20 @@ class L2Regularizer(Regularizer):
         return 1.0
 
     def gradient_bound(self, dim: int) -> float:
-        """∞: ∇R(w) = w is unbounded on R^dim. Seed 000 needs S2 only for l1 (Theorem 3)."""
+        """∞: ∇R(w) = w is unbounded on R^dim. Huang et al. 2020 need S2 only for l1 (Theorem 3)."""
         _check_dim(dim)
         return math.inf
 
 
 @dataclass(frozen=True)
 class L1Regularizer(Regularizer):
-    """R(w) = ‖w‖₁ (seed 000 §VI-A): subgradient sgn(w) with sgn(0) = 0 (MATLAB ``sign``)."""
+    """R(w) = ‖w‖₁ (Huang et al. 2020, Sec. VI-A): subgradient sgn(w) with sgn(0) = 0 (MATLAB ``sign``)."""
 
     def value(self, w: np.ndarray) -> np.ndarray:
         return np.abs(np.asarray(w, dtype=np.float64)).sum(axis=-1)
 
     def gradient(self, w: np.ndarray) -> np.ndarray:
-        """sgn(w) elementwise, with sgn(0) = 0 (spec 000 §8 item 20)."""
+        """sgn(w) elementwise, with sgn(0) = 0 (the paper leaves sgn(0) open; 0 is MATLAB's choice)."""
         return np.sign(np.asarray(w, dtype=np.float64))
 
     def prox(self, v: np.ndarray, step: float | np.ndarray) -> np.ndarray:
@@ -103,7 +103,7 @@ class L1Regularizer(Regularizer):
         return 0.0
 
     def gradient_bound(self, dim: int) -> float:
-        """sqrt(dim) = ‖sgn(w)‖₂ for w without zero entries (seed 000 §VI-A: S2 = sqrt(d))."""
+        """sqrt(dim) = ‖sgn(w)‖₂ for w without zero entries (Huang et al. 2020, Sec. VI-A: S2 = sqrt(d))."""
         return math.sqrt(_check_dim(dim))
 
 

@@ -4,15 +4,17 @@ A topology names the parties and says who receives each agent's messages, which 
 adversary model needs (the transcript records messages; the topology says who saw them). Agents are
 the integers 0..N−1 (the participant ids of the ledger); a central node, if any, is a string.
 
-Implemented: :class:`StarTopology` (seed 000, DP-ADMM): N agents and one central trainer; agents
+Implemented: :class:`StarTopology` (DP-ADMM, Huang et al. 2020): N agents and one central trainer; agents
 talk only to the trainer, which broadcasts to every agent.
 
 Extension points (not implemented here):
-  - ``GraphTopology(adjacency)`` for the decentralized seeds 001–003: no server (``server`` is
-    None), ``adjacency`` an undirected connected graph, ``recipients(i)`` the neighbours of i. It
-    would add ``laplacian()`` (D − A) and ``signless_laplacian()`` (D + A), which the vectorised
-    updates of specs 001 §2.7 and 002 §3.1 use as (N, N) matrices acting on (..., N, d) arrays.
-  - Vertically partitioned features (seed 004) keep a star (the server holds the labels); what
+  - ``GraphTopology(adjacency)`` for the decentralized algorithms of Zhang, Khalili & Liu 2018 and 2020 and
+    Wang et al. 2020: no server (``server`` is None), ``adjacency`` an undirected connected graph,
+    ``recipients(i)`` the neighbours of i. It would add ``laplacian()`` (D − A) and
+    ``signless_laplacian()`` (D + A), which the vectorised updates (the matrix forms (20)–(23) of
+    Zhang, Khalili & Liu 2020 and (7)–(10) of Wang et al. 2020) use as (N, N) matrices acting on
+    (..., N, d) arrays.
+  - Vertically partitioned features (Hu et al. 2019) keep a star (the server holds the labels); what
     changes is the problem (each agent holds columns, not rows), not the topology.
 """
 
@@ -61,7 +63,7 @@ class Topology(ABC):
 
 
 class StarTopology(Topology):
-    """N agents around one central trainer (seed 000, spec 000 §1): agents send to the trainer
+    """N agents around one central trainer (Huang et al. 2020, Sec. II-A): agents send to the trainer
     only, and the trainer broadcasts the global model to every agent.
 
     Args:

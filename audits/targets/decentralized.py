@@ -1,12 +1,13 @@
-"""Audits of the Gamma-norm perturbation solvers: ``radmm``, ``mradmm`` (seed 001), ``ppadmm``, ``dvp`` (seed 003).
+"""Audits of the Gamma-norm perturbation solvers: ``radmm``, ``mradmm`` (Zhang, Khalili & Liu 2020), ``ppadmm``,
+``dvp`` (Zhang, Khalili & Liu 2018).
 
 Each audit runs the solver on neighbouring data sets D and D′ (:func:`label_flip_neighbours`) in
 batched runs, scores every trial with the exact log-likelihood ratio of its transcript
 (:class:`attacks.objective_perturbation.TranscriptNP`, the Neyman–Pearson test, which is also the
 transcript's **realised privacy loss** ℓ), turns the scores into empirical lower bounds (GDP and
 Clopper–Pearson, :mod:`audits.stats`) and holds them, and every realised |ℓ|, against the paper's
-pure β (Theorem V.1 eq. (32) of seed 001, Theorem 4.1 eq. (26) of seed 003), its tight variant
-(the step before the 1.4 relaxation) and every accountant's bound on the same releases.
+pure β (Theorem V.1, eq. (32), of Zhang, Khalili & Liu 2020; Theorem 4.1, eq. (26), of Zhang, Khalili &
+Liu 2018), its tight variant (the step before the 1.4 relaxation) and every accountant's bound on the same releases.
 
 ``epsilon`` (``--epsilon``) is the **paper's total β** for the target node (max over nodes): the
 noise rate α (R-ADMM, MR-ADMM, DVP: constant; PP: α(1) of α(t) = α(1)q2^{t−1}) is set so that the
@@ -91,7 +92,8 @@ def _dvp(alpha: float, delta: float) -> DecentralizedSolver:
 @dataclass(frozen=True)
 class Variant:
     """One audited solver: its builder at noise rate α (PP: α(1)) and δ, the names of the paper's
-    bound and of its tight form in the report, the claim, and whether seed 003's KKT attack applies."""
+    bound and of its tight form in the report, the claim, and whether the KKT attack of Zhang, Khalili &
+    Liu 2018 applies."""
 
     build: Callable[[float, float], DecentralizedSolver]
     paper: str
@@ -109,21 +111,21 @@ VARIANTS = {
         _radmm,
         _THM_V1,
         _THM_V1_TIGHT,
-        "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1: private R-ADMM is β-DP (pure) with "
+        "Zhang, Khalili & Liu 2020 (Recycled ADMM), Theorem V.1: private R-ADMM is β-DP (pure) with "
         "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(k)) over the odd iterations",
     ),
     "mradmm": Variant(
         _mradmm,
         _THM_V1,
         _THM_V1_TIGHT,
-        "Zhang, Khalili & Liu (Recycled ADMM), Theorem V.1 for MR-ADMM (η_i(2k−1) non-decreasing): "
+        "Zhang, Khalili & Liu 2020 (Recycled ADMM), Theorem V.1 for MR-ADMM (η_i(2k−1) non-decreasing): "
         "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k))",
     ),
     "ppadmm": Variant(
         _ppadmm,
         _THM_41,
         _THM_41_TIGHT,
-        "Zhang, Khalili & Liu (ICML 2018), Theorem 4.1: penalty perturbation is β-DP (pure) with "
+        "Zhang, Khalili & Liu 2018 (ICML), Theorem 4.1: penalty perturbation is β-DP (pure) with "
         "β = max_i Σ_t C(1.4c1 + α_i(t))/(η_i(t)V_iB_i)",
         kkt=True,
         alpha_name="α(1)",
@@ -132,7 +134,7 @@ VARIANTS = {
         _dvp,
         _THM_41,
         _THM_41_TIGHT,
-        "DVP as characterised by Zhang, Khalili & Liu (ICML 2018): PP with η ≡ θ, Theorem 4.1's β",
+        "DVP as characterised by Zhang, Khalili & Liu 2018 (ICML): PP with η ≡ θ, Theorem 4.1's β",
         kkt=True,
     ),
 }
@@ -534,8 +536,8 @@ KKT_RECORDS, KKT_FEATURES = 100, 10
 
 
 def _kkt_section(agent: int) -> SectionBuilder:
-    """Seed 003's KKT inference attack (:func:`attacks.kkt.audit_section`) on node ``agent``, for
-    ppadmm and dvp, on a d = 10 problem with the same β (C/B, degrees and schedules unchanged)."""
+    """The KKT inference attack of Zhang, Khalili & Liu 2018 (:func:`attacks.kkt.audit_section`) on node
+    ``agent``, for ppadmm and dvp, on a d = 10 problem with the same β (C/B, degrees and schedules unchanged)."""
     return functools.partial(_kkt_finding, agent)
 
 
@@ -545,7 +547,7 @@ def _kkt_finding(agent: int, context: AuditContext) -> Finding:
     except ImportError:
         return Finding(
             section={
-                "title": "KKT inference attack (seed 003 Sec. 6.2)",
+                "title": "KKT inference attack (Zhang, Khalili & Liu 2018, Sec. 6.2)",
                 "markdown": "attacks.kkt is not available in this installation; the KKT attack was not run.",
                 "data": {"available": False},
             }

@@ -1,7 +1,7 @@
-"""``python -m audits.run pdml``: the label guarantee of PDML's local randomization (seed 002).
+"""``python -m audits.run pdml``: the label guarantee of PDML's local randomization (Wang et al. 2020).
 
 The one guarantee the paper proves is Prop. 1: each user's label, randomized locally with flip
-probability p = 1/(1 + e^ε) before it leaves the user, is ε-label-LDP (spec 002 §2.2, §4.1). The
+probability p = 1/(1 + e^ε) before it leaves the user, is ε-label-LDP (Wang et al. 2020, Sec. IV-A). The
 audit tests it where it is weakest, at the collecting server s_0, which sees the reported label y'
 of its users (the ``y_reported`` channel):
 
@@ -14,8 +14,9 @@ of its users (the ``y_reported`` channel):
   group's label release and against the paper's ε. The randomized-response trade-off curve is not
   Gaussian, so the GDP bound is reported for information only and kept out of the verdict.
 
-Second audit: the servers' broadcasts w̃_0(t) = w_0(t) + θ_0(t) carry the DERIVED Gaussian guarantee
-of spec 002 §4.3 (not from the paper). It is audited white-box (:class:`attacks.pdml.BroadcastNP`):
+Second audit: the servers' broadcasts w̃_0(t) = w_0(t) + θ_0(t) carry the DERIVED Gaussian guarantee of
+:mod:`solvers.pdml.privacy` (this toolkit's derivation, not from the paper). It is audited white-box
+(:class:`attacks.pdml.BroadcastNP`):
 
 * D and D′ differ in one record of group 0 with the same label: the canary (x_c, +1), x_c on its
   own feature column (‖x_c‖ = X_max = 1), against (−x_c, +1). For the logistic loss the debiased
@@ -31,7 +32,8 @@ of spec 002 §4.3 (not from the paper). It is audited white-box (:class:`attacks
   1e-5); GDP (the trade-off curve is nearly Gaussian: the mean shift is the same in every trial up
   to the curvature term) and Clopper–Pearson lower bounds are held against the derived bound and
   every accountant on server 0's broadcast events. A lower bound above them is a VIOLATION of the
-  derived guarantee. The joint label guarantee against other servers (§4.4) is not audited.
+  derived guarantee. The joint label guarantee against other servers
+  (:func:`solvers.pdml.privacy.joint_label_epsilon`) is not audited.
 """
 
 from __future__ import annotations
@@ -155,7 +157,7 @@ class _BroadcastReplay:
         return attack
 
 
-_DERIVED = "derived (spec 002 §4.3, exact GDP)"
+_DERIVED = "derived (solvers.pdml.privacy, exact GDP)"
 
 
 def broadcast_spec(delta: float) -> AuditSpec:
@@ -169,7 +171,7 @@ def broadcast_spec(delta: float) -> AuditSpec:
     test = BroadcastNP(solver, nb.problem_in, nb.problem_out, agent)
     upper = {
         _DERIVED: float(details.epsilon_phase2[agent]),
-        "derived zCDP closed form (spec 002 §4.3)": float(details.epsilon_phase2_zcdp[agent]),
+        "derived zCDP closed form (solvers.pdml.privacy)": float(details.epsilon_phase2_zcdp[agent]),
     }
     return AuditSpec(
         name="pdml-broadcasts",
@@ -229,7 +231,7 @@ def _broadcast_section(context: AuditContext) -> Finding:
         "A lower bound above an upper bound is a VIOLATION of the derived guarantee (the broadcasts' ε, "
         "conditional on η and y', which have the same law under D and D′). The guarantee grows without "
         "bound in T when ρ < 1 (σ_i(t)² = ρ^{t−1}V_i²); the joint label guarantee against other servers "
-        "(spec 002 §4.4) is not audited."
+        "(derived in solvers.pdml.privacy) is not audited."
     )
     section: Section = {
         "title": "Servers' broadcasts: white-box audit of the derived guarantee",
@@ -331,8 +333,8 @@ def pdml_spec(claimed_epsilon: float | None = None) -> SpecBuilder:
             participant=participant,
             attacks=(attack,),
             claim=Claim(
-                statement="Wang et al. Prop. 1: randomized response with p = 1/(1 + e^ε) is ε-label-LDP, against every "
-                "server and coalition and for any T (post-processing)",
+                statement="Wang et al. 2020, Prop. 1: randomized response with p = 1/(1 + e^ε) is ε-label-LDP, "
+                "against every server and coalition and for any T (post-processing)",
                 delta=delta,
                 bound=paper,
                 upper={paper: eps if claimed_epsilon is None else float(claimed_epsilon)},

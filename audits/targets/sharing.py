@@ -1,8 +1,9 @@
-"""Audits of ADMM sharing over vertically partitioned features (seed 004): ``sharing-parameter``, ``sharing-output``.
+"""Audits of ADMM sharing over vertically partitioned features (Hu et al. 2019): ``sharing-parameter``,
+``sharing-output``.
 
-Hu, Liu, Kong, Niu (arXiv 1907.07735), spec 004 §3 and §6 items 16–19. Party 0 of M = 2 holds a
-block D_0 whose last row is the canary record; D and D′ differ only in that row (row adjacency, the
-spec's default). Each audit runs the solver on D and on D′ in batched runs, scores every trial with
+Hu, Liu, Kong, Niu 2019 (arXiv 1907.07735), Sec. 4. Party 0 of M = 2 holds a block D_0 whose last row is the
+canary record; D and D′ differ only in that row (row adjacency, the toolkit's default reading of the paper's
+Definition 2). Each audit runs the solver on D and on D′ in batched runs, scores every trial with
 the strongest applicable attack (:mod:`attacks.sharing`), turns the scores into lower bounds (GDP
 and Clopper–Pearson at the stated confidence) and holds them against every accountant's upper bound
 and the paper's own bound (Theorem 1 per iteration, composed by Corollary 1 (11) or by basic
@@ -10,7 +11,8 @@ composition) for the same releases.
 
 * ``sharing-parameter`` — the paper's mechanism (10): ũ_0 = D_0(x_0 + ξ), ξ ~ N(0, σ²(D_0ᵀD_0)^+),
   σ from Theorem 1 with Lemma 1's C. The canary row a (unit norm, generic) is replaced by a unit
-  row a′ with ‖a − a′‖ = 1 (a 60° rotation, as in the spec's Lemma 1 counterexample), so
+  row a′ with ‖a − a′‖ = 1 (a 60° rotation, as in the counterexample to Lemma 1 of
+  :func:`solvers.sharing.privacy.lemma1_counterexample`), so
   col(D_0) ≠ col(D′_0) while every assumption of the paper holds. Attack: the column-space
   residual test with the pre-registered threshold 1e-9 — it makes no error, so the true ε is
   infinite and the Clopper–Pearson bound (zero errors in n trials per side: about
@@ -165,7 +167,7 @@ def build_solver(mode: str, epsilon: float, delta: float) -> ADMMSharing:
 
 
 def _gram_section(problem: VerticalProblem, party: int, seed: int) -> Section:
-    """Spec item 19 on D without noise: the server's recovery of K_0 = D_0 D_0ᵀ from the transcript."""
+    """The Gram-matrix attack on D without noise: the server's recovery of K_0 = D_0 D_0ᵀ from the transcript."""
     from attacks.sharing import recover_gram
     from solvers.sharing import ADMMSharing
 
@@ -189,7 +191,7 @@ def _gram_section(problem: VerticalProblem, party: int, seed: int) -> Section:
         f"relative Frobenius error **{error:.2e}** (rank {recovery.rank} = d_m = {width}; identity residual "
         f"{recovery.residual:.1e}). One scalar per sample reveals D_m up to a rotation of its columns."
     )
-    return {"title": "Gram-matrix leakage (spec 004 item 19)", "markdown": markdown, "data": data}
+    return {"title": "Gram-matrix leakage (server, noiseless sharing)", "markdown": markdown, "data": data}
 
 
 def _parameter_section(
@@ -245,18 +247,19 @@ def _parameter_section(
             f"in {n} + {n} trials.",
             "",
             "A test with no errors means the mechanism is not (ε, δ)-DP for any finite ε and δ < 1: **the true ε is "
-            "infinite** (spec 004 A2). The Clopper–Pearson bound with zero errors grows like ln(n/ln(2/α)) and is "
+            "infinite** (a range leak of (10)). The Clopper–Pearson bound with zero errors grows like ln(n/ln(2/α)) "
+            "and is "
             f"limited only by the trial count: here ε ≥ {lower['clopper_pearson'].epsilon:.3f} at {confidence:.0%} "
             f"confidence against the paper's claimed {claim:.3f}; {needed} trials per hypothesis already exceed the "
             "claim.",
             "",
             f"The paper's noise: Theorem 1 with Lemma 1's claimed sensitivity C = {data['claimed_sensitivity_C']:.4g} "
-            f"(σ = {data['sigma']:.4g} on x_0, in the metric (D_0ᵀD_0)^{{-1}}). Lemma 1 is itself false: on the spec's "
+            f"(σ = {data['sigma']:.4g} on x_0, in the metric (D_0ᵀD_0)^{{-1}}). Lemma 1 is itself false: on a "
             f"counterexample the release moves by {example['sensitivity']:.4f} against C = {example['claimed']:.2f} "
             f"(exact δ at ε = 1: {example['true_delta']:.2e} instead of 1e-5).",
         ]
     )
-    return {"title": "Column-space evidence (spec 004 A2, item 16)", "markdown": markdown, "data": data}
+    return {"title": "Column-space evidence (range leak of (10))", "markdown": markdown, "data": data}
 
 
 def _output_section(
@@ -398,8 +401,9 @@ def sharing_spec(mode: str) -> SpecBuilder:
         share = delta / (T + 1)
         sensitivity = "Lemma 1's claimed C" if mode == "parameter" else "Δ_safe = 2√N b_1"
         claim = (
-            "Hu et al., Theorem 1: each iteration of (10) is (ε, δ)-DP for party m when σ = sqrt(2 ln(1.25/δ))·C/ε "
-            "(Lemma 1's C); Corollary 1 (11): T iterations are (sqrt(2T ln(1/δ′))ε + Tε(e^ε − 1), Tδ + δ′)-DP"
+            "Hu et al. 2019, Theorem 1: each iteration of (10) is (ε, δ)-DP for party m when "
+            "σ = sqrt(2 ln(1.25/δ))·C/ε (Lemma 1's C); Corollary 1 (11): T iterations are "
+            "(sqrt(2T ln(1/δ′))ε + Tε(e^ε − 1), Tδ + δ′)-DP"
         )
         if mode == "output":
             claim += (
@@ -409,7 +413,7 @@ def sharing_spec(mode: str) -> SpecBuilder:
         else:
             claim += (
                 "; the solver registers no guarantee (claim_verified = False): the release stays in col(D_m), "
-                "so the mechanism is not DP (spec 004 A2)"
+                "so the mechanism is not DP (a range leak)"
             )
         return AuditSpec(
             name=f"sharing-{mode}",

@@ -4,7 +4,7 @@ D and D′ differ in one worst-case canary record of one agent (:func:`audits.ne
 The audited attack is the Neyman–Pearson white-box test (:class:`attacks.whitebox.WhiteBoxNP`) with
 its noise level estimated on disjoint calibration trials; the released final models are also
 attacked black-box (loss threshold, Yeom et al. 2018; LiRA with the calibration models as shadows,
-Carlini et al. 2022). The claim is DP-ADMM's Theorem 2 (Huang et al. 2019): the per-iteration (ε, δ)
+Carlini et al. 2022). The claim is DP-ADMM's Theorem 2 (Huang et al. 2020): the per-iteration (ε, δ)
 Gaussian mechanism composed by the moments accountant.
 
 ``epsilon`` is the **per-iteration ε of the paper's classic Gaussian calibration**
@@ -180,9 +180,9 @@ def naive_spec(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
     nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H))
     lam, N, rho = nb.problem_in.lam, nb.problem_in.n_agents, solver.rho
     claim = (
-        "DP-ADMM paper, Algorithm 2 baseline: σ_i from the paper's sensitivity 2S1N/(m_i λ), "
+        "DP-ADMM paper (Huang et al. 2020), Algorithm 2 baseline: σ_i from the paper's sensitivity 2S1N/(m_i λ), "
         "claimed to have the same ε̄ as DP-ADMM (moments accountant). That sensitivity is "
-        f"{(lam + N * rho) / lam:.1f}× the tight 2S1/(m_i(λ/N + ρ)) here (spec 000 §3), so the "
-        "run is over-noised and a lower bound near 0 is expected"
+        f"{(lam + N * rho) / lam:.1f}× the tight 2S1/(m_i(λ/N + ρ)) here (the local subproblem is "
+        "(λ/N + ρ)-strongly convex), so the run is over-noised and a lower bound near 0 is expected"
     )
     return _star_spec("dpadmm-naive", solver, nb, eps, claim, 5_000, 300)

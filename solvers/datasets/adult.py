@@ -1,4 +1,4 @@
-"""The UCI Adult data set, bundled with the package, and the seed papers' two encodings of it.
+"""The UCI Adult data set, bundled with the package, and the papers' two encodings of it.
 
 Source: Becker & Kohavi (1996), UCI Machine Learning Repository, doi:10.24432/C5XW20, CC BY 4.0.
 The bundled copy (``solvers/datasets/data/adult.csv.gz``) merges adult.data and adult.test and drops
@@ -6,17 +6,17 @@ rows with missing values: 45,222 records, 11,208 of them with income >50K. Nothi
 the file's sha256 is checked on every first read.
 
 Encodings:
-  - ``"ordinal"`` (seed 000, DP-ADMM, spec 000 §6, d = 14): the 14 raw attributes in the paper's
-    order, categories coded 0..K−1 in sorted name order, per-column min–max to [0, 1], then every
-    row scaled to unit L2 norm.
-  - ``"onehot"`` (seeds 001–003, Zhang et al. after Chaudhuri et al. 2011, d = 104): the 6 numeric
-    columns divided by their column max, the 98 category indicators, then x ← x / max(1, ‖x‖).
+  - ``"ordinal"`` (DP-ADMM, Huang et al. 2020, Sec. VI, d = 14; the paper says only that it normalises
+    the data): the 14 raw attributes in UCI order, categories coded 0..K−1 in sorted name order,
+    per-column min–max to [0, 1], then every row scaled to unit L2 norm.
+  - ``"onehot"`` (Zhang, Khalili & Liu 2018 and 2020 and Wang et al. 2020, after Chaudhuri et al. 2011,
+    d = 104): the 6 numeric columns divided by their column max, the 98 category indicators, then x ← x / max(1, ‖x‖).
     With ``bias=True`` a constant column is appended before the row step (d = 105, the papers'
     stated dimension). Every raw row has norm ≥ √8 (8 indicators are set), so every row ends at
     norm exactly 1.
 
 The column statistics (min, max) are computed on all 45,222 records and, as in the papers, treated
-as public (spec 000 §8 item 24).
+as public (none of the papers accounts for them).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ CATEGORICAL_ATTRIBUTES = (
     "sex",
     "native-country",
 )
-# Attribute order of the DP-ADMM paper (seed 000, §VI; spec 000 §6).
+# The 14 raw attributes of the DP-ADMM experiment (Huang et al. 2020, Sec. VI), in UCI order.
 ORDINAL_ATTRIBUTES = (
     "age",
     "workclass",
@@ -70,7 +70,7 @@ ORDINAL_ATTRIBUTES = (
     "native-country",
 )
 LABEL_COLUMNS = ("salary_<=50K", "salary_>50K")
-# Table II of seed 000: public pre-training records (used only to estimate D_w), training, test.
+# Table II of Huang et al. 2020: public pre-training records (used only to estimate D_w), training, test.
 DPADMM_SPLIT_SIZES = (162, 21_000, 9_000)
 
 _PACKAGE = "solvers.datasets.data"
@@ -87,7 +87,7 @@ class BundledDataError(RuntimeError):
 
 
 class AdultSplit(NamedTuple):
-    """The DP-ADMM split of Adult (seed 000, Table II)."""
+    """The DP-ADMM split of Adult (Huang et al. 2020, Table II)."""
 
     public: Dataset  # 162 records, only for estimating D_w non-privately
     train: Dataset  # 21,000 records, to be split over N = 100 providers × 210
@@ -95,10 +95,11 @@ class AdultSplit(NamedTuple):
 
 
 def load_adult(encoding: str = "onehot", bias: bool = False) -> Dataset:
-    """Load the bundled Adult data set with one of the seed papers' encodings.
+    """Load the bundled Adult data set with one of the papers' encodings.
 
     Args:
-      encoding: ``"onehot"`` (seeds 001–003, d = 104) or ``"ordinal"`` (seed 000, d = 14).
+      encoding: ``"onehot"`` (Zhang, Khalili & Liu 2018 and 2020; Wang et al. 2020; d = 104) or
+        ``"ordinal"`` (Huang et al. 2020, d = 14).
       bias: append a constant feature 1 before the row scaling (d + 1).
 
     Returns:
@@ -118,7 +119,7 @@ def load_adult(encoding: str = "onehot", bias: bool = False) -> Dataset:
 
 @functools.lru_cache(maxsize=1)
 def adult_attributes() -> Dataset:
-    """The 14 raw Adult attributes in the paper's order, unscaled (seed 000's pre-normalisation data).
+    """The 14 raw Adult attributes in UCI order, unscaled (the data Huang et al. 2020 normalise).
 
     Numeric attributes keep their raw values; a categorical attribute is the index of its category in
     sorted name order (``adult_categories()``). Read-only and cached.
@@ -152,11 +153,11 @@ def adult_categories() -> dict[str, tuple[str, ...]]:
 
 
 def dpadmm_adult_split(seed: int | np.random.Generator | None) -> AdultSplit:
-    """Seed 000's random split of ordinal-encoded Adult: 162 public / 21,000 train / 9,000 test.
+    """The random split of ordinal-encoded Adult of Huang et al. 2020: 162 public / 21,000 train / 9,000 test.
 
     The three parts are disjoint and drawn uniformly at random from the 45,222 records (the paper
     drew from the 30,162 records of adult.data alone; the bundled file merges adult.test too).
-    The public part may only be used to estimate D_w (spec 000 §6): it spends no privacy budget.
+    The public part may only be used to estimate D_w (Huang et al. 2020, Sec. VI): it spends no privacy budget.
     """
     public, train, test = random_split(
         load_adult("ordinal"), DPADMM_SPLIT_SIZES, seed, names=("public", "train", "test")

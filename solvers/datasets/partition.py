@@ -1,4 +1,5 @@
-"""Horizontal partitioning: every agent holds different records with all features (seeds 000–003).
+"""Horizontal partitioning: every agent holds different records with all features (Huang et al. 2020;
+Zhang, Khalili & Liu 2018 and 2020; Wang et al. 2020).
 
 The result stacks the agents' data along a leading agents axis so that solvers vectorise over agents:
 X (N, m_max, d), y (N, m_max) and a boolean mask (N, m_max) that marks real records. With equal
@@ -141,7 +142,8 @@ def _integer_array(value: object, name: str) -> np.ndarray:
 
 
 def near_equal_sizes(n_records: int, n_agents: int) -> np.ndarray:
-    """Sizes ⌈n/N⌉ for the first n mod N agents and ⌊n/N⌋ for the rest (spec 003 §6 even split)."""
+    """Sizes ⌈n/N⌉ for the first n mod N agents and ⌊n/N⌋ for the rest (an even split, as in
+    Zhang, Khalili & Liu 2018, Sec. 5)."""
     agents = check_n_agents(int(n_records), n_agents)
     base, extra = divmod(int(n_records), agents)
     return np.where(np.arange(agents) < extra, base + 1, base).astype(np.int64)

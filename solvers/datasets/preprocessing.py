@@ -1,8 +1,9 @@
-"""Row and column scalings used by the seed papers' preprocessing.
+"""Row and column scalings of the papers' preprocessing.
 
-Row steps: ``scale_rows_to_unit_ball`` (x ← x / max(1, ‖x‖), seeds 001–003) and ``normalize_rows``
-(x ← x / ‖x‖, seed 000). Column steps: ``minmax_scale_columns`` (seed 000) and
-``maxabs_scale_columns`` (divide by the column's max |value|, seeds 001–003). Row steps act on the
+Row steps: ``scale_rows_to_unit_ball`` (x ← x / max(1, ‖x‖), Zhang, Khalili & Liu 2018 and 2020) and
+``normalize_rows`` (x ← x / ‖x‖, for Huang et al. 2020, who say only that they normalise the data). Column
+steps: ``minmax_scale_columns`` (for Huang et al. 2020) and ``maxabs_scale_columns`` (divide by the column's
+max |value|, Zhang, Khalili & Liu 2018 and 2020). Row steps act on the
 last axis of (..., n, d) arrays; column steps on the columns of an (n, d) matrix.
 """
 

@@ -1,10 +1,11 @@
 """Breiman's Twonorm and Ringnorm generators (Breiman 1996, "Bias, variance and arcing classifiers",
-Technical Report 460, Statistics Department, UC Berkeley), used by seed 002 (spec 002 §6.1) through
-Rätsch's benchmark collection.
+Technical Report 460, Statistics Department, UC Berkeley), used by Wang et al. 2020 (Sec. VI-A)
+through Rätsch's benchmark collection.
 
-Classes are equiprobable: every record's class is an independent fair coin flip. The features are
-not row-normalised (spec 002 §6.1 and A12: use the data as distributed and account with the
-observed ``max_row_norm``); ``scale_rows_to_unit_ball`` is available when a bound of 1 is wanted.
+Classes are equiprobable: every record's class is an independent fair coin flip. The features are not
+row-normalised (the paper does not say how it normalised these sets, so the data are used as distributed
+and accounted with the observed ``max_row_norm``); ``scale_rows_to_unit_ball`` is available when a bound
+of 1 is wanted.
 """
 
 from __future__ import annotations

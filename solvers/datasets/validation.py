@@ -1,7 +1,8 @@
 """Checks on data handed to the solvers; every error names the argument, the value and the expectation.
 
-The privacy analyses of all five seed papers assume labels in {-1, +1} and feature rows inside a ball
-(‖x‖₂ ≤ 1 for seeds 000, 001, 003 and 004; seed 002 a public bound x_max). A row outside that ball
+The privacy analyses of all five papers assume labels in {-1, +1} and feature rows inside a ball
+(‖x‖₂ ≤ 1 for Huang et al. 2020, Zhang, Khalili & Liu 2018 and 2020 and Hu et al. 2019; a public bound
+x_max for Wang et al. 2020). A row outside that ball
 voids the guarantee, so it is an error unless the caller explicitly asks for clipping, and clipping
 is always reported.
 

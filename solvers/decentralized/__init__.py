@@ -1,4 +1,5 @@
-"""Decentralized private ADMM over connected graphs (seeds 001 and 003).
+"""Decentralized private ADMM over connected graphs: R-ADMM and MR-ADMM (Zhang, Khalili & Liu 2020) and
+penalty perturbation (Zhang, Khalili & Liu 2018).
 
     from solvers.graph import GraphTopology
     from solvers.decentralized import DecentralizedProblem, RADMM, MRADMM, PenaltyPerturbation
@@ -7,7 +8,7 @@
     result.transcript["f"]     # (T+1, R, N, d): every broadcast f_i(t), t = 0..T
     result.privacy["pure"]     # β of Theorem V.1 (max over nodes of the summed ε_i(k))
 
-Modules: ``problem`` (the seeds' objective scale), ``admm`` (ADMM, ADMM-OP, R-ADMM, MR-ADMM,
+Modules: ``problem`` (the papers' objective scale), ``admm`` (ADMM, ADMM-OP, R-ADMM, MR-ADMM,
 M-ADMM/PP, DVP on one vectorised engine), ``privacy`` (Theorem V.1 / 4.1 bounds and conditions).
 """
 

@@ -1,23 +1,27 @@
-"""Decentralized (private) ADMM over a connected graph: seeds 001 (R-ADMM, MR-ADMM) and 003 (M-ADMM, PP).
+"""Decentralized (private) ADMM over a connected graph: R-ADMM and MR-ADMM
+(Zhang, Khalili & Liu 2020), M-ADMM and penalty perturbation (PP; Zhang, Khalili & Liu 2018).
 
 All variants share one engine, vectorised over (trials R, nodes N, features d), with the graph as
 (N, N) matrices acting on node arrays; there is no Python loop over nodes or trials.
 
-Iteration t = 1..T is one of two kinds (spec 001 §2, spec 003 §2):
+Iteration t = 1..T is one of two kinds (Zhang, Khalili & Liu 2020, Secs. II-C and III; Zhang, Khalili & Liu 2018,
+Secs. 2–4):
 
 * **exact step** (every iteration of ADMM, ADMM-OP, M-ADMM/PP/DVP; odd iterations of (M)R-ADMM)
       f_i(t) = argmin_f O(f, D_i) + (2λ_i(t−1) + s_i(t) ε_i(t))ᵀ f + η_i(t) Σ_{j∈𝒱_i} ‖½(f_i(t−1) + f_j(t−1)) − f‖²
   solved by batched damped Newton, then the dual step λ_i(t) = λ_i(t−1) + (θ_i(t)/2) Σ_j (f_i(t) − f_j(t)).
   The noise ε_i(t) has density ∝ exp(−α_i(t)‖ε‖) (``mechanisms.GammaNormMechanism``); s_i(t) = 1 for
   objective perturbation (ADMM-OP, R-ADMM (18)) and s_i(t) = 2η_i(t)V_i for penalty perturbation
-  ((24) ≡ (24′) of seed 003: ‖f + ε − m‖² has the same minimiser as the linear term 2ηVεᵀf).
+  ((24) of Zhang, Khalili & Liu 2018 and its equivalent form after (25): ‖f + ε − m‖² has the same minimiser as
+  the linear term 2ηVεᵀf).
   θ_i(t) = η_i(t) for ADMM (9), R-ADMM (13), MR-ADMM (15) ("paper" dual step); θ common for
   M-ADMM (11) and MR-ADMM's ``dual_step="common"``.
 * **even step** of (M)R-ADMM (10)/(19), computed from released values only: the noisy gradient of
   the preceding odd step is taken from its KKT condition (47),
       g̃_i = −2λ_i(2k−2) − η_i Σ_j (2f_i(2k−1) − f_i(2k−2) − f_j(2k−2)),
   and f_i(2k) = f_i(2k−1) − [g̃_i + 2λ_i(2k−1) + η_i Σ_j (f_i(2k−1) − f_j(2k−1))]/(2η_iV_i + γ), λ unchanged.
-  (Spec 001 §2.6: never recompute ∇O from the data here.)
+  (∇O is never recomputed from the data here: after an inexact odd solve that would leak, and Lemma V.1 of
+  Zhang, Khalili & Liu 2020 needs the even step to be post-processing of the broadcasts.)
 
 Initialisation: f_i(0) ~ N(0, init_scale² I) from node i's own stream of the trial (data independent),
 λ_i(0) = 0. The transcript channel ``f`` holds f(t) for t = 0..T, shape (T+1, R, N, d): entry t is
@@ -113,8 +117,8 @@ class StepSchedule:
 class DecentralizedPlan:
     """The public constants of a decentralized run (``RunPlan.details``), fixed before the run from
     the step schedule (``StepSchedule``) and the graph; iteration t = 1..T is index t − 1. The
-    equations are those of Zhang, Khalili & Liu's R-ADMM (2018, seed 001) and penalty
-    perturbation (2019, seed 003).
+    equations are those of R-ADMM (Zhang, Khalili & Liu 2020) and penalty perturbation (Zhang, Khalili &
+    Liu 2018).
 
     Attributes:
       exact: (T,) bool, whether iteration t is an exact (costly) step; False on the even steps of
@@ -336,7 +340,7 @@ def _is_scalar(value: object) -> TypeGuard[float]:
 
 @dataclass(frozen=True)
 class DecentralizedADMM(DecentralizedSolver):
-    """Conventional decentralized ADMM (8)–(9) of seed 001 / (8)–(9) of seed 003: exact local
+    """Conventional decentralized ADMM (8)–(9) of Zhang, Khalili & Liu 2020 (and 2018): exact local
     solves at every iteration, common penalty η, no noise (every release is non-private).
 
     Args:
@@ -361,9 +365,9 @@ class DecentralizedADMM(DecentralizedSolver):
 
 @dataclass(frozen=True)
 class ObjectivePerturbationADMM(DecentralizedSolver):
-    """ADMM-OP (spec 001 §2.2 [rec]): (8)–(9) with objective perturbation ε_i(t) ~ exp(−α_i(t)‖ε‖)
-    at every iteration; each iteration costs (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(t)) (Thm V.1
-    applied per iteration).
+    """ADMM-OP (a baseline of this toolkit, not of the paper): (8)–(9) with objective perturbation
+    ε_i(t) ~ exp(−α_i(t)‖ε‖) at every iteration; each iteration costs (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(t))
+    (Thm V.1 applied per iteration).
 
     Args:
       eta: penalty η > 0. alpha: noise rate α > 0 (float, (T,) or (T, N)).
@@ -401,16 +405,17 @@ class ObjectivePerturbationADMM(DecentralizedSolver):
 
 @dataclass(frozen=True)
 class MRADMM(DecentralizedSolver):
-    """MR-ADMM (seed 001 Alg. 2/3): odd iterations exact (with objective perturbation if ``alpha``),
-    even iterations the recycled linear step (19) from released values.
+    """MR-ADMM (Zhang, Khalili & Liu 2020, Algorithms 2 and 3): odd iterations exact (with objective
+    perturbation if ``alpha``), even iterations the recycled linear step (19) from released values.
 
     Args:
       eta: η_i(2k−1): a number (times ``eta_growth``^k), a (K,) or (K, N) array; non-decreasing in k.
       eta_growth: q ≥ 1 for η(2k−1) = eta·q^k (the paper's Fig. 5: eta=1, q=1.04). 1 gives R-ADMM.
       gamma: γ ≥ 0 of the even step (no effect on privacy).
       alpha: None (non-private) or α_i(k) > 0: a number, (K,) or (K, N).
-      dual_step: "paper" (15): λ += (η_i(2k−1)/2) Σ_j(f_i − f_j) (biased limit for node-specific η,
-        spec 001 A4); "common": the dual step ``theta`` for all nodes (the spec's correction).
+      dual_step: "paper" (15): λ += (η_i(2k−1)/2) Σ_j(f_i − f_j) (biased limit for node-specific η:
+        Σ_i λ_i is then not conserved); "common": the dual step ``theta`` for all nodes (this toolkit's
+        correction, after the common dual step θ of Zhang, Khalili & Liu 2018).
       theta: the common dual step (default min η(1)); only with dual_step="common".
       n_iterations: T = 2K (even).
 
@@ -462,7 +467,9 @@ class MRADMM(DecentralizedSolver):
             eta = self.eta
         eta = _schedule_array(eta, K, n_agents, "eta")
         if np.any(np.diff(eta, axis=0) < 0):
-            raise ValueError("eta must be non-decreasing in k at every node (MR-ADMM, spec 001 §2.4)")
+            raise ValueError(
+                "eta must be non-decreasing in k at every node (MR-ADMM, Zhang, Khalili & Liu 2020, Sec. III-B)"
+            )
         return eta
 
     def step_schedule(self, problem):
@@ -500,7 +507,8 @@ class MRADMM(DecentralizedSolver):
 
 @dataclass(frozen=True)
 class RADMM(MRADMM):
-    """R-ADMM (seed 001 Alg. 1; private: Alg. 3 with η_i ≡ η): MR-ADMM with a constant, common η."""
+    """R-ADMM (Zhang, Khalili & Liu 2020, Algorithm 1; private: Algorithm 3 with η_i ≡ η): MR-ADMM with a
+    constant, common η."""
 
     name = "radmm"
 
@@ -512,11 +520,13 @@ class RADMM(MRADMM):
 
 @dataclass(frozen=True)
 class PenaltyPerturbation(DecentralizedSolver):
-    """M-ADMM (10)–(11) with penalty perturbation (seed 003 Alg. 1, (24)–(25)); non-private M-ADMM
-    when ``alpha`` is None.
+    """M-ADMM (10)–(11) with penalty perturbation (Zhang, Khalili & Liu 2018, Algorithm 1, (24)–(25));
+    non-private M-ADMM when ``alpha`` is None.
 
-    Schedules (seed 003 Sec. 5): η_i(t) = eta·q1^{t−1} (eta defaults to θ), α_i(t) = alpha·q2^{t−1};
-    or explicit (T,) / (T, N) arrays. ``eta_max`` caps η (spec 003 A3; privacy stays valid).
+    Schedules (Zhang, Khalili & Liu 2018, Sec. 5): η_i(t) = eta·q1^{t−1} (eta defaults to θ),
+    α_i(t) = alpha·q2^{t−1}; or explicit (T,) / (T, N) arrays. ``eta_max`` caps η (an option of this
+    toolkit: Theorem 3.1 assumes a bounded η, which geometric schedules are not; the privacy bound, computed
+    with the capped η, stays valid).
     Each iteration costs β_i(t) = C(1.4c1 + α_i(t))/(η_i(t)V_iB_i) (Thm 4.1).
 
     Raises:
@@ -587,7 +597,7 @@ class PenaltyPerturbation(DecentralizedSolver):
 
 @dataclass(frozen=True)
 class MADMM(PenaltyPerturbation):
-    """Non-private M-ADMM (seed 003 (10)–(11)): PP with α = ∞."""
+    """Non-private M-ADMM (Zhang, Khalili & Liu 2018, (10)–(11)): PP with α = ∞."""
 
     name = "madmm"
 
@@ -599,9 +609,9 @@ class MADMM(PenaltyPerturbation):
 
 @dataclass(frozen=True)
 class DVP(PenaltyPerturbation):
-    """Dual variable perturbation (Zhang & Zhu 2017) as characterised by seed 003 (spec 003 §2.6):
-    PP with η_i(t) ≡ θ (q1 = 1), noise α(t) = alpha·q2^{t−1}; its total loss is accounted with
-    Theorem 4.1 at η = θ ("DVP as in Zhang–Khalili–Liu 2018")."""
+    """Dual variable perturbation (Zhang & Zhu 2017) as characterised by Zhang, Khalili & Liu 2018
+    (Sec. 4, after (25)): PP with η_i(t) ≡ θ (q1 = 1), noise α(t) = alpha·q2^{t−1}; its total loss is accounted
+    with Theorem 4.1 at η = θ ("DVP as in Zhang, Khalili & Liu 2018")."""
 
     name = "dvp"
 

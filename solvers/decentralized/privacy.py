@@ -1,14 +1,16 @@
 """Pure-ε privacy bounds of the decentralized private ADMMs, with the theorems' conditions.
 
 Every function is vectorised over iterations and nodes and returns per-(iteration, node) ε in nats;
-the run's β is the max over nodes of the sum over iterations (the record sits at one node, spec 001
-§3 and spec 003 §3), which is what ``PureEpsilonAccountant`` computes from the registered events.
+the run's β is the max over nodes of the sum over iterations (the record sits at one node: the max over i in
+Theorem V.1 of Zhang, Khalili & Liu 2020 and Theorem 4.1 of Zhang, Khalili & Liu 2018), which is what
+``PureEpsilonAccountant`` computes from the registered events.
 
-  - :func:`radmm_epsilons`: Theorem V.1 of seed 001, eq. (32): per odd iteration k of (M)R-ADMM,
+  - :func:`radmm_epsilons`: Theorem V.1 of Zhang, Khalili & Liu 2020, eq. (32): per odd iteration k of (M)R-ADMM,
     ε_i(k) = (2C/B_i)(1.4 c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k)); ``bound="tight"`` the step before
     the 1.4 relaxation, (2C/B_i)α_i(k) − 2 ln(1 − x), x = c1 C/(B_i(ρ/N + 2η_i V_i)) (eq. 56).
-    Applied at every iteration it is the ADMM-OP baseline's bound (spec 001 §2.2 [derived]).
-  - :func:`pp_epsilons`: Theorem 4.1 of seed 003, eq. (26): per iteration t of PP/DVP,
+    Applied at every iteration it is the ADMM-OP baseline's bound (derived here, not stated in the paper: the
+    proof of Theorem V.1 applies verbatim to every noisy iteration).
+  - :func:`pp_epsilons`: Theorem 4.1 of Zhang, Khalili & Liu 2018, eq. (26): per iteration t of PP/DVP,
     β_i(t) = C(1.4 c1 + α_i(t))/(η_i(t) V_i B_i); ``bound="tight"``: Cα/(ηVB) − 2 ln(1 − x),
     x = c1/((B_i/C)(ρ/N + 2η_i V_i)).
 
@@ -46,7 +48,7 @@ def _arrays(B, V, eta, alpha):
 
 
 def check_radmm_conditions(*, C: float, B, V, eta, rho: float, n_agents: int, c1: float = 0.25) -> None:
-    """Theorem V.1's conditions (spec 001 §3 [rec]) for the penalties eta (K, N) of the odd steps.
+    """Theorem V.1's conditions (Zhang, Khalili & Liu 2020) for the penalties eta (K, N) of the odd steps.
 
     Raises:
       ValueError: η_i not non-decreasing in k; the precondition 2c1 < (B_i/C)(ρ/N + 2η_i(1)V_i)
@@ -70,13 +72,16 @@ def check_radmm_conditions(*, C: float, B, V, eta, rho: float, n_agents: int, c1
             f"eta_i(1)={eta[0, i]:g}); raise eta or reduce C"
         )
     if np.any(C > B):
-        warnings.warn(f"C = {C:g} exceeds some B_i = {B.min():g} (spec 001 assumes C <= B_i)", stacklevel=2)
+        warnings.warn(
+            f"C = {C:g} exceeds some B_i = {B.min():g} (Zhang, Khalili & Liu 2020, Sec. V, assume C <= B_i)",
+            stacklevel=2,
+        )
 
 
 def radmm_epsilons(
     *, C: float, B, V, eta, alpha, rho: float, n_agents: int, c1: float = 0.25, bound: str = "paper"
 ) -> np.ndarray:
-    """ε_i(k) of Theorem V.1 (seed 001 eq. 32), shape broadcast of eta/alpha (K, N).
+    """ε_i(k) of Theorem V.1 (Zhang, Khalili & Liu 2020, eq. (32)), shape broadcast of eta/alpha (K, N).
 
     Args:
       C, rho, n_agents: the objective's constants; B (N,) records, V (N,) degrees.
@@ -100,7 +105,7 @@ def radmm_epsilons(
 
 
 def check_pp_conditions(*, C: float, B, V, eta, theta: float, rho: float, n_agents: int, c1: float = 0.25) -> None:
-    """Theorem 4.1's conditions (spec 003 §3) for penalties eta (T, N) and dual step θ.
+    """Theorem 4.1's conditions (Zhang, Khalili & Liu 2018) for penalties eta (T, N) and dual step θ.
 
     Raises:
       ValueError: θ ≤ 0; η_i(t) < θ; C > B_i; the θ-condition 2c1 < (B_i/C)(ρ/N + 2θV_i).
@@ -125,7 +130,7 @@ def check_pp_conditions(*, C: float, B, V, eta, theta: float, rho: float, n_agen
 def pp_epsilons(
     *, C: float, B, V, eta, alpha, theta: float, rho: float, n_agents: int, c1: float = 0.25, bound: str = "paper"
 ) -> np.ndarray:
-    """β_i(t) of Theorem 4.1 (seed 003 eq. 26), shape broadcast of eta/alpha (T, N).
+    """β_i(t) of Theorem 4.1 (Zhang, Khalili & Liu 2018, eq. (26)), shape broadcast of eta/alpha (T, N).
 
     Raises:
       ValueError: a condition of Theorem 4.1 fails (see :func:`check_pp_conditions`).
@@ -148,8 +153,9 @@ def total_epsilon(epsilons: np.ndarray) -> float:
 def pp_total_geometric(
     *, C: float, B: float, V: float, eta1: float, q1: float, alpha1: float, q2: float, T: int | float, c1: float = 0.25
 ) -> float:
-    """Closed form of Σ_{t=1}^T β_i(t) for η(t) = η1 q1^{t−1}, α(t) = α1 q2^{t−1} (spec 003 §3);
-    T = inf gives the limit (finite iff q1 > 1 and q2 < q1)."""
+    """Closed form of Σ_{t=1}^T β_i(t) for η(t) = η1 q1^{t−1}, α(t) = α1 q2^{t−1}: eq. (26) of
+    Zhang, Khalili & Liu 2018 summed as two geometric series (derived here); T = inf gives the limit (finite iff
+    q1 > 1 and q2 < q1)."""
 
     def S(r: float) -> float:
         if np.isinf(T):

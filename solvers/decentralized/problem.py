@@ -1,4 +1,5 @@
-"""The decentralized ERM problem on the seeds' scale (seed 001 §V, seed 003 eq. (1)).
+"""The decentralized ERM problem on the papers' scale (Zhang, Khalili & Liu 2020, Sec. V; Zhang, Khalili & Liu
+2018, eq. (1)).
 
 Node i holds B_i records and the local objective
     O(f, D_i) = (C/B_i) Σ_n L(y_n fᵀx_n) + (ρ/N) R(f),
@@ -6,7 +7,7 @@ and the network minimises Σ_i O(f, D_i). This is ``C`` times the framework's
 ``HorizontalProblem`` objective with λ = ρ/C (f_i = (1/m_i) Σ ℓ + (λ/N) R), so
 :class:`DecentralizedProblem` *is* a ``HorizontalProblem`` (every framework metric, the recorder
 and ``centralized_optimum`` apply unchanged; the minimiser is the same) that also carries C and a
-``GraphTopology``, and exposes the seed-scale O, ∇O, ∇²O per node on (..., N, d) arrays.
+``GraphTopology``, and exposes the paper-scale O, ∇O, ∇²O per node on (..., N, d) arrays.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ __all__ = ["DecentralizedProblem"]
 
 @dataclass(frozen=True, eq=False)
 class DecentralizedProblem(HorizontalProblem):
-    """``HorizontalProblem`` with λ = ρ/C on a ``GraphTopology``, plus the seeds' constant C.
+    """``HorizontalProblem`` with λ = ρ/C on a ``GraphTopology``, plus the papers' constant C.
 
     Build it with :meth:`create` (which takes C and ρ); the fields are the framework's plus ``C``.
     ``objective_seed(f) = C · objective(f)`` is Σ_i O(f, D_i).
@@ -63,7 +64,7 @@ class DecentralizedProblem(HorizontalProblem):
 
     @property
     def rho(self) -> float:
-        """ρ of the seeds' objective (= λ·C)."""
+        """ρ of the papers' objective (= λ·C)."""
         return self.lam * self.C
 
     @property

@@ -1,4 +1,4 @@
-"""The decentralized ADMM protocol (seeds 001 and 003) split into nodes and the graph driver.
+"""The decentralized ADMM protocol (Zhang, Khalili & Liu 2020 and 2018) split into nodes and the graph driver.
 
 Round t ≤ T: node i receives the broadcasts f_j(t−1) of its neighbours (and its own), completes
 its dual λ_i(t−1) (the step λ_i += (θ_i/2) Σ_j (f_i − f_j) needs the neighbours' new f), and computes

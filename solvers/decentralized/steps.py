@@ -1,5 +1,5 @@
 """The steps of decentralized ADMM shared by the vectorised iterations, the nodes' agent programs
-and the attacks that replay them (Zhang & Zhu 2017, eqs. (18)–(19); Zhang, Khalili & Liu 2019).
+and the attacks that replay them (Zhang & Zhu 2017, eqs. (18)–(19); Zhang, Khalili & Liu 2020).
 
 Every function works on arrays of n nodes at once, (R, n, d) over R trials: all N nodes in the
 vectorised run, one node (n = 1) in its agent program.
@@ -65,7 +65,10 @@ def even_step(f_before, f_odd, lam_before, lam, eta, gamma, Af_before, Af_odd, V
 def even_step_from_transcript(
     f: np.ndarray, adjacency: np.ndarray, eta_odd: np.ndarray, gamma: float, theta: np.ndarray | None = None
 ) -> np.ndarray:
-    """Recompute every even iterate of (M)R-ADMM from the broadcasts alone (spec 001 §2.6 and A4).
+    """Recompute every even iterate of (M)R-ADMM from the broadcasts alone.
+
+    The closed form is derived here: substitute the KKT condition (47) of the odd step and the dual step (15)
+    into the even step (19) of Zhang, Khalili & Liu 2020; that the result is data-independent is their Lemma V.1.
 
     Args:
       f: the transcript channel ``f``, (T+1, ..., N, d) with f[0] = f(0).
@@ -73,8 +76,8 @@ def even_step_from_transcript(
       eta_odd: (K, N) penalties η_i(2k−1).
       gamma: γ.
       theta: None for the paper's dual step (θ = η_i(2k−1)); else the common dual step (K, N)
-        (A4 closed form: f_i(2k) = f_i(2k−1) − [Σ_j η_i(f_i(2k−2) + f_j(2k−2)) + (θ − η_i) f_i(2k−1)
-        − (θ + η_i) f_j(2k−1)]/(2η_iV_i + γ)).
+        (the same substitution with a common dual step: f_i(2k) = f_i(2k−1) − [Σ_j η_i(f_i(2k−2) +
+        f_j(2k−2)) + (θ − η_i) f_i(2k−1) − (θ + η_i) f_j(2k−1)]/(2η_iV_i + γ)).
 
     Returns:
       (K, ..., N, d): the recomputed f(2k), k = 1..K.

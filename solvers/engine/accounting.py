@@ -3,7 +3,7 @@
 A solver states every release before it happens as (iteration, agent, event); this module records
 them in a ``Ledger`` and registers each with every attached accountant under the releasing agent's
 id (write-ahead: a crash mid-run never leaves a release unrecorded). Privacy parameters of the
-seed-000 solvers do not depend on the data or the noise, so a batched run registers its releases
+DP-ADMM solvers (Huang et al. 2020) do not depend on the data or the noise, so a batched run registers its releases
 once, not once per trial (its trials are independent simulations, ``Result.privacy_scope``).
 
 A :class:`accountants.BudgetFilter` attaches like any accountant. A run's releases are all known

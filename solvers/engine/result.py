@@ -62,7 +62,7 @@ class Result:
 
     Attributes:
       model: final global model w^T, (d,) or (R, d).
-      model_average: ergodic average w̄^T = (1/T) Σ_{k=1}^{T} w^k (spec 000 §2.3), same shape.
+      model_average: ergodic average w̄^T = (1/T) Σ_{k=1}^{T} w^k (Huang et al. 2020, Theorems 3–4), same shape.
       history: per-iteration metrics (``solvers.recorder`` lists the keys), each (T,) or (T, R).
       transcript: the released messages (``solvers.engine.transcript``), or None if not recorded.
       ledger: every release of the run, once (privacy does not depend on the trial): participant

@@ -1,4 +1,4 @@
-"""PDML (seed 002): local label randomization + perturbed decentralized ADMM (Wang et al.).
+"""PDML (Wang et al. 2020): local label randomization + perturbed decentralized ADMM.
 
     from solvers.pdml import PDML
     problem = HorizontalProblem(partition, lam=1.0, topology=GraphTopology.from_edges(10, edges))

@@ -1,20 +1,22 @@
-"""PDML (seed 002): local label randomization, then the servers' perturbed decentralized ADMM.
+"""PDML (Wang et al. 2020): local label randomization, then the servers' perturbed decentralized ADMM.
 
-One run (spec 002 §3.3), vectorised over (trials R, servers N, features d):
+One run (Wang et al. 2020, Sec. IV, (12)–(17)), vectorised over (trials R, servers N, features d):
 
 * **Phase 1** (users, once): group i's users flip their labels with p_i = 1/(1+e^{ε_i})
   (:mod:`solvers.pdml.randomization`); server i learns on y' with the debiased loss (19)–(22),
   Ĵ_i(w) = (1/m_i) Σ_j φ(y'_ij wᵀx_ij) − b_iᵀw + (a/n)·½‖w‖²  (a = ``problem.lam``).
 * **Phase 2** (servers, t = 0..T−1), on the problem's ``GraphTopology``:
-  - η_i, drawn once before the first iteration with ‖η_i‖₂ ≤ R_i, uniform in the ℓ2 ball (spec 002
-    A3; ``eta_dist="linf_uniform"``: coordinates U[−R_i, R_i]) and kept fixed (14);
+  - η_i, drawn once before the first iteration with ‖η_i‖₂ ≤ R_i, uniform in the ℓ2 ball (the paper
+    calls the law arbitrary, so this is the toolkit's default; ``eta_dist="linf_uniform"``: coordinates
+    U[−R_i, R_i]) and kept fixed (14);
   - (15) w_i(t+1) = argmin_w Ĵ_i(w) + η_iᵀw/n + γ_i(t)ᵀw + β Σ_{l∈𝒩_i} ‖w − ½(w̃_i(t) + w̃_l(t))‖²
     (batched damped Newton to ‖∇‖ ≤ ``tol``, warm-started at w_i(t));
   - (16) w̃_i(t+1) = w_i(t+1) + θ_i(t+1), θ_i(t+1) ~ N(0, ρ^t V_i² I): fresh, variance ρ^{t'−1}V_i²
     at broadcast t' = t+1;
   - (17) γ_i(t+1) = γ_i(t) + β Σ_{l∈𝒩_i} (w̃_i(t+1) − w̃_l(t+1)).
-  w(0) = w̃(0) = γ(0) = 0 (public; spec 002 A4–A5). The released model is (1/n) Σ_i w̃_i(t)
-  (post-processing of the broadcasts, spec 002 A6).
+  w(0) = w̃(0) = γ(0) = 0 (public; the paper leaves the start open). The released model is
+  (1/n) Σ_i w̃_i(t), post-processing of the broadcasts (the paper names no released model, and releasing an
+  unperturbed w_i would void the broadcast accounting).
 
 Transcript: ``w_tilde`` (T+1, R, N, d), every broadcast w̃_i(t), t = 0..T. White-box channels:
 ``w`` (w_i(t)), ``gamma`` (γ_i(t)), ``theta`` (θ_i(t), 0 at t = 0), ``eta`` (η_i, repeated) and
@@ -93,9 +95,9 @@ _CHANNELS = {
 
 
 def sample_eta(rng: np.random.Generator, bound: np.ndarray, dim: int, dist: str = "l2_ball") -> np.ndarray:
-    """η_i for each server, (N, d): uniform in the ℓ2 ball of radius R_i (direction g/‖g‖, radius
-    R_i U^{1/d}; spec 002 §6.3), or ``"linf_uniform"``: every coordinate U[−R_i, R_i]. Every draw
-    has the servers on axis 1 (per-agent streams)."""
+    """η_i for each server, (N, d): uniform in the ℓ2 ball of radius R_i (direction g/‖g‖, radius R_i
+    U^{1/d}; the toolkit's default, as the paper leaves the law open), or ``"linf_uniform"``: every
+    coordinate U[−R_i, R_i]. Every draw has the servers on axis 1 (per-agent streams)."""
     bound = np.asarray(bound, dtype=np.float64)
     N = bound.size
     if dist == "l2_ball":
@@ -206,9 +208,9 @@ class PDML(HorizontalSolver[HorizontalProblem]):
       rho_decay: ρ ∈ (0, 1], variance decay of θ.
       beta: ADMM penalty β > 0.
       n_iterations: T.
-      eta_dist: "l2_ball" (default, spec 002 A3) or "linf_uniform".
-      x_max: bound on every ‖x‖ for the sensitivity; None uses the largest observed ‖x‖ (spec 002
-        A12; pass a public bound for a data-independent guarantee).
+      eta_dist: "l2_ball" (default; the paper leaves the law open) or "linf_uniform".
+      x_max: bound on every ‖x‖ for the sensitivity; None uses the largest observed ‖x‖ (the paper
+        states no bound; pass a public bound for a data-independent guarantee).
       tol: Newton tolerance τ on ‖∇‖ (enters the sensitivity as 2τ/μ_i).
       delta: δ of ``Result.privacy`` and of the per-group guarantees.
 

@@ -1,10 +1,10 @@
 """Privacy of PDML's Phase 2 broadcasts and the joint label guarantee: DERIVED, not from the paper.
 
-The paper (seed 002) proves only Prop. 1 (randomized response is ε-label-LDP). Its Phase-2 claim
+Wang et al. 2020 prove only Prop. 1 (randomized response is ε-label-LDP). Their Phase-2 claim
 "(ε_p, δ_p)-DP" (Remarks 1–2) comes with no formula, no sensitivity and no composition over the
-iterations. Everything here is the derivation of spec 002 §4.3–§4.4, re-checked:
+iterations. Everything here is this toolkit's own derivation with standard DP tools:
 
-* **Sensitivity** (spec 002 §4.3). Neighbours replace one record (x, y') of one user of group i by
+* **Sensitivity**. Neighbours replace one record (x, y') of one user of group i by
   any (x*, y'*) with ‖x*‖ ≤ X_max. Server i's subproblem (15),
       Φ_D(w) = Ĵ_i(w) + η_iᵀw/n + γ_iᵀw + β Σ_{l∈𝒩_i} ‖w − ½(w̃_i(t) + w̃_l(t))‖²,
   is μ_i-strongly convex with μ_i = aκ/n + 2βN_i (the debiased loss is convex, Lemma 1; the
@@ -19,9 +19,10 @@ iterations. Everything here is the derivation of spec 002 §4.3–§4.4, re-chec
   μ-GDP with μ² = 2Ξ (exact). Ξ grows like ρ^{−T}: **without bound as T grows when ρ < 1** — the
   decaying noise buys accuracy with privacy, and long runs have no meaningful θ guarantee.
 * **η** (the bounded objective perturbation (14)) is treated as known to the adversary: it adds
-  no quantified privacy ("unquantified: the paper gives no formula"; spec 002 §4.5, A2).
-* **Joint label guarantee** against other servers (spec 002 §4.4): RR (ε1-LDP) followed by an
-  (ε2, δ2)-DP Phase 2 is (ε*, δ*)-DP for a label flip, with
+  no quantified privacy (reported as "unquantified: the paper gives no formula"; Remark 1 of Wang et al.
+  2020 asserts (ε_p, δ_p)-DP for it without one).
+* **Joint label guarantee** against other servers (Remark 2 of Wang et al. 2020 leaves it open): RR (ε1-LDP)
+  followed by an (ε2, δ2)-DP Phase 2 is (ε*, δ*)-DP for a label flip, with
       ε* = ln((e^{ε1+ε2} + 1)/(e^{ε1} + e^{ε2})),  δ* = e^{ε1}/(1 + e^{ε1}) · δ2.
   Proof: P(S|y) = (1−p)A + pB, P(S|−y) = pA + (1−p)B with A, B the transcript laws given y' = ±y;
   split A = A1 + A2 with A1 ≤ e^{ε2}B and mass(A2) ≤ δ2; ((1−p)r + p)/(pr + 1 − p) increases in
@@ -54,8 +55,8 @@ __all__ = [
 
 #: Stated wherever a Phase-2 number is reported.
 DERIVED_NOTE = (
-    "derived (spec 002 §4.3–4.4): the paper gives no sensitivity, composition or joint "
-    "guarantee for Phase 2; the objective perturbation η is unquantified"
+    "derived by this toolkit, not from Wang et al. 2020: the paper gives no sensitivity, composition or "
+    "joint guarantee for Phase 2; the objective perturbation η is unquantified"
 )
 
 
@@ -116,7 +117,7 @@ def zcdp_total(sensitivity: ArrayLike, V: ArrayLike, rho_decay: float, n_iterati
 
 
 def zcdp_epsilon(xi: ArrayLike, delta: float) -> np.ndarray:
-    """ε = Ξ + 2 sqrt(Ξ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3): the spec's closed-form bound."""
+    """ε = Ξ + 2 sqrt(Ξ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3): the closed-form bound reported."""
     xi = np.asarray(xi, dtype=np.float64)
     return xi + 2.0 * np.sqrt(xi * math.log(1.0 / delta))
 

@@ -1,4 +1,4 @@
-"""PDML (seed 002) split into servers and the graph driver.
+"""PDML (Wang et al. 2020) split into servers and the graph driver.
 
 Server i's actor holds only group i's records, the labels y'_i its users reported (Phase 1, drawn
 from its own stream with η_i and θ_i(·), ``solvers.pdml.admm._TrialNoise``) and its dual γ_i.

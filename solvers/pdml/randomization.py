@@ -1,4 +1,5 @@
-"""Phase 1 of PDML: users randomize their labels locally, and the debiased loss (seed 002 §IV-A, §V-B).
+"""Phase 1 of PDML: users randomize their labels locally, and the debiased loss (Wang et al. 2020,
+Secs. IV-A and V-B).
 
 Each user flips their ±1 label with probability p = 1/(1+e^ε) (randomized response, Def. 2 and
 (12)–(13)) before anything leaves the device; the features are sent unchanged. This is ε-label-LDP
@@ -8,7 +9,7 @@ The servers learn on the noisy labels with the modified loss (19)
     ℓ̂(y', z, ε) = [e^ε ℓ(y', z) − ℓ(−y', z)] / (e^ε − 1),
 whose expectation over the flips is the clean loss ℓ(y, z) (20). For a margin loss ℓ(y, z) = φ(yz)
 with φ'' even (the paper's Assumption 1, e.g. logistic and squared loss; not the hinge), φ(−u) − φ(u)
-= −2φ'(0)·u, so with c(ε) = 1/(e^ε − 1) (spec 002 §2.3, exact)
+= −2φ'(0)·u, so with c(ε) = 1/(e^ε − 1) (an exact rewriting of (19), derived here)
     ℓ̂(y', z, ε) = φ(y'z) + 2φ'(0)·c(ε)·y'z,          (logistic: log(1+e^{−y'z}) − c(ε)·y'z)
 i.e. the ordinary loss on the noisy labels plus a term linear in w: convex, with the same Hessian
 (Lemma 1). The solver uses exactly this form (:func:`debias_linear_term`).
@@ -33,7 +34,7 @@ __all__ = [
 
 
 def debias_coefficient(epsilon: ArrayLike) -> np.ndarray:
-    """c(ε) = 1/(e^ε − 1), computed as 1/expm1(ε); c(∞) = 0 (spec 002 §2.3)."""
+    """c(ε) = 1/(e^ε − 1), computed as 1/expm1(ε); c(∞) = 0 (the coefficient of the rewritten (19))."""
     eps = _label_epsilon(epsilon)
     with np.errstate(divide="ignore"):
         return np.where(np.isinf(eps), 0.0, 1.0 / np.expm1(np.minimum(eps, 700.0)))
@@ -58,7 +59,7 @@ def check_label_symmetric(loss: MarginLoss) -> float:
     forward, backward = loss.d2phi(u), loss.d2phi(-u)
     if not np.allclose(forward, backward, rtol=1e-9, atol=1e-12):
         raise ValueError(
-            f"loss must have a label-symmetric Hessian (φ'' even, seed 002 Assumption 1), got {loss!r}: "
+            f"loss must have a label-symmetric Hessian (φ'' even, Wang et al. 2020, Assumption 1), got {loss!r}: "
             "the debiased loss would not be convex"
         )
     return float(loss.dphi(np.zeros(1))[0])

@@ -1,4 +1,4 @@
-"""ADMM sharing over vertically partitioned features (seed 004, spec 004).
+"""ADMM sharing over vertically partitioned features (Hu, Liu, Kong & Niu 2019, arXiv 1907.07735).
 
 M parties hold column blocks D_m of the same N samples; the server holds the labels. Each party
 releases one N-vector D_m x_m per iteration::

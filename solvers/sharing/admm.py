@@ -1,7 +1,7 @@
-"""Parallel ADMM sharing over vertically partitioned features (seed 004, Algorithm 1 and (10)).
+"""Parallel ADMM sharing over vertically partitioned features (Hu et al. 2019, Algorithm 1 and (10)).
 
 Hu, Liu, Kong, Niu, "Learning Privately over Distributed Features: An ADMM Sharing Approach"
-(arXiv 1907.07735); spec 004 §2–§3. Iteration t → t+1, all parties in parallel (Jacobi):
+(Hu, Liu, Kong & Niu 2019, arXiv 1907.07735), Secs. 3–4. Iteration t → t+1, all parties in parallel (Jacobi):
 
   (6) x_m^{t+1} = argmin_{‖x‖≤b_1} λR_m(x) + <y^t, D_m x> + (ρ/2)‖b_m^t + D_m x‖²,  b_m^t = r^t − ũ_m^t
       party m releases ũ_m^{t+1} = D_m x_m^{t+1} (+ noise): N numbers, one per sample
@@ -9,27 +9,29 @@ Hu, Liu, Kong, Niu, "Learning Privately over Distributed Features: An ADMM Shari
   (8) y^{t+1}   = y^t + ρ(s^{t+1} − z^{t+1});  the server broadcasts r^{t+1} = s^{t+1} − z^{t+1} and y^{t+1}
 
 from x = z = y = 0. Party m's cached ũ_m^t is the (noisy) value it pushed, since the server's sum
-contains it (spec §3). The model is always the noise-free x^t (spec A13).
+contains it. The model is always the noise-free x^t (the paper does not say which model its private runs
+evaluate).
 
 Updates, vectorised over (parties, trials) with no loop over either:
   - l2 (R = ½‖·‖²): closed form on the cached thin SVD D_m = U S Vᵀ,
     x = −V diag(s/(λ + μ + ρs²)) Uᵀ(y + ρb); μ = 0 unconstrained, else the smallest μ ≥ 0 with
-    ‖x‖ ≤ b_1 (Newton on the secular equation 1/‖x(μ)‖ = 1/b_1, spec §2 "closed forms");
+    ‖x‖ ≤ b_1 (Newton on the secular equation 1/‖x(μ)‖ = 1/b_1);
   - l1: (6) solved exactly by FISTA (``solvers.inner``) with prox = soft-threshold then ball scaling;
   - (7): per-sample safeguarded Newton in the bracket s + (y ± S_1/N)/ρ to relative step 1e−12.
 
-Noise modes (spec §3 "noise-placement modes"; ``noise=None`` is Algorithm 1):
+Noise modes (``noise=None`` is Algorithm 1; "output" is this toolkit's addition, the mechanism that the proof
+of Theorem 1 analyses):
   - ``"output"``: ũ_m = D_m x_m + N(0, σ_m² I_N). With ``sensitivity="safe"`` (default), σ_m is
     calibrated to Δ_safe = 2√N b_1, which holds because x_m is kept in the ball of radius b_1
     (the ball is part of the mechanism); every release is a ``GaussianDpEvent`` registered with
     participant = party index, and ``Result.privacy`` holds the accountants' ε per party.
-  - ``"parameter"``: the paper's (10): ũ_m = D_m(x_m + ξ), ξ ~ N(0, σ_m²(D_mᵀD_m)^+), σ_m from
-    Theorem 1 with Lemma 1's C. **Not differentially private** (the release stays in col(D_m),
-    spec A2; Lemma 1 fails, A3): nothing is registered as a guarantee (the ledger records
-    ``NonPrivateDpEvent``s, so every accountant reports ∞) and ``Result.info`` holds the paper's
-    claimed ε (Corollary 1) with ``claim_verified=False`` and the reason.
+  - ``"parameter"``: the paper's (10): ũ_m = D_m(x_m + ξ), ξ ~ N(0, σ_m²(D_mᵀD_m)^+), σ_m from Theorem 1
+    with Lemma 1's C. **Not differentially private** (the release stays in col(D_m), which differs between
+    neighbours; and Lemma 1 fails, see ``solvers.sharing.privacy``): nothing is registered as a guarantee
+    (the ledger records ``NonPrivateDpEvent``s, so every accountant reports ∞) and ``Result.info`` holds the
+    paper's claimed ε (Corollary 1) with ``claim_verified=False`` and the reason.
   - ``"output"`` with ``sensitivity="paper"``: output noise calibrated to Lemma 1's C: a claim as
-    in parameter mode (an audit target, spec §6 item 17).
+    in parameter mode (an audit target).
 """
 
 from __future__ import annotations
@@ -195,7 +197,7 @@ class ADMMSharing(VerticalSolver):
     """ADMM sharing (Algorithm 1), optionally with noise on the shared vectors (see module docstring).
 
     Args:
-      rho: penalty ρ > 0; None gives the spec's default 1/N.
+      rho: penalty ρ > 0; None gives the toolkit's default 1/N (the paper gives no ρ).
       n_iterations: T ≥ 1 (T releases per party; one iteration is the paper's "epoch").
       noise: None (non-private), "output" (Gaussian noise on D_m x_m) or "parameter" (the paper's
         noise on x_m; not DP).
@@ -434,7 +436,7 @@ class ADMMSharing(VerticalSolver):
             clean = (a * s[:, None, :]) @ Ut  # D_m x_m^{t+1}, (M, R, N)
             if noise is None:
                 shared = clean
-            elif self.noise == "parameter":  # D_m ξ = σ U_m g on col(D_m) (spec §3 sampling)
+            elif self.noise == "parameter":  # D_m ξ = σ U_m g on col(D_m): (10)'s noise, via the SVD
                 shared = clean + (noise[:, t].transpose(1, 0, 2) * in_range) @ Ut
             else:
                 shared = clean + noise[:, t].transpose(1, 0, 2)

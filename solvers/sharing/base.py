@@ -30,7 +30,8 @@ __all__ = ["VerticalRecorder", "VerticalSolver"]
 class VerticalRecorder(BaseRecorder[VerticalProblem]):
     """History, transcript and final models of R trials on a ``VerticalProblem``.
 
-    History keys, each (T, R), at the (noise-free) model x^{t+1} (spec 004 §2 "quantities to log"):
+    History keys, each (T, R), at the (noise-free) model x^{t+1} (the curves of Hu et al. 2019,
+    Sec. 5):
       objective          F(x) = l(Dx) + λR(x)
       loss               l(Dx), the training loss
       gap, relative_gap  F(x) − F*, (F(x) − F*)/|F*|       (when the problem has an optimum)

@@ -1,4 +1,4 @@
-"""Stand-ins for the paper's data sets (spec 004 §5), which cannot be downloaded here.
+"""Stand-ins for the data sets of Hu et al. 2019 (Sec. 5), which cannot be downloaded here.
 
 - a9a → :func:`adult_vertical`: the bundled UCI Adult census records (a9a is a binarisation of
   the same records), one-hot encoded (``load_adult("onehot")``, d = 104, unit rows), columns
@@ -10,7 +10,7 @@
 - gisette → :func:`gisette_like`: a seeded synthetic generator with 5,000 features, half of them
   "probes" without information (as in gisette's design, Guyon et al. 2004), the other half noisy
   sparse combinations of a few latent factors that carry the label; columns scaled to [−1, 1]
-  (like ``gisette_scale``), then rows to the unit ball (spec Assumption 2.3), and split into the
+  (like ``gisette_scale``), then rows to the unit ball (Assumption 2.3 of Hu et al. 2019), and split into the
   paper's contiguous 2000/2000/1000 blocks after a seeded column shuffle.
 """
 
@@ -142,7 +142,8 @@ def gisette_like(
     the features, as in gisette) are N(0, 1) noise independent of y, scattered at random positions
     among the informative columns (which keep their order). Columns are then scaled by their max
     |value| to [−1, 1] and rows into the unit ball. With contiguous party blocks, each party sees
-    only some factors, so the parties need each other (spec §5, Fig. 3's "significant boost").
+    only some factors, so the parties need each other (Hu et al. 2019, Sec. 5: Fig. 3's "significant
+    performance boost").
     """
     rng = check_random_state(seed)
     if n_samples < 2 or n_features < 2:

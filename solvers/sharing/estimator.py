@@ -4,7 +4,8 @@
 (``partition_vertical``), runs :class:`~solvers.sharing.admm.ADMMSharing` and keeps the joined
 model as a linear classifier without intercept. ``C`` has scikit-learn's meaning: with
 ``noise=None`` and enough iterations the fit matches ``LogisticRegression(C=C,
-fit_intercept=False)``; internally λ = 1/(C·N) (spec 004 §1 scaling).
+fit_intercept=False)``; internally λ = 1/(C·N) (the mean-loss scaling of
+``solvers.sharing.problem``).
 
 Like ``DPADMMClassifier``, a fitted estimator holds only what is safe to publish (the model, the
 privacy spent, the ledger, the public run constants and claims); the noise seed and the training
@@ -32,13 +33,13 @@ _PUBLIC_PREFIXES = ("claim", "adjacency", "epsilon_joint_rows", "not_accounted")
 
 
 class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
-    """Binary l2 logistic regression by ADMM sharing over column blocks (seed 004).
+    """Binary l2 logistic regression by ADMM sharing over column blocks (Hu et al. 2019).
 
     Args:
       blocks: the column split (``partition_vertical``): a number of parties, block widths, or
         column-index lists.
       C: inverse regularisation strength as in scikit-learn (λ = 1/(C·N)).
-      rho_scale: ρ = rho_scale/N (the spec's default ρ = 1/N).
+      rho_scale: ρ = rho_scale/N (the toolkit's default ρ = 1/N; the paper gives no ρ).
       n_iterations: T.
       noise: None, "output" or "parameter" (see ``ADMMSharing``).
       epsilon, noise_multiplier, sigma, delta, b1, sensitivity, calibration: as ``ADMMSharing``.

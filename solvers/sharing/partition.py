@@ -1,7 +1,7 @@
-"""Vertical partitioning: M parties hold different feature columns of the same N samples (seed 004).
+"""Vertical partitioning: M parties hold different feature columns of the same N samples (Hu et al. 2019).
 
 Party m holds ``D_m ∈ R^{N×d_m}``, its columns of the full data matrix ``D = [D_1 … D_M]``, with the
-rows aligned across parties (spec 004 §1); the server holds the labels. To vectorise over parties,
+rows aligned across parties (Hu et al. 2019, Sec. 2); the server holds the labels. To vectorise over parties,
 the blocks are stacked along a leading parties axis and padded with zero columns to the widest
 block: ``D`` (M, N, d_max) with ``mask`` (M, d_max) marking real columns. A zero column contributes
 nothing to ``D_m x_m`` and, with a strongly convex regulariser, its coefficient stays exactly 0.
@@ -10,7 +10,7 @@ Three ways to build one, all validated with errors that name the argument:
 
   - ``partition_vertical(X, y, 3)``: three contiguous near-equal column blocks;
   - ``partition_vertical(X, y, [66, 57])``: contiguous blocks of the given widths, as the paper
-    splits a9a (66/57) and gisette (2000/2000/1000) (spec 004 §5);
+    splits a9a (66/57) and gisette (2000/2000/1000) (Hu et al. 2019, Sec. 5);
   - ``partition_vertical(X, y, [[0, 2], [1, 3]])``: explicit column indices per party; every
     column must belong to exactly one party (overlaps and missing columns are errors);
   - ``VerticalPartition.from_blocks([D_1, D_2], y)``: the parties' own matrices, which must have

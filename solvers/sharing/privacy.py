@@ -1,15 +1,17 @@
-"""The privacy formulas of seed 004 as printed, the certified sensitivity, and Lemma 1's counterexample.
+"""The privacy formulas of ADMM sharing (Hu et al. 2019) as printed, the certified sensitivity, and a
+counterexample to Lemma 1.
 
-Paper (Hu, Liu, Kong, Niu, arXiv 1907.07735), spec 004 §3:
+Paper (Hu, Liu, Kong, Niu 2019, arXiv 1907.07735), Sec. 4:
 
   - Lemma 1 (claimed): Δ_{m,2} ≤ C = 3/(d_m ρ) · [λ c_1 + (1 + Mρ) b_1].  **Unproven and false in
-    general** (spec A3): :func:`lemma1_counterexample` is the spec's instance where the realised
-    change of D_m x_m is 0.2904 against C = 0.12.
+    general** (its proof, Sec. 7.3, uses ‖D_m (D_mᵀD_m)^{-1}‖ = 1/d_m without justification):
+    :func:`lemma1_counterexample` is this toolkit's instance where the realised change of D_m x_m is
+    0.2904 against C = 0.12.
   - Theorem 1: σ = sqrt(2 ln(1.25/δ)) · C/ε for ε ∈ (0, 1] (the classical Gaussian mechanism).
   - Corollary 1, (11): ε' = sqrt(2T ln(1/δ')) ε + T ε (e^ε − 1) at δ_total = Tδ + δ' (advanced
     composition, Dwork & Roth 2014 Thm 3.20).
 
-Certified instead (spec §3 "sensitivity options", **[ours]**): Δ_safe = 2 sqrt(N) b_1, valid for any
+Certified instead (this toolkit's bound, not the paper's): Δ_safe = 2 sqrt(N) b_1, valid for any
 change of D_m (row, column or operator-norm adjacency alike) whenever every row has ‖D_m^i‖ ≤ 1
 and x_m is kept in the ball ‖x_m‖ ≤ b_1, because then ‖D_m x_m‖ ≤ ‖D_m‖_F ‖x_m‖ ≤ sqrt(N) b_1.
 """
@@ -38,24 +40,24 @@ __all__ = [
 PARAMETER_MODE_REASON = (
     "noise='parameter' releases D_m(x_m + ξ) with ξ ~ N(0, σ²(D_mᵀD_m)^+): the release lies in the column "
     "space of D_m, which differs between neighbouring data sets, so it is not (ε, δ)-DP for any δ < 1 "
-    "(spec 004 A2, range leak); and Lemma 1's sensitivity bound C, which σ is calibrated to, fails on the "
-    "spec's counterexample (A3: realised 0.2904 > C = 0.12)"
+    "(a range leak: Theorem 1 of Hu et al. 2019 treats D_m ξ as a one-dimensional Gaussian); and Lemma 1's "
+    "sensitivity bound C, which σ is calibrated to, fails on a counterexample (realised 0.2904 > C = 0.12)"
 )
 PAPER_SENSITIVITY_REASON = (
-    "the noise is calibrated to Lemma 1's claimed sensitivity C, which is not a valid bound (spec 004 A3: "
-    "realised 0.2904 > C = 0.12 on the counterexample, exact δ(ε=1) = 6.8e-3 against the claimed 1e-5)"
+    "the noise is calibrated to Lemma 1's claimed sensitivity C (Hu et al. 2019), which is not a valid bound "
+    "(realised 0.2904 > C = 0.12 on a counterexample, exact δ(ε=1) = 6.8e-3 against the claimed 1e-5)"
 )
 
 
 def lemma1_bound(width, rho: float, lam: float, c1: float, b1: float, n_parties: int):
-    """Lemma 1's claimed sensitivity C = 3/(d_m ρ) [λ c_1 + (1 + Mρ) b_1] (spec 004 §3; claimed, not valid).
+    """Lemma 1's claimed sensitivity C = 3/(d_m ρ) [λ c_1 + (1 + Mρ) b_1] (Hu et al. 2019; claimed, not valid).
 
     Args:
       width: d_m (a scalar or an array, e.g. one per party).
       rho, lam: ADMM penalty ρ and regularisation λ. c1: bound on R_m'' (1 for ½‖·‖²).
       b1: bound on every iterate's norm (Assumption 2.1). n_parties: M.
 
-    Golden values (spec 004 §6 item 12): (66, 1, 0.01, 1, 1, 2) → 0.136818.
+    Golden value (the formula evaluated): (66, 1, 0.01, 1, 1, 2) → 0.136818.
     """
     width = np.asarray(width, dtype=np.float64)
     if np.any(width < 1):
@@ -72,7 +74,7 @@ def lemma1_bound(width, rho: float, lam: float, c1: float, b1: float, n_parties:
 def theorem1_sigma(sensitivity, epsilon: float, delta: float):
     """Theorem 1's σ = sqrt(2 ln(1.25/δ)) · C/ε, for ε ∈ (0, 1] (raises for ε > 1, as the theorem needs).
 
-    Golden (spec §6 item 11): C = 1, ε = 0.5, δ = 1e−5 → 9.6896.
+    Golden value (the formula evaluated): C = 1, ε = 0.5, δ = 1e−5 → 9.6896.
     """
     return classic_gaussian_sigma(sensitivity, epsilon, delta)
 
@@ -92,7 +94,7 @@ def theorem1_epsilon(sensitivity, sigma, delta: float):
 def corollary1_epsilon(epsilon: float, n_iterations: int, delta_prime: float) -> float:
     """Corollary 1, (11): ε' = sqrt(2T ln(1/δ')) ε + T ε (e^ε − 1), at δ_total = Tδ + δ'.
 
-    Golden values (spec §6 item 13): (0.1, 20, 1e−5) → 2.35631; (0.5, 10, 1e−6) → 11.5549.
+    Golden values (the formula evaluated): (0.1, 20, 1e−5) → 2.35631; (0.5, 10, 1e−6) → 11.5549.
     """
     if not (epsilon > 0 and math.isfinite(epsilon)):
         raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
@@ -137,7 +139,7 @@ def realised_sensitivity(
 
 
 def lemma1_counterexample(n: int = 100, epsilon: float = 1.0, delta: float = 1e-5) -> dict[str, object]:
-    """The spec's counterexample to Lemma 1 (spec 004 §3 and §6 item 17), computed.
+    """A counterexample to Lemma 1 of Hu et al. 2019 (constructed for this toolkit), computed.
 
     D_m = I_n; D'_m equals it except row 1 = (1/2, √3/2, 0, …) (rotated by 60°; unit rows,
     ‖D_m − D'_m‖₂ = 1). λ = ρ = 1, M = 2, c_1 = b_1 = 1, y = 0, z = −e_1, the other party's share 0.

@@ -1,13 +1,13 @@
-"""The learning problem over vertically partitioned features (seed 004, spec 004 §1).
+"""The learning problem over vertically partitioned features (Hu et al. 2019, Sec. 2).
 
-Objective (spec 004 §1, "concrete instance"; the scaling every constant depends on):
+Objective ((1) of Hu et al. 2019 with the mean loss: this toolkit's scaling, on which every constant depends):
 
     F(x) = l(Σ_m D_m x_m) + λ Σ_m R_m(x_m),    l(z) = (1/N) Σ_i φ(Y_i z_i),
 
 with φ the margin loss (logistic: log(1 + e^{−t})) and R_m = R restricted to party m's columns
 (R = ½‖·‖² by default, so R(x) = Σ_m R_m(x_m)). One λ is shared by every party. With l2 this is
 scikit-learn's ``LogisticRegression(C=1/(λN), fit_intercept=False)`` divided by CN, so C = 1 is
-λ = 1/N (the spec's default), and the two minimisers coincide.
+λ = 1/N (the toolkit's default; the paper gives no λ), and the two minimisers coincide.
 
 Every evaluation takes the full model x (..., d) in the original column order and is vectorised
 over leading axes (trials).
@@ -62,7 +62,8 @@ def blas_threads(limit: int | None) -> Iterator[None]:
 class BlockSVD:
     """Thin SVDs D_m = U_m diag(s_m) V_mᵀ of the padded blocks, stacked (K = min(N, d_max)).
 
-    Padded columns and rank deficiency (a9a's one-hot groups, A6) show up as s = 0; ``rank``
+    Padded columns and rank deficiency (a9a's one-hot groups, against the full column rank
+    that Assumption 1.1 of Hu et al. 2019 asks for) show up as s = 0; ``rank``
     counts s > ``tolerance``·s_max (numpy's matrix_rank rule) per party.
     """
 
@@ -81,12 +82,13 @@ class VerticalProblem:
       partition: the parties' blocks and the server's labels (``VerticalPartition``).
       loss: margin loss φ (default logistic).
       regularizer: R (``L2Regularizer`` ½‖·‖², or ``L1Regularizer``).
-      lam: λ > 0; None gives the spec's default 1/N (sklearn's C = 1).
+      lam: λ > 0; None gives the toolkit's default 1/N (sklearn's C = 1).
       X_test, y_test: optional test set, full rows (n_test, d) in the partition's original column
         order, labels ±1 (test log loss and accuracy).
       optimum: optional reference minimiser (``vertical_optimum``).
 
-    The topology is a star of the M parties around the label-holding server (spec 004 §1).
+    The topology is a star of the M parties around the label-holding server (Algorithm 1 of Hu et al.
+    2019).
     """
 
     partition: VerticalPartition
@@ -164,7 +166,7 @@ class VerticalProblem:
         return 1.0 / (effective_lam(self) * self.n_samples)
 
     def check_feature_bound(self, bound: float = 1.0) -> None:
-        """Raise unless every party's every row has ‖D_m^i‖₂ ≤ ``bound`` (spec 004 Assumption 2.3,
+        """Raise unless every party's every row has ‖D_m^i‖₂ ≤ ``bound`` (Assumption 2.3 of Hu et al. 2019,
         and the premise of Δ_safe = 2√N b_1)."""
         norms = self.partition.max_row_norms()
         if first_row_outside(norms, bound) is not None:  # NaN-safe

@@ -1,12 +1,12 @@
-"""ADMM sharing (seed 004, Algorithm 1) split into the parties and the server.
+"""ADMM sharing (Hu et al. 2019, Algorithm 1) split into the parties and the server.
 
 Party m's actor holds only its column block D_m (as its thin SVD U_m S_m V_mᵀ), its own noise (its
 stream) and its last share ũ_m^t. Round t: the server sends r^t and y^t (zero at t = 0); the party
 solves (6) for x_m^{t+1} with the same functions as the vectorised run and releases
-ũ_m^{t+1} = D_m x_m^{t+1} (+ its noise, in output or parameter mode). The server (labels, (7), (8))
-runs in the driver: it sums the shares, updates z and y, and records iteration t. The model of a
-run is the noise-free x = (x_1, …, x_M) (spec A13), so every party also returns its x_m^{t+1} for
-the recorder; D_m x_m (noise-free) travels only when the white-box channels are recorded.
+ũ_m^{t+1} = D_m x_m^{t+1} (+ its noise, in output or parameter mode). The server (labels, (7), (8)) runs
+in the driver: it sums the shares, updates z and y, and records iteration t. The model of a run is the
+noise-free x = (x_1, …, x_M) (the paper does not say which model it evaluates), so every party also
+returns its x_m^{t+1} for the recorder; D_m x_m (noise-free) travels only when the white-box channels are recorded.
 """
 
 from __future__ import annotations

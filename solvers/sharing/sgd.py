@@ -1,18 +1,19 @@
-"""The gradient-based baseline of seed 004: distributed mini-batch SGD on the same vertical split.
+"""The gradient-based baseline of Hu, Liu, Kong & Niu 2019: distributed mini-batch SGD on the same vertical split.
 
-The paper compares ADMM sharing with the SGD-based algorithm of Hu et al. 2019 (FDML, KDD'19)
-"on the same model and parameter split" (spec 004 §5, baseline 1): each party holds its own linear
+The paper (Sec. 5) compares ADMM sharing with the SGD-based algorithm of Hu et al. 2019 (FDML, KDD'19),
+run here on the same model and parameter split: each party holds its own linear
 model x_m, the local outputs are summed, and SGD runs on the joint loss. One step on a mini-batch B:
 
     party m:   u_m = D_m^B x_m                       (|B| numbers, sent to the server)
     server:    g_i = Y_i φ'(Y_i Σ_m u_{m,i}) / |B|   (|B| numbers, broadcast; it holds the labels)
     party m:   x_m ← prox_{ηλR}(x_m − η (D_m^B)ᵀ g)  (its block of the gradient of l + λR)
 
-Unspecified in the paper, so **[ours]** as the spec recommends: init x ~ N(0, 0.01²) (the paper
+Unspecified in the paper, so chosen by this toolkit: init x ~ N(0, 0.01²) (the paper
 says "random"), shuffled mini-batches without replacement, one pass over the data = one epoch, a
 constant (or 1/√epoch) learning rate to be tuned on a small grid. Over one epoch every party sends
 exactly one value per sample, N numbers, as ADMM sharing does per iteration; the transcript stores
-them per epoch in sample order. The baseline is non-private (its DP variant is not part of seed 004).
+them per epoch in sample order. The baseline is non-private (its DP variant is not part of the paper's
+comparison).
 """
 
 from __future__ import annotations

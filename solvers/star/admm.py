@@ -1,9 +1,10 @@
-"""Seed 000 (Huang et al., "DP-ADMM"): Algorithms 1, 2 and 3 on a star topology (spec 000 §2).
+"""DP-ADMM (Huang et al. 2020): Algorithms 1, 2 and 3 on a star topology.
 
 All three share the sweep of one iteration: local primal update at every agent, the trainer's
 global update (3c) w^{k+1} = mean_i ŵ_i^{k+1} − mean_i γ_i^k/ρ, and the dual update (3d)
 γ_i^{k+1} = γ_i^k − ρ(ŵ_i^{k+1} − w^{k+1}), where ŵ_i is what agent i sends. Initialisation is
-w^0 = w̃_i^0 = γ_i^0 = 0 (spec 000 §8 item 5), so Σ_i γ_i^k = 0 for all k.
+w^0 = w̃_i^0 = γ_i^0 = 0 (the paper leaves the start open; zeros are data-independent), so
+Σ_i γ_i^k = 0 for all k.
 
   - :class:`ADMM` (Algorithm 1): exact local argmin of the augmented Lagrangian, sent in the clear.
   - :class:`NaiveNoisyADMM` (Algorithm 2): the same, plus Gaussian noise of constant σ_i on the
@@ -62,7 +63,7 @@ class NaiveNoisyPlan:
 
     Attributes:
       sensitivity: Δ_i (N,), the L2 sensitivity of agent i's exact local minimiser (Huang et al.
-        2019, Section 3; "paper" or "tight" mode of ``naive_sensitivity``), per agent, the same
+        2020, Secs. IV-A and VI; "paper" or "tight" mode of ``naive_sensitivity``), per agent, the same
         in every iteration.
       sigma: σ_i = z·Δ_i (N,), the standard deviation of the Gaussian noise added to agent i's
         release in every iteration (0 when ε = ∞).
@@ -192,7 +193,8 @@ class ExactLocalADMM(StarADMM):
         self, problem: HorizontalProblem, w: np.ndarray, gamma: np.ndarray
     ) -> tuple[np.ndarray, float, int]:
         """argmin_v f_i(v) − <γ_i, v − w> + (ρ/2)‖v − w‖² for every trial and agent, warm-started
-        at the public broadcast w (spec 000 §2.1–2.2): damped Newton for l2, FISTA otherwise."""
+        at the public broadcast w (never at a private iterate, which an inexact solve would leak): damped
+        Newton for l2, FISTA otherwise."""
         rho, c = self.rho, problem.lam / problem.n_agents
         anchor = w[:, None, :]
         start = np.broadcast_to(anchor, gamma.shape)
@@ -227,7 +229,7 @@ class ExactLocalADMM(StarADMM):
 
 @dataclass(frozen=True)
 class ADMM(ExactLocalADMM):
-    """Algorithm 1: non-private ADMM with an exact local solve (spec 000 §2.1).
+    """Algorithm 1: non-private ADMM with an exact local solve (Huang et al. 2020, Sec. II-B).
 
     Args:
       rho: penalty ρ > 0.
@@ -252,14 +254,15 @@ class ADMM(ExactLocalADMM):
 
 @dataclass(frozen=True)
 class NaiveNoisyADMM(ExactLocalADMM):
-    """Algorithm 2: exact local minimiser plus Gaussian noise of constant σ_i (spec 000 §2.2).
+    """Algorithm 2: exact local minimiser plus Gaussian noise of constant σ_i (Huang et al. 2020, Sec. III-A).
 
     Args:
       epsilon, delta: per-iteration (ε, δ) of the Gaussian mechanism (classic calibration needs
         ε ≤ 1); ε = ∞ switches the noise off (σ = 0), which is Algorithm 1.
       delta_target: δ of the reported total ε (default ``delta``).
       sensitivity: "paper" (2S1N/(m_i λ), the paper's default; refused for l1) or "tight"
-        (2S1/(m_i(λ/N + ρ)) for l2, 2S1/(m_i ρ) for l1), spec 000 §3.
+        (2S1/(m_i(λ/N + ρ)) for l2, 2S1/(m_i ρ) for l1; derived here from the (λ/N + ρ)-strong
+        convexity of the local subproblem).
       calibration: "classic" (σ = Δ sqrt(2 ln(1.25/δ))/ε) or "analytic" (Balle & Wang).
       rho, n_iterations, tol: as for :class:`ADMM`.
     """
@@ -313,7 +316,8 @@ class NaiveNoisyADMM(ExactLocalADMM):
 
 @dataclass(frozen=True)
 class DPADMM(StarADMM):
-    """Algorithm 3, DP-ADMM (spec 000 §2.3): linearised proximal local step and Gaussian noise.
+    """Algorithm 3, DP-ADMM (Huang et al. 2020, Sec. III-B, (2)–(3d)): linearised proximal local step and
+    Gaussian noise.
 
     Args:
       epsilon, delta: per-iteration (ε, δ) of the Gaussian mechanism (Theorem 1; classic
@@ -322,7 +326,8 @@ class DPADMM(StarADMM):
       rho: penalty ρ > 0. n_iterations: T ≥ 1.
       step_size: "auto" (Theorem 3 for l1, Theorem 4 for l2), "theorem3", "theorem4", or a
         constant η > 0.
-      dw: D_w of the step sizes; None estimates it on the problem's public records (spec 000 §6).
+      dw: D_w of the step sizes; None estimates it on the problem's public records (as in
+        Huang et al. 2020, Sec. VI).
         Any data-independent value keeps the guarantee (σ ∝ Δ for every η).
       calibration: "classic" (the paper's z = sqrt(2 ln(1.25/δ))/ε) or "analytic".
 

@@ -1,8 +1,9 @@
-"""A scikit-learn estimator for the seed-000 solvers, so they drop into pipelines and model selection.
+"""A scikit-learn estimator for the DP-ADMM solvers (Huang et al. 2020), for pipelines and model selection.
 
 ``DPADMMClassifier`` splits the training rows at random over ``n_agents`` agents, runs Algorithm 1,
 2 or 3 on a star, and keeps the final global model as a linear classifier without intercept
-(spec 000 §6: predict the positive class iff wᵀx ≥ 0).
+(predict the positive class iff wᵀx ≥ 0: the logistic rule of Huang et al. 2020, Sec. VI, with ties
+positive).
 
 A fitted private estimator is something one publishes, so it holds only what is safe to publish:
 the model, the privacy spent and its ledger, and the public run constants (``info_``: schedules,
@@ -213,7 +214,7 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
         return X @ self.coef_[0]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """``classes_[1]`` iff wᵀx ≥ 0 (the tie goes to the positive class, spec 000 §6)."""
+        """``classes_[1]`` iff wᵀx ≥ 0 (the tie goes to the positive class, a choice of this toolkit)."""
         scores = self.decision_function(X)
         return self.classes_[(scores >= 0).astype(int)]
 

@@ -1,4 +1,5 @@
-"""Step-size and sensitivity schedules of DP-ADMM and its noisy baseline (spec 000 §2.3, §3, §6).
+"""Step-size and sensitivity schedules of DP-ADMM and its noisy baseline (Huang et al. 2020:
+Lemma 1, the step sizes of Theorems 3–4, Sec. VI).
 
 Iterations are k = 0..T−1; the value used in iteration k is the paper's η_i^{k+1}. Every function
 broadcasts over k (shape (T,)) and per-agent sizes m (shape (N,)), giving (T, N) tables.
@@ -85,7 +86,8 @@ def naive_sensitivity(
     strong_convexity: float,
     mode: str = "paper",
 ) -> np.ndarray:
-    """L2 sensitivity of Algorithm 2's exact local minimiser (spec 000 §3, §8 item 18).
+    """L2 sensitivity of Algorithm 2's exact local minimiser: the paper's bound (Huang et al. 2020,
+    Secs. IV-A and VI) or a tighter one derived here.
 
     - ``"paper"``: 2 S1 N / (m_i λ κ) = 2S1/(m_i · κλ/N) ("according to [8],[13]"), which needs R
       κ-strongly convex (κ = 1 for ½‖w‖²). Refused for κ = 0 (l1), as the paper says.
@@ -111,7 +113,8 @@ def naive_sensitivity(
 
 
 def estimate_dw(problem: HorizontalProblem) -> float:
-    """D_w = ‖w_pre‖ with w_pre = argmin (1/n_pub) Σ ℓ + (λ/N) R on the public records (spec 000 §6).
+    """D_w = ‖w_pre‖ with w_pre = argmin (1/n_pub) Σ ℓ + (λ/N) R on the public records (Huang et al. 2020,
+    Sec. VI, estimate D_w on 162 public records without saying how; this is the toolkit's estimate).
 
     Non-private and data-independent of the agents' records: it spends no privacy budget. Never
     computed from the training shards (η, hence σ, would then depend on private data).
@@ -123,7 +126,7 @@ def estimate_dw(problem: HorizontalProblem) -> float:
     if problem.X_public is None or problem.y_public is None:  # given together (HorizontalProblem)
         raise ValueError(
             "estimating D_w needs public records: build the problem with X_public and y_public "
-            "(seed 000 uses 162 pre-training rows), or pass dw= to the solver"
+            "(Huang et al. 2020 use 162 pre-training rows), or pass dw= to the solver"
         )
     fit = regularized_erm(
         problem.X_public,

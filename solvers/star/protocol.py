@@ -1,4 +1,4 @@
-"""The DP-ADMM protocol on a star (seed 000, Algorithms 1–3) split into agents and the trainer.
+"""The DP-ADMM protocol on a star (Huang et al. 2020, Algorithms 1–3) split into agents and the trainer.
 
 Round k: the trainer sends the broadcast w^k (w^0 = 0); agent i updates its dual from its own last
 release, γ_i^k = γ_i^{k−1} − ρ(ŵ_i^k − w^k) (3d), computes its local step with

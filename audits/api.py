@@ -1,0 +1,295 @@
+"""Audit anyone's code: ``audit(mechanism, D, D′, claim=...)`` and the spec it runs.
+
+::
+
+    from audits import Claim, audit
+
+    def mechanism(dataset, rng, n):  # n releases of the user's code, one per row
+        return dataset.sum(axis=0) + rng.normal(0.0, sigma, size=(n, dataset.shape[1]))
+
+    report = audit(mechanism, D, D_prime, claim=Claim(epsilon=8.0, delta=1e-5, noise="gaussian"))
+    report.verdict            # "consistent" or "VIOLATION"
+    report.epsilon_lower      # {method: LowerBound}, each with its confidence and assumption
+    report.write("out/")      # report.md, report.json and figures, as python -m audits.run writes them
+
+What runs (:func:`audit_spec` declares it, :func:`audits.runner.run_spec` runs it):
+
+1. Calibration trials on D and D′ (``search_trials`` per side, never used for a bound): the
+   distinguisher search of :class:`audits.distinguishers.SearchedScore` fits its candidates on one
+   half and keeps the best on the other (or uses the user's ``score``); the floating-point test of
+   :mod:`audits.floating_point` fits its table.
+2. ``trials`` fresh trials per side, in chunks of bounded memory: the chosen score's Clopper–Pearson
+   bound (worst case) and, for a Gaussian claim, its Gaussian-DP bound, held against the claim.
+3. Sections: the floating-point channel (its own finding, not the verdict) and reproducibility.
+
+With ``neighbours=[D1, D2, …]`` instead of ``D_prime``, a pilot audit per candidate on its own
+trials picks the most distinguishable pair; the final audit runs on fresh trials, so the choice
+needs no multiplicity correction (a held-out pilot).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, SearchedScore
+from audits.floating_point import LowBitsTest, floating_point_section
+from audits.mechanism import MechanismRuns, describe_callable, reproducibility_section
+from audits.runner import deciding_bounds, run_spec
+from audits.spec import AuditSpec, Claim
+
+if TYPE_CHECKING:  # attacks and the statistics are imported on first use
+    from attacks.base import AttackScores
+    from audits.stats import LowerBound
+
+__all__ = ["AuditReport", "audit", "audit_spec"]
+
+#: First element of the seed streams of the neighbour search's pilots (the audit's own streams are
+#: children 0, 1, 2, … of the root seed, so the pilots' trials never overlap them).
+PILOT_STREAM = 1_000_000
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The outcome of :func:`audit`.
+
+    Attributes:
+      report: the report (the same keys as ``python -m audits.run``'s report.json).
+      attacks: every attack's scores on the audited trials, the audited distinguisher first.
+      lower: the lower bounds that decide the verdict, by method.
+    """
+
+    report: Mapping[str, Any]
+    attacks: tuple[AttackScores, ...]
+    lower: Mapping[str, LowerBound]
+
+    @property
+    def verdict(self) -> str:
+        """ "VIOLATION" if a deciding lower bound exceeds the claim, else "consistent"."""
+        verdict: str = self.report["verdict"]
+        return verdict
+
+    @property
+    def epsilon_lower(self) -> dict[str, LowerBound]:
+        """The deciding lower bounds by method; each states its confidence, δ and assumption."""
+        return dict(self.lower)
+
+    @property
+    def epsilon_upper(self) -> dict[str, float]:
+        """The upper bounds the lower bounds are held against (the claim's)."""
+        return dict(self.report["epsilon_upper"])
+
+    def __str__(self) -> str:
+        from audits.report import format_table
+
+        return format_table(self.report)
+
+    def write(self, out: str | Path, *, figures: bool = True) -> dict[str, Path]:
+        """Write report.md, report.json and (unless ``figures=False``) the figures into ``out``.
+
+        Returns:
+          name → path of what was written ("md", "json", and each figure by its file name).
+        """
+        from audits.report import write_figures, write_report
+
+        folder = Path(out).expanduser().absolute()
+        report = dict(self.report)
+        if figures:
+            report["figures"] = write_figures(report, list(self.attacks), folder)
+        paths = write_report(report, folder)
+        return {**paths, **{name: folder / name for name in report.get("figures", [])}}
+
+
+def _score_candidates(score: Score | None) -> Mapping[str, Fit]:
+    if score is None:
+        return CANDIDATES
+    if not callable(score):
+        raise TypeError(f"score must be None or a callable releases -> scores, got {type(score).__name__}")
+
+    def fixed(values_in: np.ndarray, values_out: np.ndarray) -> Score:
+        return score
+
+    return {f"score {describe_callable(score)}": fixed}
+
+
+def audit_spec(
+    mechanism: Callable[..., Any],
+    D: Any,
+    D_prime: Any,
+    *,
+    claim: Claim,
+    score: Score | None = None,
+    batched: bool = True,
+    trials: int = 100_000,
+    resolution: float = DEFAULT_RESOLUTION,
+    name: str | None = None,
+    canary: str = "",
+) -> AuditSpec:
+    """The :class:`audits.spec.AuditSpec` that :func:`audit` runs, for ``python -m audits.run
+    module:attribute`` (a module attribute holding this spec is a command-line target).
+
+    Args: as :func:`audit`; ``name`` is the report's name (default: the mechanism's qualified name),
+    ``canary`` describes the neighbouring pair for the report.
+    """
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5), got {claim!r:.80}")
+    runs = MechanismRuns(mechanism, batched)
+    search = SearchedScore(
+        _score_candidates(score),
+        delta=claim.delta,
+        confidence=0.95,
+        deciding=deciding_bounds(claim),
+        resolution=resolution,
+    )
+    low_bits = LowBitsTest()
+
+    def calibrate(result_in: Any, result_out: Any) -> dict[str, Any]:
+        return {**search.calibrate(result_in, result_out), **low_bits.calibrate(result_in, result_out)}
+
+    return AuditSpec(
+        name=name or describe_callable(mechanism),
+        solver=runs,
+        problem_in=D,
+        problem_out=D_prime,
+        participant=None,
+        attacks=(search, low_bits),
+        claim=claim,
+        canary=canary or "D and D′ as the caller gave them",
+        epsilon_meaning=f"ε of the claim: {claim.statement}",
+        trials=trials,
+        calibration=calibrate,
+        sections=(floating_point_section, reproducibility_section),
+        accounted=False,
+    )
+
+
+def _check_count(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def audit(
+    mechanism: Callable[..., Any],
+    D: Any,
+    D_prime: Any = None,
+    *,
+    claim: Claim,
+    neighbours: Iterable[Any] | None = None,
+    trials: int = 100_000,
+    seed: int = 0,
+    score: Score | None = None,
+    batched: bool = True,
+    confidence: float = 0.95,
+    search_trials: int | None = None,
+    pilot_trials: int | None = None,
+    resolution: float = DEFAULT_RESOLUTION,
+    name: str | None = None,
+    progress: bool | None = None,
+) -> AuditReport:
+    """Audit the user's ``mechanism`` against ``claim`` on the neighbouring data sets D and D′.
+
+    Args:
+      mechanism: ``mechanism(dataset, rng, n)`` returning n releases (leading axis n, any trailing
+        shape); with ``batched=False``, ``mechanism(dataset, rng)`` returning one release. ``rng``
+        is a ``numpy.random.Generator`` the audit seeds (:mod:`audits.mechanism`).
+      D, D_prime: the neighbouring data sets, in whatever form the mechanism takes.
+      claim: the claimed (ε, δ) and the noise that backs it (:class:`audits.Claim`).
+      neighbours: candidates for D′ instead of ``D_prime`` (a held-out pilot picks one).
+      trials: audited trials per hypothesis. seed: the root seed of every trial.
+      score: releases → scores (higher: "ran on D"); None searches for a distinguisher.
+      confidence: of every lower bound. search_trials: calibration trials per side (default
+        trials/10 in [2,000, 20,000]). pilot_trials: per side and candidate (default trials/10 in
+        [1,000, 10,000]). resolution: of the scores (:func:`audits.distinguishers.quantize`).
+      name: the report's name. progress: a progress bar on stderr (None: when stderr is a terminal).
+
+    Returns:
+      An :class:`AuditReport`.
+
+    Raises:
+      TypeError / ValueError: a bad argument (the message names it), or a mechanism whose releases
+        are not finite real arrays of the expected count.
+    """
+    if (D_prime is None) == (neighbours is None):
+        raise ValueError("give exactly one of D_prime (the neighbour of D) and neighbours (candidates for it)")
+    trials = _check_count(trials, "trials", 10)
+    seed = _check_count(seed, "seed", 0)
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+    n_search = min(20_000, max(2_000, trials // 10)) if search_trials is None else search_trials
+    n_search = _check_count(n_search, "search_trials", 20)
+    search: dict[str, Any] | None = None
+    if neighbours is not None:
+        n_pilot = min(10_000, max(1_000, trials // 10)) if pilot_trials is None else pilot_trials
+        D_prime, search = _pick_neighbour(
+            mechanism,
+            D,
+            list(neighbours),
+            claim=claim,
+            score=score,
+            batched=batched,
+            trials=_check_count(n_pilot, "pilot_trials", 10),
+            seed=seed,
+            confidence=confidence,
+            resolution=resolution,
+        )
+    spec = audit_spec(
+        mechanism,
+        D,
+        D_prime,
+        claim=claim,
+        score=score,
+        batched=batched,
+        trials=trials,
+        resolution=resolution,
+        name=name,
+    )
+    result = run_spec(
+        spec, trials=trials, confidence=confidence, seed=seed, calibration_trials=n_search, progress=progress
+    )
+    report = dict(result.report)
+    if search is not None:
+        report["neighbour_search"] = search
+    return AuditReport(report, tuple(result.attacks), dict(result.lower))
+
+
+def _pick_neighbour(
+    mechanism: Callable[..., Any],
+    D: Any,
+    candidates: Sequence[Any],
+    *,
+    trials: int,
+    seed: int,
+    confidence: float,
+    **options: Any,
+) -> tuple[Any, dict[str, Any]]:
+    """The candidate D′ with the largest deciding lower bound in a pilot audit of its own, and what
+    the search did (for the report)."""
+    if not candidates:
+        raise ValueError("neighbours must hold at least one candidate data set")
+    pilot: list[float] = []
+    for index, candidate in enumerate(candidates):
+        spec = audit_spec(mechanism, D, candidate, trials=trials, **options)
+        result = run_spec(
+            spec,
+            trials=trials,
+            confidence=confidence,
+            seed=seed,
+            stream_key=(PILOT_STREAM + index,),
+            calibration_trials=max(20, trials // 5),
+            progress=False,
+        )
+        pilot.append(max(b.epsilon for b in result.lower.values()))
+    best = int(np.argmax(pilot))
+    return candidates[best], {
+        "candidates": len(candidates),
+        "pilot_trials": trials,
+        "pilot_epsilon_lower": pilot,
+        "chosen": best,
+        "correction": "none needed: the pair was chosen on pilot trials disjoint from the audited trials",
+    }

@@ -1,0 +1,152 @@
+"""A user's mechanism as the audit loop runs it: n releases on a data set, from the trials' seeds.
+
+The audit loop (:func:`audits.runner.run_spec`) runs a "solver" chunk by chunk with a list of
+per-trial seeds; :class:`MechanismRuns` adapts any user function to that contract:
+
+* batched (default): ``mechanism(dataset, rng, n)`` returns ``n`` independent releases, an array
+  whose leading axis has length ``n`` (any trailing shape: a vector, a transcript of T iterations ×
+  agents × d). ``rng`` is one ``numpy.random.Generator`` per chunk of trials, seeded from the
+  chunk's first trial seed, so a run is reproducible for a given root seed.
+* ``batched=False``: ``mechanism(dataset, rng)`` returns one release; the adapter calls it once
+  per trial with the trial's own generator and stacks the releases.
+
+Every chunk is checked before anything is computed from it: a release that is not a real array of
+the expected length and shape, or that holds NaN or ±∞, stops the audit with an error that names the
+mechanism and what was wrong (a NaN never reaches a privacy computation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from audits.spec import AuditContext, Finding
+
+__all__ = ["MechanismRuns", "Releases", "describe_callable", "reproducibility_section"]
+
+
+@dataclass(frozen=True)
+class Releases:
+    """What :meth:`MechanismRuns.run` returns for a chunk: ``values`` (R, ...) float64, one release
+    per trial; ``info`` and ``details`` are empty (a user's mechanism has no plan constants)."""
+
+    values: np.ndarray
+    info: Mapping[str, Any] = field(default_factory=dict)
+    details: None = None
+
+
+def describe_callable(function: object) -> str:
+    """``module.qualname`` of a function (its repr when it has none), for reports and errors."""
+    module = getattr(function, "__module__", None)
+    qualname = getattr(function, "__qualname__", None)
+    return f"{module}.{qualname}" if module and qualname else repr(function)[:80]
+
+
+@dataclass(frozen=True, eq=False)
+class MechanismRuns:
+    """The user's ``mechanism`` (module docstring) with the audit loop's ``run`` contract.
+
+    Attributes:
+      mechanism: the user's function. batched: its calling convention (module docstring).
+    """
+
+    mechanism: Callable[..., Any]
+    batched: bool = True
+
+    def __post_init__(self) -> None:
+        if not callable(self.mechanism):
+            raise TypeError(f"mechanism must be callable, got {type(self.mechanism).__name__}: {self.mechanism!r:.80}")
+        if not isinstance(self.batched, bool):
+            raise TypeError(f"batched must be True or False, got {self.batched!r}")
+
+    def get_params(self) -> dict[str, Any]:
+        """The mechanism and its calling convention, for the report."""
+        return {"mechanism": describe_callable(self.mechanism), "batched": self.batched}
+
+    def run(
+        self,
+        dataset: Any,
+        *,
+        seeds: Sequence[np.random.SeedSequence] | None = None,
+        seed: int | None = None,
+        **ignored: Any,
+    ) -> Releases:
+        """The releases of the trials with ``seeds`` (or of one trial with ``seed``) on ``dataset``.
+
+        ``ignored`` takes the solver options the audit loop passes (accountants, recording flags),
+        which a user's mechanism has no use for.
+
+        Raises:
+          ValueError: the mechanism returned something other than finite real releases of the
+            expected count and a shape that is the same for every trial.
+        """
+        if seeds is None:
+            seeds = [np.random.SeedSequence(0 if seed is None else seed)]
+        n = len(seeds)
+        if self.batched:
+            releases = self.mechanism(dataset, np.random.default_rng(seeds[0]), n)
+        else:
+            releases = [self.mechanism(dataset, np.random.default_rng(s)) for s in seeds]
+            shapes = {np.shape(r) for r in releases}
+            if len(shapes) > 1:
+                raise ValueError(
+                    f"mechanism {describe_callable(self.mechanism)} returned releases of different shapes "
+                    f"{sorted(shapes)[:3]}: every trial must release an array of one shape"
+                )
+        return Releases(self._checked(releases, n))
+
+    def _checked(self, releases: Any, n: int) -> np.ndarray:
+        name = describe_callable(self.mechanism)
+        try:
+            values = np.asarray(releases)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"mechanism {name} must return an array of releases: {error}") from error
+        if values.dtype.kind not in "biuf":
+            raise ValueError(
+                f"mechanism {name} must return real numbers (an array with a leading axis of n), "
+                f"got dtype {values.dtype}"
+            )
+        if values.ndim == 0 or values.shape[0] != n:
+            raise ValueError(
+                f"mechanism {name} must return n = {n} releases (an array with a leading axis of {n}), "
+                f"got shape {values.shape}" + ("; with batched=False it returns one release" if self.batched else "")
+            )
+        values = values.astype(np.float64, copy=False).reshape(n, -1) if values.ndim == 1 else values
+        finite = np.isfinite(values)
+        if not finite.all():
+            bad = int(np.count_nonzero(~finite.reshape(n, -1).all(axis=1)))
+            raise ValueError(
+                f"mechanism {name} returned NaN or infinite values in {bad} of {n} releases: a privacy "
+                "audit cannot score them (fix the mechanism, or clip its outputs explicitly in its code)"
+            )
+        return values.astype(np.float64, copy=False)
+
+
+def reproducibility_section(context: AuditContext) -> Finding:
+    """Whether the mechanism honours the generator it is given: four trials on D run twice with the
+    same seeds must give the same releases, and four trials must not all give one release (a
+    mechanism that re-seeds its own generator adds the same noise every time)."""
+    solver, problem = context.spec.solver, context.spec.problem_in
+    seeds = context.streams(2).spawn(4)
+    first, second = solver.run(problem, seeds=seeds).values, solver.run(problem, seeds=seeds).values
+    reproducible = bool(np.array_equal(first, second))
+    constant = bool((first == first[:1]).all())
+    lines = [
+        "Runs are reproducible: the mechanism draws its randomness from the generator the audit gives it."
+        if reproducible
+        else "**Runs are not reproducible**: the same seeds gave different releases, so the mechanism draws "
+        "randomness that the audit does not control (its own generator or global state). The bounds still "
+        "hold for the trials that ran, but the audit cannot be repeated bit for bit."
+    ]
+    if constant:
+        lines.append(
+            "**Every trial gave the same release**: the mechanism adds no fresh randomness per run (for "
+            "example, a generator re-seeded with a constant before every draw)."
+        )
+    return Finding(
+        section={"title": "Reproducibility", "markdown": "\n\n".join(lines), "data": {}},
+        report={"reproducible": reproducible, "constant_releases": constant},
+    )
