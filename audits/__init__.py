@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.replay import whitebox_replay as whitebox_replay
     from audits.run import run_audit as run_audit
     from audits.runner import run_spec as run_spec
+    from audits.single_run import OneRunReport as OneRunReport
+    from audits.single_run import audit_one_run as audit_one_run
     from audits.spec import AuditSpec as AuditSpec
     from audits.spec import Claim as Claim
     from audits.spec import ScoreAttack as ScoreAttack
@@ -53,6 +55,7 @@ __all__ = [
     "AuditReport",
     "AuditSpec",
     "Bonferroni",
+    "OneRunReport",
     "Claim",
     "CONDITIONAL_ON_GDP",
     "Fixed",
@@ -61,6 +64,7 @@ __all__ = [
     "TARGETS",
     "WORST_CASE",
     "audit",
+    "audit_one_run",
     "audit_spec",
     "auroc",
     "by_label",
@@ -83,6 +87,8 @@ _LAZY = {
     "audit": "audits.api",
     "audit_spec": "audits.api",
     "whitebox_replay": "audits.replay",
+    "OneRunReport": "audits.single_run",
+    "audit_one_run": "audits.single_run",
     "AuditSpec": "audits.spec",
     "Claim": "audits.spec",
     "ScoreAttack": "audits.spec",

@@ -19,7 +19,7 @@ import pytest
 from dp_accounting.dp_event import GaussianDpEvent
 
 from accountants import Ledger, LedgerEntry, best_epsilon
-from audits import AuditReport, Claim, audit, whitebox_replay
+from audits import AuditReport, Claim, audit, audit_one_run, whitebox_replay
 
 HERE = Path(__file__).resolve().parent
 
@@ -226,3 +226,39 @@ def test_bad_arguments_and_bad_releases_are_refused():
 def _section(report: AuditReport, title: str) -> str:
     markdown: str = next(s["markdown"] for s in report.report["sections"] if s["title"] == title)
     return markdown
+
+
+def _one_run_setup():
+    rng = np.random.default_rng(0)
+    canaries = rng.normal(size=(2_000, 4_000))
+    canaries /= np.linalg.norm(canaries, axis=1, keepdims=True)  # unit canaries: sensitivity 1
+    return np.zeros((10, 4_000)), list(canaries), Claim(epsilon=1.0, delta=1e-5, noise="gaussian")
+
+
+def test_one_run_audit_flags_too_little_noise_and_passes_the_calibrated_sum():
+    D, canaries, claim = _one_run_setup()
+    sigma = math.sqrt(2 * math.log(1.25 / claim.delta)) / claim.epsilon  # classic calibration, Δ = 1
+
+    def calibrated(data, rng, n):
+        return data.sum(axis=0) + rng.normal(0.0, sigma, size=(n, data.shape[1]))
+
+    def too_little_noise(data, rng, n):
+        return data.sum(axis=0) + rng.normal(0.0, 0.01, size=(n, data.shape[1]))
+
+    for seed in range(3):
+        good = audit_one_run(calibrated, D, canaries, claim=claim, seed=seed)
+        assert good.verdict == "consistent" and set(good.epsilon_lower) == {"one-run", "one-run-fdp"}
+    bad = audit_one_run(too_little_noise, D, canaries, claim=claim, seed=0)
+    assert bad.verdict == "VIOLATION"
+    assert bad.epsilon_lower["one-run"].epsilon > 2.0  # worst case, m = 2,000 canaries in one run
+    assert bad.to_dict()["included"] == int(bad.included.sum()) and 900 < bad.included.sum() < 1_100
+
+
+def test_one_run_audit_refuses_what_it_cannot_score():
+    D, canaries, claim = _one_run_setup()
+    with pytest.raises(ValueError, match="at least 2 records"):
+        audit_one_run(zoo.sensitivity_two, D, canaries[:1], claim=claim)
+    with pytest.raises(TypeError, match="audits.Claim with a number"):
+        audit_one_run(zoo.sensitivity_two, D, canaries, claim=Claim(delta=1e-5, bound="rdp"))
+    with pytest.raises(ValueError, match="the default score needs canaries of the release's size"):
+        audit_one_run(lambda data, rng, n: rng.normal(size=(n, 3)), D, canaries, claim=claim)
