@@ -53,8 +53,9 @@ __all__ = [
 
 #: Agreement of two runs that must be the same computation (sequential vs in-process).
 SAME_RUN_TOLERANCE = 1e-12
-#: Agreement of a batched trial with its single run (the same noise; BLAS may reassociate sums).
-BATCHED_TOLERANCE = 1e-9
+#: Agreement of a batched trial with its single run (the same noise; BLAS may reassociate sums:
+#: the largest gap over the 13 registered solvers' examples is 7e-15).
+BATCHED_TOLERANCE = 1e-12
 #: Trials and seed of the runs a check makes.
 CHECK_TRIALS = 3
 CHECK_SEED = 20260101

@@ -40,7 +40,8 @@ def test_delta_is_never_below_the_truth():
 
 @pytest.mark.parametrize("eps, expected", [(0.05, 0.2772), (0.1, 0.6339)])
 def test_dpadmm_paper_setting_exact_bound(eps, expected):
-    """Spec 000 §4: T = 100 releases calibrated to (ε, 1e-3) are exactly μ-GDP, μ = 10/z."""
+    """T = 100 releases calibrated to (ε, 1e-3) as in Huang et al. 2020 (Theorem 1) are exactly μ-GDP, μ = 10/z
+    (Dong, Roth & Su 2022, Cor. 3.3); the expected ε were computed by the project."""
     acc = ExactGaussianAccountant().register(dp_event.GaussianDpEvent(classic_multiplier(eps, 1e-3)), 100)
     assert round(acc.get_epsilon(1e-3), 4) == expected
 

@@ -1,4 +1,4 @@
-"""attacks.kkt: the KKT inference attack of seed 003 App. E on M-ADMM, PP and DVP (spec 003 §4, §7.9)."""
+"""attacks.kkt: the KKT inference attack of Zhang, Khalili & Liu 2018 (Sec. 6.2, App. E) on M-ADMM, PP and DVP."""
 
 import dataclasses
 import json
@@ -51,7 +51,7 @@ def _pool(problem, size=40):
 @pytest.mark.parametrize("label", [1.0, -1.0])
 @pytest.mark.parametrize("T", [1, 4])
 def test_noiseless_madmm_is_recovered_exactly(label, T):
-    """Spec 003 §7.9: α = ∞ gives r_t = s_t x_1 exactly, so one iteration suffices."""
+    """Without noise (α = ∞) App. E's equation gives r_t = s_t x_1 exactly, so one iteration suffices."""
     problem = _problem(label)
     solver = MADMM(theta=0.5, q1=1.1, n_iterations=T)
     result = solver.run(problem, seed=3, trials=2, record_transcript=True)

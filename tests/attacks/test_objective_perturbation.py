@@ -1,4 +1,5 @@
-"""Transcript reconstruction and realised privacy loss for objective / penalty perturbation (seeds 001, 003)."""
+"""Transcript reconstruction and realised privacy loss for objective / penalty perturbation (Zhang, Khalili &
+Liu 2020 and 2018)."""
 
 import numpy as np
 import pytest
@@ -97,7 +98,8 @@ def test_public_gradient_is_the_noisy_local_gradient(run):
 
 
 def test_realised_loss_is_bounded_by_the_theorem_per_iteration_for_any_neighbour(run):
-    """Spec 001 §7.12 / spec 003 §3: |ℓ_t| ≤ ε_t for every transcript and every valid D′ (label flip,
+    """The per-iteration bound of the privacy proofs (Zhang, Khalili & Liu 2020, App. C, (51)–(57); Zhang,
+    Khalili & Liu 2018, App. D, (57)–(66)) holds for every transcript: |ℓ_t| ≤ ε_t for every valid D′ (label flip,
     x̂ = −x, a random unit-norm record)."""
     _, result = run
     f = result.transcript.public()["f"]

@@ -1,4 +1,4 @@
-"""Tests for attacks.sharing: Gram recovery, the column-space test and the output-mode NP test (seed 004)."""
+"""Tests for attacks.sharing: Gram recovery, the column-space test and the output-mode NP test (Hu et al. 2019)."""
 
 import math
 
@@ -41,7 +41,8 @@ def rotated_neighbours(n=30, d=3, seed=1):
 
 
 # ------------------------------------------------------------------------------------------------
-# Must show: Gram recovery on noiseless sharing, relative error below 1e-6 (spec 004 item 19)
+# Must show: Gram recovery on noiseless sharing, relative error below 1e-6. The KKT condition of (6) (Hu et al.
+# 2019) gives u_m^{t+1} = −(1/λ) D_m D_mᵀ w^t with w^t known to the server (the project's derivation)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +99,8 @@ def test_gram_recovery_rejects_bad_input(noiseless):
 
 
 # ------------------------------------------------------------------------------------------------
-# The column-space (range) test against the paper's parameter mode (spec 004 A2, item 16)
+# The column-space (range) test against the parameter mode of Hu et al. 2019: (10) adds ξ ~ N(0, σ²(D_mᵀD_m)⁻¹)
+# to x_m, so every release D_m x̃_m lies in col(D_m)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""The seed 004 audits (audits.targets.sharing): parameter mode flagged, output mode consistent."""
+"""The ADMM-sharing audits (Hu et al. 2019; audits.targets.sharing): parameter mode flagged, output mode
+consistent."""
 
 import json
 import math

@@ -1,4 +1,4 @@
-"""The Adult experiment script of seeds 001/003, on a tiny configuration."""
+"""The Adult experiment script of Zhang, Khalili & Liu 2020 (Sec. VIII) and 2018 (Sec. 5), on a tiny configuration."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Randomized response (seed 002): flips at rate 1/(1+e^ε), independently of the label, and its
+"""Randomized response (Wang et al. 2020, (12)–(13)): flips at rate 1/(1+e^ε), independently of the label, and its
 event is ε-DP for the accountants."""
 
 import math

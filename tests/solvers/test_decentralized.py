@@ -1,4 +1,5 @@
-"""Decentralized ADMM solvers (seeds 001, 003): convergence, recycling, transcripts, privacy events."""
+"""Decentralized ADMM solvers (Zhang, Khalili & Liu 2020, R-ADMM and MR-ADMM; Zhang, Khalili & Liu 2018, M-ADMM
+and penalty perturbation): convergence, recycling, transcripts, privacy events."""
 
 import numpy as np
 import pytest
@@ -45,7 +46,9 @@ def problem():
     return _problem()
 
 
-def test_problem_is_seed_scale(problem):
+def test_local_objective_is_the_papers_O(problem):
+    """O(f, D_i) = (C/B_i) Σ_n L(y_n fᵀx_n) + (ρ/N)·½‖f‖², the local objective of Zhang, Khalili & Liu 2018
+    and 2020, and its gradient."""
     f = np.random.default_rng(1).normal(size=(5, 4))
     X, y, C, rho = problem.partition.X, problem.partition.y, problem.C, problem.rho
     z = np.einsum("nmd,nd->nm", X, f) * y
@@ -160,7 +163,8 @@ def test_batched_trial_equals_single_run(problem, solver):
     ids=lambda s: s.name,
 )
 def test_noise_recovered_from_kkt_of_exact_steps(problem, solver):
-    """Spec 003 §7 item 5 / spec 001 §7 item 3: the exact minimiser is a bijection of the noise."""
+    """The exact minimiser is a bijection of the noise: the KKT condition gives the noise back from the
+    broadcasts (Zhang, Khalili & Liu 2018, (58); Zhang, Khalili & Liu 2020, (49))."""
     result = solver.run(problem, seed=7, record_white_box=True)
     f, lam, noise = result.transcript["f"], result.transcript["lam"], result.transcript["noise"]
     A = problem.graph.adjacency_matrix()
@@ -225,7 +229,9 @@ def test_history_has_average_loss_and_accuracy(problem):
     assert result.history["gap"][-1] < 1e-6
 
 
-# --- golden privacy totals (spec 001 §6 table: N = 5, B_i = 8,000, C = 1750, rho = 0.22, T = 50) ---
+# --- golden privacy totals: Theorem V.1's bound (32) of Zhang, Khalili & Liu 2020 in their Sec. VIII setting
+# (N = 5, B_i = 8,000, C = 1750, rho = 0.22, T = 50; N = 5 is inferred from Fig. 5's privacy axes, the paper does
+# not state it); the totals were computed by the project --------------------------------------------------------
 @pytest.fixture(scope="module")
 def golden_problem():
     rng = np.random.default_rng(0)
@@ -251,7 +257,8 @@ def test_golden_privacy_totals(golden_problem, alpha, radmm, mradmm, op):
 
 
 def test_pp_golden_anchor_via_solver(golden_problem):
-    """Spec 003 §3 closed form at B_i = 8000, V_min = 2: P(T) for PP(1.1, 1.05), alpha(1) = 3, T = 60."""
+    """Theorem 4.1's bound (26) of Zhang, Khalili & Liu 2018, summed over geometric schedules in closed form
+    (a closed form derived by the project) at B_i = 8000, V_min = 2: P(T) for PP(1.1, 1.05), alpha(1) = 3, T = 60."""
     plan = PenaltyPerturbation(theta=0.5, q1=1.1, alpha=3.0, q2=1.05, n_iterations=60).plan(golden_problem)
     expected = (
         1750
@@ -318,8 +325,9 @@ def _reweighted_optimum(problem, weights):
 
 
 def test_mradmm_node_specific_eta_paper_dual_is_biased_common_dual_is_not(problem):
-    """Spec 001 A4: with eta_i = c_i (paper's dual step (15)) the limit is argmin Σ_i O_i / c_i;
-    the common dual step (the spec's correction) reaches the centralized optimum."""
+    """With eta_i = c_i in the dual step (15) of Zhang, Khalili & Liu 2020 the limit is argmin Σ_i O_i / c_i,
+    not the consensus optimum their Lemma IV.1 needs; the common dual step θ of Zhang, Khalili & Liu 2018
+    (the project's correction) reaches the centralized optimum."""
     c = np.array([0.2, 0.3, 0.25, 0.4, 0.2])
     eta = np.broadcast_to(c, (150, 5))
     paper = MRADMM(eta=eta, gamma=0.5, n_iterations=300).run(problem, seed=0).transcript["f"][-1]

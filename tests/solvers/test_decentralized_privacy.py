@@ -1,4 +1,5 @@
-"""Theorem V.1 (seed 001) and Theorem 4.1 (seed 003) bounds: golden values, conditions, properties."""
+"""Theorem V.1 (Zhang, Khalili & Liu 2020) and Theorem 4.1 (Zhang, Khalili & Liu 2018) bounds: golden values
+(computed by the project from (32) and (26)), conditions, properties."""
 
 import numpy as np
 import pytest
@@ -15,7 +16,8 @@ V5 = np.array([3, 2, 3, 2, 2.0])  # min degree 2
 
 
 def test_radmm_unit_vector():
-    """Spec 001 §7 item 9: K = 3, C = 10, B = 100, rho = 1.5, triangle, eta = alpha = 1."""
+    """(32) of Zhang, Khalili & Liu 2020 by hand: K = 3, C = 10, B = 100, rho = 1.5, triangle, eta = alpha = 1,
+    c1 = 1/4, so each odd iteration costs 0.2·(0.35/4.5 + 1)."""
     kw = dict(C=10, B=[100] * 3, V=[2] * 3, eta=np.ones((3, 1)), alpha=1.0, rho=1.5, n_agents=3)
     assert total_epsilon(radmm_epsilons(**kw)) == pytest.approx(0.6466666666, abs=1e-9)
     assert total_epsilon(radmm_epsilons(**kw, bound="tight")) == pytest.approx(0.633426, abs=1e-6)

@@ -1,4 +1,4 @@
-"""Tests for solvers.star.admm: Algorithms 1–3 of seed 000 (spec 000 §7)."""
+"""Tests for solvers.star.admm: Algorithms 1–3 of Huang et al. 2020 (DP-ADMM) and the invariants they imply."""
 
 import importlib.util
 import math
@@ -80,7 +80,7 @@ def test_closed_form_3a_minimises_the_approximate_lagrangian_2(problem, regulari
 
 @pytest.mark.parametrize("loss", [LogisticLoss(), HuberHingeLoss()], ids=repr)
 def test_lemma1_sensitivity_bound_on_random_neighbours(loss):
-    """Replacing one record moves (3a) by at most 2 S1/(m (ρ + 1/η)) (spec 000 §7 item 2)."""
+    """Replacing one record moves (3a) by at most 2 S1/(m (ρ + 1/η)) (Huang et al. 2020, Lemma 1)."""
     rng = np.random.default_rng(2)
     m, d, lam, N = 20, 5, 0.3, 4
     worst = 0.0
@@ -107,7 +107,8 @@ def test_lemma1_sensitivity_bound_on_random_neighbours(loss):
 
 def test_noise_is_the_mechanism_draw_and_gradient_perturbation_holds(problem):
     """w̃ − w = σ_{i,k+1}·N(0, I), agent i's (T, d) block drawn from its own stream (child i of the
-    seed's SeedSequence), and (ρ + 1/η)σ = C_i is constant (spec 000 §7 items 3, 6, 10)."""
+    seed's SeedSequence), and (ρ + 1/η)σ = C_i is constant: σ_{i,k+1} is Lemma 1's sensitivity times
+    sqrt(2 ln(1.25/δ))/ε (Huang et al. 2020, Lemma 1 and Theorem 1)."""
     solver = DPADMM(epsilon=0.5, delta=1e-5, n_iterations=15, dw=2.0)
     result = solver.run(problem, seed=7, record_white_box=True, **NO_ACCOUNTANTS)
     noise = result.transcript["w_tilde"] - result.transcript["w_local"]
@@ -196,7 +197,8 @@ def test_noiseless_l1_dpadmm_ergodic_gap_decays_like_one_over_sqrt_t():
         )
         gaps.append(float(problem.objective(result.model_average)) - problem.optimum.objective)
     assert gaps[0] > gaps[1] > gaps[2] > 0
-    assert gaps[1] / gaps[0] <= 0.62 and gaps[2] / gaps[1] <= 0.5  # spec 000 §7 item 8: ≤ ~0.6
+    # Theorem 3 (Huang et al. 2020): O(1/sqrt(t)), so gap(4t)/gap(t) ≈ 1/2; the 0.62 margin is the project's
+    assert gaps[1] / gaps[0] <= 0.62 and gaps[2] / gaps[1] <= 0.5
 
 
 def test_vectorised_solver_equals_the_per_agent_loop(problem, bench):
@@ -275,15 +277,6 @@ def test_batched_trial_equals_the_single_run_with_its_seed(problem):
             np.testing.assert_allclose(view.history[key], values, rtol=1e-12, atol=1e-12)
     assert batched.model.shape == (4, 4) and batched.history["objective"].shape == (12, 4)
     assert batched.transcript["w_tilde"].shape == (12, 4, 6, 4) and batched.transcript["w"].shape == (12, 4, 4)
-
-
-def test_batched_naive_trials_equal_single_runs(problem):
-    solver = NaiveNoisyADMM(epsilon=0.5, n_iterations=5, sensitivity="tight")
-    batched = solver.run(problem, seeds=[10, 11], **NO_ACCOUNTANTS)
-    for r, seed in enumerate([10, 11]):
-        np.testing.assert_allclose(
-            batched.model[r], solver.run(problem, seed=seed, **NO_ACCOUNTANTS).model, rtol=0, atol=1e-12
-        )
 
 
 def test_same_seed_is_bit_identical_and_seeds_differ(problem):
@@ -397,8 +390,9 @@ def test_run_seed_arguments_are_validated(problem):
 
 
 def test_adult_dpadmm_close_to_algorithm1_and_naive_far_worse():
-    """Spec 000 §6 headline, reduced to 3 seeds and T = 20: DP-ADMM's accuracy is within 2 points
-    of Algorithm 1 and its objective close to it; Algorithm 2 (paper σ) diverges."""
+    """Huang et al. 2020, §VI-B (Figs. 4–6), reduced to 3 seeds and T = 20: DP-ADMM's accuracy is within
+    2 points of Algorithm 1 (the 2-point margin is the project's acceptance threshold; the paper gives no
+    accuracy numbers) and its objective close to it; Algorithm 2 (paper σ) diverges."""
     from solvers.builders import adult_problem
 
     admm, dp, naive = [], [], []

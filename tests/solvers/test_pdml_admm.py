@@ -1,4 +1,4 @@
-"""PDML's perturbed decentralized ADMM (seed 002 §III-B, (14)–(17)): exactness, noise, ledger."""
+"""PDML's perturbed decentralized ADMM (Wang et al. 2020, §IV-B, (14)–(17)): exactness, noise, ledger."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def _debiased_gradient(problem, w, y_noisy, eps):
 
 
 def _perturbed_optimum(problem, y_noisy, eps, eta):
-    """argmin_w Σ_i [Ĵ_i(w) + η_iᵀw/n] by centralized Newton (spec 002 §7 item 8, w̃_opt of (23))."""
+    """argmin_w Σ_i [Ĵ_i(w) + η_iᵀw/n] by centralized Newton (w̃_opt of (23), Wang et al. 2020)."""
     X, mask, sizes = problem.partition.X, problem.partition.mask, problem.sizes
     c = debias_coefficient(eps)[:, None]
     weights = mask / sizes[:, None]

@@ -1,4 +1,4 @@
-"""Phase 1 of PDML (seed 002): randomized response on the labels and the debiased loss (19)–(22)."""
+"""Phase 1 of PDML (Wang et al. 2020): randomized response on the labels (12)–(13) and the debiased loss (19)–(22)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ LOGISTIC = LogisticLoss()
 
 @dataclass(frozen=True)
 class SquaredLoss(MarginLoss):
-    """½(1 − u)², the paper's other label-symmetric example (spec 002 §1.2)."""
+    """½(1 − u)²: a second loss whose Hessian is label-symmetric, as Assumption 1 of Wang et al. 2020
+    requires (the paper's example is the logistic loss; this one is the project's)."""
 
     def phi(self, z):
         return 0.5 * (1.0 - np.asarray(z, dtype=np.float64)) ** 2
@@ -98,7 +99,8 @@ def test_randomize_labels_contract():
 # ---------------------------------------------------------------------------------------------
 # The debiased loss
 def test_debias_coefficient_values():
-    np.testing.assert_allclose(debias_coefficient([1.0, 0.4]), [0.5819767, 2.0332448], rtol=5e-8)  # spec 002 §2.3
+    # c(ε) = 1/(e^ε − 1), the coefficient of the closed form of (19) for the logistic loss (derived by the project)
+    np.testing.assert_allclose(debias_coefficient([1.0, 0.4]), [0.5819767, 2.0332448], rtol=5e-8)
     for eps in (1e-3, 0.4, 1.0, 30.0):
         assert float(debias_coefficient(eps)) == pytest.approx(float(1 / mpmath.expm1(mpmath.mpf(eps))), rel=1e-14)
     assert debias_coefficient(np.inf) == 0.0
@@ -114,7 +116,9 @@ def test_debias_coefficient_values():
         (1.0, 0.0, 0.4, math.log(2.0)),
     ],
 )
-def test_spec_vectors(y, z, eps, expected):
+def test_debiased_logistic_loss_reference_values(y, z, eps, expected):
+    """ℓ̂(y', z, ε) of (19) (Wang et al. 2020) for the logistic loss; reference values computed by the project
+    from the closed form log(1 + e^{−y'z}) − y'z/(e^ε − 1)."""
     assert float(debiased_loss(LOGISTIC, y, z, eps)) == pytest.approx(expected, abs=5e-9)
 
 

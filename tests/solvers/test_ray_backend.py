@@ -211,7 +211,7 @@ def test_agent_streams_give_each_agent_its_own_stream():
         AgentStreams(seeds).integers(0, 5, size=(2, 3))
 
 
-# --- PDML (seed 002) and ADMM sharing (seed 004) on Ray -------------------------------------------
+# --- PDML (Wang et al. 2020) and ADMM sharing (Hu et al. 2019) on Ray ----------------------------
 
 
 @pytest.fixture(scope="module")

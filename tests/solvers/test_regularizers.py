@@ -70,7 +70,7 @@ def test_constants():
     l2, l1 = L2Regularizer(), L1Regularizer()
     assert (l2.strong_convexity, l2.hessian_bound, l2.gradient_bound(14)) == (1.0, 1.0, math.inf)
     assert (l1.strong_convexity, l1.hessian_bound) == (0.0, 0.0)
-    assert l1.gradient_bound(14) == pytest.approx(3.7416573867739413)  # seed 000: S2 = sqrt(14)
+    assert l1.gradient_bound(14) == pytest.approx(3.7416573867739413)  # Huang et al. 2020, §VI-A: S2 = sqrt(d), d = 14
     w = np.array([0.3, -2.0, 1e-9, -4.0])
     assert np.linalg.norm(l1.gradient(w)) <= l1.gradient_bound(4) + 1e-15
     u = np.array([1.0, 0.5, -0.2, 3.0])  # ½‖·‖² is exactly 1-strongly convex

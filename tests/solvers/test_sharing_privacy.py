@@ -1,4 +1,5 @@
-"""Tests for solvers.sharing.privacy: the paper's formulas as printed, Δ_safe, Lemma 1's counterexample."""
+"""Tests for solvers.sharing.privacy: the formulas of Hu et al. 2019 as printed, Δ_safe, Lemma 1's
+counterexample."""
 
 import math
 
@@ -23,7 +24,7 @@ from solvers.sharing import (
 
 @pytest.mark.parametrize(
     "width, rho, lam, c1, b1, M, C, sigma",
-    [  # spec 004 §6 item 12
+    [  # Lemma 1's C and Theorem 1's σ(ε = 1, δ = 1e-5) (Hu et al. 2019), values computed by the project
         (66, 1, 0.01, 1, 1, 2, 0.136818, 0.662857),
         (2000, 1, 0.01, 1, 1, 3, 0.006015, 0.029142),
         (100, 1, 1, 1, 1, 2, 0.12, 0.581377),
@@ -37,7 +38,7 @@ def test_lemma1_and_theorem1_golden_values(width, rho, lam, c1, b1, M, C, sigma)
     assert theorem1_epsilon(claimed, theorem1_sigma(claimed, 1.0, 1e-5), 1e-5) == pytest.approx(1.0)
 
 
-def test_theorem1_noise_formula_spec_item_11():
+def test_theorem1_noise_formula():
     assert math.sqrt(2 * math.log(1.25e5)) == pytest.approx(4.844805262605389, rel=1e-15)
     assert theorem1_sigma(1.0, 0.5, 1e-5) == pytest.approx(9.6896, abs=1e-4)
     assert theorem1_sigma(1.0, 0.1, 1e-5) == pytest.approx(48.4481, abs=1e-4)
@@ -56,7 +57,7 @@ def test_lemma1_bound_scales_as_claimed():
     "eps, T, delta_prime, expected",
     [(0.1, 20, 1e-5, 2.35631), (0.5, 10, 1e-5, 10.8307), (1.0, 20, 1e-5, 55.8253), (0.5, 10, 1e-6, 11.5549)],
 )
-def test_corollary1_golden_values_spec_item_13(eps, T, delta_prime, expected):
+def test_corollary1_golden_values(eps, T, delta_prime, expected):
     value = corollary1_epsilon(eps, T, delta_prime)
     assert value == pytest.approx(expected, abs=1e-4)
     # the same as Dwork–Rothblum–Vadhan advanced composition at δ_total = Tδ + δ'
@@ -101,7 +102,7 @@ def test_the_realised_change_does_not_depend_on_the_dimension_while_the_claim_sh
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), d=st.integers(70, 100), extra=st.integers(0, 40))
-def test_a_high_leverage_row_breaks_lemma1_spec_item_17(seed, d, extra):
+def test_a_high_leverage_row_breaks_lemma1(seed, d, extra):
     """Random unit-row D_m whose row 0 alone loads on coordinate 0 (leverage 1), that row rotated by
     60° (‖D_m − D'_m‖₂ = 1), z = −e_0, λ = ρ = 1, M = 2: the realised Δ exceeds Lemma 1's C."""
     rng = np.random.default_rng(seed)

@@ -48,7 +48,7 @@ def test_sgd_starts_from_a_small_random_model_and_admm_from_zero(problem):
     sgd = VerticalSGD(n_epochs=1, learning_rate=1e-12).run(problem, seed=0, record_transcript=False, **NO_ACCOUNTANTS)
     assert 0 < np.std(sgd.model) < 0.02
     admm = ADMMSharing(n_iterations=1).run(problem, seed=0, record_transcript=False, **NO_ACCOUNTANTS)
-    assert np.all(admm.model == 0)  # x^1 = 0 from x = y = z = 0 (spec §2)
+    assert np.all(admm.model == 0)  # x^1 = 0 from x = y = z = 0 (Hu et al. 2019, §5)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Tests for solvers.star.privacy: the spec's golden schedule table, Lemma 1 and Algorithm 2 constants."""
+"""Tests for solvers.star.privacy: golden step-size and noise schedules, Lemma 1 and Algorithm 2 constants of
+Huang et al. 2020 (DP-ADMM)."""
 
 import math
 
@@ -18,7 +19,9 @@ from solvers.star.privacy import (
     naive_sensitivity,
 )
 
-# Spec 000 §6: D_w = 2, ρ = 1, m = 210, N = 100, λ = 0.17, d = 14, δ = 1e-3.
+# Huang et al. 2020, §VI: ρ = 1, m = 210, N = 100, λ = 0.17, d = 14, δ = 1e-3, with D_w = 2 (the paper estimates
+# D_w from 162 pre-training records and gives no value). The golden η (Theorem 3 for l1, Theorem 4 for l2) and
+# σ (Theorem 1 with Lemma 1's sensitivity) were computed by the project from the paper's formulas.
 SETTING = {"dw": 2.0, "lam": 0.17, "n_agents": 100}
 K = np.array([0, 9, 99])
 
@@ -105,7 +108,7 @@ def test_naive_sensitivity_paper_and_tight():
     z = z_of(0.05)
     paper = naive_sensitivity(s1=1, m=210, lam=0.17, n_agents=100, rho=1.0, strong_convexity=1.0)
     tight = naive_sensitivity(s1=1, m=210, lam=0.17, n_agents=100, rho=1.0, strong_convexity=1.0, mode="tight")
-    assert z * paper == pytest.approx(423.1, abs=0.05)  # spec 000 §3
+    assert z * paper == pytest.approx(423.1, abs=0.05)  # Algorithm 2's σ_i (Huang et al. 2020, §VI) at ε = 0.05
     assert z * tight == pytest.approx(0.718, abs=5e-4)
     assert z * naive_sensitivity(s1=1, m=210, lam=0.17, n_agents=100, rho=1.0, strong_convexity=1.0) == pytest.approx(
         2 * 100 * math.sqrt(2 * math.log(1250)) / (210 * 0.17 * 0.05), rel=1e-12

@@ -1,4 +1,4 @@
-"""Tests for solvers.topology: the star of seed 000."""
+"""Tests for solvers.topology: the star of Huang et al. 2020 (DP-ADMM), a trainer and N agents."""
 
 import numpy as np
 import pytest
