@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from audits.distinguishers import Score
 
@@ -26,43 +27,55 @@ def whitebox_replay(
     dataset_prime: Any,
     *,
     noise: Literal["gaussian", "laplace"],
-    scale: float,
+    scale: ArrayLike,
+    release: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> Score:
     """The replay score (module docstring) for transcripts of shape (R, T, ...).
 
     Args:
-      step: ``step(dataset, released_so_far)`` returns the mean of the next release: an array of
-        shape (R, ...) or broadcastable to it; ``released_so_far`` is the (R, t, ...) history.
+      step: ``step(dataset, released_so_far)`` returns the mean of round t's noisy release: an
+        array of shape (R, ...) or broadcastable to it; ``released_so_far`` is the (R, t, ...)
+        history (everything released before round t, noisy or not).
       dataset, dataset_prime: D and D′ as the user's code understands them.
       noise: "gaussian" (``scale`` is the standard deviation σ) or "laplace" (``scale`` is b).
-      scale: the noise scale of every round, > 0.
+      scale: the noise scale, > 0: one number, or one per round (T,), or per round and
+        coordinate (broadcastable to (T, ...) of the noisy release).
+      release: picks round t's noisy release from its (R, ...) slice of the transcript, when a
+        round also releases values that are not this noise's (e.g. a public average); default:
+        the whole slice.
 
     Returns:
       releases (R, T, ...) → (R,) summed log-likelihood ratios, higher meaning "ran on D".
 
     Raises:
-      ValueError: an unknown noise family or a scale that is not a finite number > 0.
+      ValueError: an unknown noise family or a scale that is not finite and > 0.
     """
     if noise not in ("gaussian", "laplace"):
         raise ValueError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
-    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.integer, np.floating)):
-        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
-    if not (np.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+    try:
+        scales = np.asarray(scale, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"scale must be finite numbers > 0, got {scale!r:.80}") from error
+    if scales.size == 0 or not (np.isfinite(scales).all() and (scales > 0).all()):
+        raise ValueError(f"scale must be finite numbers > 0, got {scale!r:.80}")
 
     def score(releases: np.ndarray) -> np.ndarray:
         x = np.asarray(releases, dtype=np.float64)
         if x.ndim < 2:
             raise ValueError(f"the white-box replay needs transcripts of shape (R, T, ...), got {x.shape}")
+        if scales.ndim and scales.shape[0] != x.shape[1]:
+            raise ValueError(f"scale has {scales.shape[0]} rounds, the transcripts {x.shape[1]}")
         total = np.zeros(x.shape[0])
         for t in range(x.shape[1]):  # rounds, not trials: every trial is replayed at once
             history = x[:, :t]
-            r_in = x[:, t] - np.asarray(step(dataset, history), dtype=np.float64)
-            r_out = x[:, t] - np.asarray(step(dataset_prime, history), dtype=np.float64)
+            noisy = x[:, t] if release is None else np.asarray(release(x[:, t]), dtype=np.float64)
+            r_in = noisy - np.asarray(step(dataset, history), dtype=np.float64)
+            r_out = noisy - np.asarray(step(dataset_prime, history), dtype=np.float64)
+            s = scales[t] if scales.ndim else scales
             if noise == "gaussian":
-                llr = (r_out**2 - r_in**2) / (2.0 * scale**2)
+                llr = (r_out**2 - r_in**2) / (2.0 * s**2)
             else:
-                llr = (np.abs(r_out) - np.abs(r_in)) / scale
+                llr = (np.abs(r_out) - np.abs(r_in)) / s
             total += np.asarray(llr).reshape(x.shape[0], -1).sum(axis=1)
         return total
 

@@ -38,7 +38,7 @@ import numpy as np
 from accountants.validation import check_count
 from mechanisms._validation import is_integer
 
-__all__ = ["SecureReseedingGenerator", "begin_release", "make_rng", "spawn_rngs"]
+__all__ = ["SecureReseedingGenerator", "begin_release", "check_seed", "make_rng", "spawn_rngs"]
 
 SeedLike = int | np.random.SeedSequence | np.random.Generator | None
 
@@ -100,6 +100,18 @@ def begin_release(rng: object) -> np.random.Generator:
 
 def _os_pcg64() -> np.random.PCG64:
     return np.random.PCG64(secrets.randbits(_OS_ENTROPY_BITS))
+
+
+def check_seed(seed: object) -> None:
+    """Check that ``seed`` is what :func:`make_rng` takes (None, a non-negative int, a
+    ``SeedSequence`` or a ``Generator``) without building a generator.
+
+    Raises:
+      TypeError, ValueError: as :func:`make_rng`.
+    """
+    if seed is None or isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
+        return
+    _seed_sequence(seed)  # type: ignore[arg-type]  # raises for anything else
 
 
 def _seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:

@@ -42,6 +42,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from accountants import Ledger, LedgerFile
+from mechanisms.base import Mechanism
 from solvers.engine.accounting import (
     DEFAULT_ACCOUNTANTS,
     AccountantLike,
@@ -55,7 +56,7 @@ from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import BaseRecorder, ChannelSpec, RecordedProblem, RecordOptions
 from solvers.engine.result import Result, privacy_scope
 from solvers.engine.run_record import append_run_record
-from solvers.engine.streams import AgentStreams, agent_seeds
+from solvers.engine.streams import AgentStreams, ChunkStreams, agent_seeds
 from solvers.engine.trials import MAX_CHUNK_BYTES, SeedLike, chunks, kept_seeds, trial_seeds
 
 __all__ = ["Draws", "Solver"]
@@ -130,8 +131,17 @@ class Solver(ABC, Generic[P, RecorderT]):
         return {"noise": plan.mechanism.sample(streams, plan.noise_shape)}
 
     def chunk_draws(self, problem: P, plan: RunPlan[Any], seeds: Sequence[SeedLike]) -> Draws | None:
-        """The randomness of a chunk of trials: ``trial_draws`` of each seed, stacked on axis 0 (the
-        trials of one plan all draw the same names, or none does)."""
+        """The randomness of a chunk of trials, trial r on axis 0 equal to ``trial_draws(seeds[r])``.
+
+        A family that keeps the default ``trial_draws`` with a ``mechanisms.Mechanism`` (whose
+        parameters broadcast against a leading trials axis) gets the plan's noise of the whole chunk
+        in one ``sample`` call on :class:`ChunkStreams` (no stream object per trial); otherwise the
+        trials' ``trial_draws`` are stacked (they all draw the same names, or none does)."""
+        if plan.mechanism is None and type(self).trial_draws is Solver.trial_draws:
+            return None
+        if isinstance(plan.mechanism, Mechanism) and type(self).trial_draws is Solver.trial_draws:
+            streams = ChunkStreams(seeds, problem.n_agents)
+            return {"noise": plan.mechanism.sample(streams, (len(seeds), *plan.noise_shape))}
         draws = [self.trial_draws(seed, problem, plan) for seed in seeds]
         first = draws[0]
         if first is None:

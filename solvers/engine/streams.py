@@ -14,15 +14,25 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from mechanisms import make_rng
 from mechanisms.rng import begin_release
 
-__all__ = ["AGENT_AXIS", "AgentStreams", "agent_seeds"]
+__all__ = ["AGENT_AXIS", "AgentStreams", "ChunkStreams", "agent_seeds"]
 
 #: The axis of the agents in every draw a solver's noise sampler makes.
 AGENT_AXIS = 1
 
 AgentSeed = np.random.SeedSequence | np.random.Generator
+#: The bit generator of the stream objects themselves, never drawn from (every draw they support
+#: is overridden): one shared instance, as building a bit generator costs more than a draw.
+_NEVER_DRAWN = np.random.PCG64(0)
+
+
+def agent_generator(seed: AgentSeed) -> np.random.Generator:
+    """Agent stream ``seed`` as a generator: PCG64 of a ``SeedSequence`` child (as ``make_rng``
+    builds it), or the spawned ``Generator`` itself."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.Generator(np.random.PCG64(seed))
 
 
 def agent_seeds(
@@ -53,8 +63,8 @@ class AgentStreams(np.random.Generator):
     """
 
     def __init__(self, seeds: Sequence[AgentSeed | None]) -> None:
-        super().__init__(np.random.PCG64(0))  # never drawn from: every supported draw is overridden
-        self._streams = [None if s is None else make_rng(s) for s in seeds]
+        super().__init__(_NEVER_DRAWN)
+        self._streams = [None if s is None else agent_generator(s) for s in seeds]
 
     @classmethod
     def single(cls, n_agents: int, agent: int, seed: AgentSeed) -> AgentStreams:
@@ -97,6 +107,39 @@ class AgentStreams(np.random.Generator):
 
     def __reduce__(self):
         raise TypeError("AgentStreams is not sent anywhere: each agent builds its own from its seed")
+
+
+class ChunkStreams(AgentStreams):
+    """The streams of a whole chunk of trials as one generator: every draw of shape (R, ..., N, ...)
+    (trials on axis 0, agents on axis 1 + :data:`AGENT_AXIS`) fills block (r, i) from trial r's
+    agent-i stream with the same call :class:`AgentStreams` of trial r makes, so a chunk drawn at once
+    equals its trials drawn one by one, bit for bit, without building a stream object per trial.
+
+    Args:
+      trial_seeds: the chunk's trial seeds (see :func:`agent_seeds`). n_agents: N.
+    """
+
+    def __init__(self, trial_seeds: Sequence[int | np.random.SeedSequence | np.random.Generator | None], n_agents: int):
+        np.random.Generator.__init__(self, _NEVER_DRAWN)
+        self._n_agents = n_agents
+        self._rows = [[agent_generator(s) for s in agent_seeds(seed, n_agents)] for seed in trial_seeds]
+
+    def _blocks(self, draw: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray], size) -> np.ndarray:
+        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size or ())
+        axis = 1 + AGENT_AXIS
+        if len(shape) <= axis or shape[0] != len(self._rows) or shape[axis] != self._n_agents:
+            raise ValueError(
+                f"every draw from ChunkStreams must have the {len(self._rows)} trials on axis 0 and the "
+                f"{self._n_agents} agents on axis {axis}, got size {size!r}"
+            )
+        out = np.empty(shape)
+        block = shape[1:axis] + shape[axis + 1 :]
+        index = (slice(None),) * AGENT_AXIS
+        for r, row in enumerate(self._rows):
+            trial = out[r]
+            for i, rng in enumerate(row):
+                trial[index + (i,)] = draw(begin_release(rng), block)
+        return out
 
 
 def _refuse(name: str) -> Callable[..., None]:

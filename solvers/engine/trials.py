@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mechanisms import SecureReseedingGenerator, make_rng
+from mechanisms import SecureReseedingGenerator
+from mechanisms.rng import check_seed
 from solvers.engine.result import UnreplayableSeed
 
 __all__ = ["MAX_CHUNK_BYTES", "MAX_CHUNK_TRIALS", "SeedLike", "chunks", "kept_seeds", "trial_seeds"]
@@ -39,12 +40,12 @@ def trial_seeds(
         for s in explicit:
             if isinstance(s, np.random.Generator):
                 raise TypeError("seeds must be ints or SeedSequences (a Generator cannot be replayed)")
-            make_rng(s)  # validates the type and sign
+            check_seed(s)
         return explicit, True
     if trials is None:
         if seed is None:
             return [np.random.SeedSequence()], False  # OS entropy, kept for replay
-        make_rng(seed)
+        check_seed(seed)
         return [seed], False
     if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 1:
         raise ValueError(f"trials must be a positive integer, got {trials!r}")
@@ -58,7 +59,7 @@ def trial_seeds(
     elif isinstance(seed, np.random.SeedSequence):
         root = seed
     else:
-        make_rng(seed)
+        check_seed(seed)
         root = np.random.SeedSequence(seed)
     return list(root.spawn(int(trials))), True
 

@@ -21,7 +21,7 @@ from solvers import DPADMM, HorizontalProblem, NaiveNoisyADMM
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem
 from solvers.engine.run_record import run_record_path
-from solvers.engine.streams import AgentStreams
+from solvers.engine.streams import AgentStreams, ChunkStreams
 from solvers.graph import GraphTopology
 from solvers.pdml import PDML
 from solvers.sharing import ADMMSharing, VerticalProblem, partition_vertical
@@ -65,15 +65,17 @@ FAMILIES = {
 
 @pytest.fixture
 def draws(monkeypatch):
-    """Every draw of noise by any agent (AgentStreams is where every solver's agents draw)."""
+    """Every draw of noise by any agent (AgentStreams, or ChunkStreams for a whole chunk of trials, is
+    where every solver's agents draw)."""
     calls = []
-    original = AgentStreams._blocks
+    for streams in (AgentStreams, ChunkStreams):
+        original = streams._blocks
 
-    def counting(self, draw, size):
-        calls.append(size)
-        return original(self, draw, size)
+        def counting(self, draw, size, original=original):
+            calls.append(size)
+            return original(self, draw, size)
 
-    monkeypatch.setattr(AgentStreams, "_blocks", counting)
+        monkeypatch.setattr(streams, "_blocks", counting)
     return calls
 
 
