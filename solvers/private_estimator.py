@@ -5,19 +5,46 @@ adversary who knows every record but one re-runs the fit on both candidates and 
 exactly), and most of a run's diagnostics are computed from the private data. These helpers draw a
 fit's noise seed, keep only the public run constants, refuse the removed ``result_`` attribute and
 run scikit-learn's checks of a binary classification task.
+
+They also hold what the horizontal estimators (``DPADMMClassifier``, ``DecentralizedClassifier``,
+``PDMLClassifier``) share so that a user's raw rows meet the papers' assumptions without the
+estimator looking at them: :class:`UnitBallRecords` (the public map of a row into the unit ball, with
+the intercept as a bounded constant feature), :func:`sklearn_lam` (scikit-learn's ``C`` as the
+papers' λ), :func:`per_release_epsilon` (a total ε for the whole fit, split over the releases by an
+accountant) and :func:`warn_if_not_converged` (scikit-learn's ``ConvergenceWarning``, from released
+models only).
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+from dp_accounting import dp_event
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import validate_data
 
-__all__ = ["RemovedResult", "noise_seed_sequence", "public_info", "validate_binary_data"]
+from accountants.calibration import calibrate_noise_multiplier
+from accountants.exact_gaussian import ExactGaussianAccountant
+
+__all__ = [
+    "RemovedResult",
+    "UnitBallRecords",
+    "noise_seed_sequence",
+    "per_release_epsilon",
+    "positive_number",
+    "public_info",
+    "sklearn_lam",
+    "validate_binary_data",
+    "warn_if_not_converged",
+]
 
 
 def noise_seed_sequence(random_state: object) -> np.random.SeedSequence:
@@ -62,3 +89,157 @@ def validate_binary_data(estimator: BaseEstimator, X, y) -> tuple[np.ndarray, np
     if estimator.classes_.size != 2:
         raise ValueError(f"{type(estimator).__name__} needs 2 classes in y, got {estimator.classes_.size} class")
     return X, y
+
+
+def positive_number(value: object, name: str, *, allow_inf: bool = False) -> float:
+    """``value`` as a float if it is a real number > 0 (finite unless ``allow_inf``).
+
+    Raises:
+      ValueError: anything else; the message names the argument.
+    """
+    kind = "a positive number" + (" (or inf)" if allow_inf else "")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    number = float(value)
+    if math.isnan(number) or number <= 0 or (math.isinf(number) and not allow_inf):
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return number
+
+
+@dataclass(frozen=True)
+class UnitBallRecords:
+    """The public map of a user's rows into the unit ball that the papers' analyses assume.
+
+    Huang et al. 2020 (Sec. VI, S1 = 1), Zhang, Khalili & Liu 2018 (Theorem 4.1) and 2020
+    (Theorem V.1) bound every record by ‖x‖ ≤ 1; Wang et al. 2020 by a public X_max. The map is
+    chosen from public values only (the data bound B = ``data_norm`` and the intercept's constant c),
+    never from the data, and is applied to each row on its own, so neighbouring data sets stay
+    neighbours and every sensitivity of the papers holds for the records the solver sees:
+
+        x̃ = (clip(x/B), c) / sqrt(1 + c²),   clip(u) = u · min(1, 1/‖u‖),
+
+    so ‖x̃‖ ≤ 1 for every row (without intercept: x̃ = clip(x/B)). The constant feature c carries
+    the intercept inside the privacy analysis (its weight is penalised like any other, as in
+    liblinear's ``intercept_scaling``). A model w̃ on the records is the linear classifier
+    coef = w̃[:d]/(B s), intercept = w̃[d]·c/s, s = sqrt(1 + c²) on the raw rows (exact for rows with
+    ‖x‖ ≤ B; rows outside were clipped for training only).
+
+    Attributes:
+      data_norm: B > 0, the public bound on ‖x‖ (rows beyond it are clipped or refused).
+      intercept_scaling: c > 0, the constant feature, or None for no intercept.
+    """
+
+    data_norm: float
+    intercept_scaling: float | None
+
+    @classmethod
+    def create(
+        cls, n_features: int, data_norm: object, fit_intercept: object, intercept_scaling: object
+    ) -> UnitBallRecords:
+        """From estimator parameters: ``data_norm`` None is sqrt(d) (the norm of a row whose d
+        features are each within [−1, 1], e.g. standardised features), a public value.
+
+        Raises:
+          ValueError: a bad parameter (the message names it).
+        """
+        if not isinstance(fit_intercept, (bool, np.bool_)):
+            raise ValueError(f"fit_intercept must be True or False, got {fit_intercept!r}")
+        norm = math.sqrt(n_features) if data_norm is None else positive_number(data_norm, "data_norm")
+        scaling = positive_number(intercept_scaling, "intercept_scaling")
+        return cls(norm, scaling if fit_intercept else None)
+
+    @property
+    def scale(self) -> float:
+        """s = sqrt(1 + c²) (1 without intercept)."""
+        return 1.0 if self.intercept_scaling is None else math.hypot(1.0, self.intercept_scaling)
+
+    def transform(self, X: np.ndarray, clip: bool) -> np.ndarray:
+        """x̃ for every row of X (n, d) → (n, d) or (n, d + 1). With ``clip=False`` rows with
+        ‖x‖ > B are kept as they are, for the solver's own check to refuse."""
+        records = X / self.data_norm
+        if clip:
+            norms = np.linalg.norm(records, axis=1, keepdims=True)
+            records = records / np.maximum(norms, 1.0)
+        if self.intercept_scaling is None:
+            return records
+        constant = np.full((records.shape[0], 1), self.intercept_scaling)
+        return np.hstack([records, constant]) / self.scale
+
+    def linear_model(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(coef_ (1, d), intercept_ (1,)) on the raw rows of the model w̃ on the records."""
+        w = np.asarray(w, dtype=np.float64)
+        if self.intercept_scaling is None:
+            return w[None, :] / self.data_norm, np.zeros(1)
+        s = self.scale
+        return w[None, :-1] / (self.data_norm * s), np.array([w[-1] * self.intercept_scaling / s])
+
+
+def sklearn_lam(C: object, n_rows: int, n_agents: int, records: UnitBallRecords) -> float:
+    """λ of F = Σ_i [(1/m_i) Σ_j ℓ + (λ/N) R] on the records x̃ that matches scikit-learn's
+    C Σ_j ℓ(wᵀx_j) + ½‖w‖² on the raw rows: with m_i = n/N, F is (N/n)·(Σ_j ℓ + (λ n/N)·½‖w̃‖²) and
+    w̃ = (B s)·w, so λ = N / (C n (B s)²).
+
+    Raises:
+      ValueError: C is not a positive number.
+    """
+    C = positive_number(C, "C")
+    return n_agents / (C * n_rows * (records.data_norm * records.scale) ** 2)
+
+
+def per_release_epsilon(epsilon: float, delta: float, count: int) -> tuple[float, float]:
+    """(ε per release, noise multiplier z) of ``count`` Gaussian releases of one record that compose
+    to (``epsilon``, ``delta``)-DP in total.
+
+    The accountant decides: z is the smallest multiplier whose ``count``-fold composition the exact
+    Gaussian accountant (Dong, Roth & Su 2019: μ = sqrt(count)/z) bounds by ``epsilon`` at
+    ``delta`` (``accountants.calibrate_noise_multiplier``, relative precision 1e-9), and the
+    per-release ε is that accountant's ε of one release at the same δ. ``epsilon`` = inf gives
+    (inf, 0): no noise.
+    """
+    if math.isinf(epsilon):
+        return math.inf, 0.0
+    z = calibrate_noise_multiplier(epsilon, delta, count=count, accountant=ExactGaussianAccountant)
+    single = ExactGaussianAccountant().register(dp_event.GaussianDpEvent(z), 1).get_epsilon(delta)
+    return float(single), float(z)
+
+
+def warn_if_not_converged(models: np.ndarray, tol: float, estimator: str, noise_std: np.ndarray | None = None) -> float:
+    """Warn (scikit-learn's ``ConvergenceWarning``) when the direction of the released model still turns.
+
+    ``models`` (T, d) are the models released in iterations 1..T (public broadcasts: reading them is
+    post-processing and costs no privacy); ``noise_std`` (T,) the public standard deviation per
+    coordinate of the fresh privacy noise in each of them (None: no noise). With ā₄, ā₃ the means
+    over the last and the second-to-last quarter of the run and u = ā/‖ā‖ their directions (a linear
+    classifier's predictions depend on the direction only; the norm of a logistic model keeps
+    growing slowly on nearly separable data), the fit warns iff
+
+        ‖u₄ − u₃‖ > tol + 3·sqrt(d (v₄ + v₃)) / ‖ā₄‖,
+
+    v₃, v₄ the variances per coordinate of the fresh noise in ā₃, ā₄ (so that the noise, which
+    averages out over a quarter, does not read as drift). Noise carried over from earlier iterations is
+    not in the allowance, so a small budget on few rows can warn too. Returns ‖u₄ − u₃‖; no check (NaN) under 8
+    iterations.
+    """
+    models = np.asarray(models, dtype=np.float64)
+    quarter = models.shape[0] // 4
+    if quarter < 2:
+        return math.nan
+    last = models[-quarter:].mean(axis=0)
+    before = models[-2 * quarter : -quarter].mean(axis=0)
+    norm = max(float(np.linalg.norm(last)), 1e-12)
+    turn = float(np.linalg.norm(last / norm - before / max(float(np.linalg.norm(before)), 1e-12)))
+    allowance = 0.0
+    if noise_std is not None:
+        variance = np.asarray(noise_std, dtype=np.float64) ** 2
+        spread = variance[-quarter:].sum() + variance[-2 * quarter : -quarter].sum()
+        allowance = 3.0 * math.sqrt(models.shape[1] * spread) / quarter / norm
+    if turn > tol + allowance:
+        warnings.warn(
+            f"{estimator} did not converge: the direction of the released model still turns by {turn:.3g} between "
+            f"the last two quarters of the run, more than tol={tol:g} and than its fresh privacy noise explains: "
+            "increase n_iterations, or, if the noise carried over from earlier iterations dominates, epsilon or "
+            "the number of rows",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return turn

@@ -44,7 +44,8 @@ def private_vertical(**kwargs):
 
 ESTIMATORS = {
     "dpadmm-defaults": lambda **kw: DPADMMClassifier(**kw),
-    "dpadmm-small": lambda **kw: DPADMMClassifier(n_agents=4, n_iterations=8, epsilon=0.5, dw=1.0, **kw),
+    "dpadmm-paper-preset": lambda **kw: DPADMMClassifier.paper_preset(**kw),
+    "dpadmm-small": lambda **kw: DPADMMClassifier.paper_preset(n_agents=4, n_iterations=8, epsilon=0.5, dw=1.0, **kw),
     "vertical-defaults": lambda **kw: VerticalLogisticRegression(n_iterations=30, **kw),
     "vertical-private": private_vertical,
 }
