@@ -4,7 +4,8 @@ Seeds. Child 0 of ``SeedSequence(seed)`` draws the trials on D and child 1 those
 gets child r of its side, whatever the chunking); children 2, 3, … are the spec's auxiliary streams
 (calibration trials on D and D′, then whatever its sections draw, :attr:`AuditContext.streams`).
 The trials run in chunks of :data:`CHUNK` per ``solver.run`` call, alternating D and D′, so memory
-stays bounded; the attacks keep only what they need of each chunk.
+stays bounded; the attacks keep only what they need of each chunk, and the chunks run on every core
+the process may use (:mod:`audits.chunks`), with the same report for any number of workers.
 
 Bounds. The audited attack's scores give a Clopper–Pearson bound (worst case, Jagielski et al.
 2020) and a Gaussian-DP bound (Nasr et al. 2023); the claim's family decides which of them enter
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from audits.chunks import ChunkJob, default_workers, run_chunks
 from audits.spec import AuditContext, AuditSpec, Claim, Finding
 
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
@@ -123,6 +125,7 @@ def run_spec(
     quick: bool = False,
     calibration_trials: int | None = None,
     progress: bool | None = None,
+    workers: int | None = None,
 ) -> AuditResult:
     """Run the audit ``spec``: the trials, the attacks, the bounds, the sections, the report.
 
@@ -133,6 +136,8 @@ def run_spec(
         companion audit of a section draws on one of its parent's auxiliary streams).
       calibration_trials: per hypothesis, for ``spec.calibration`` (default trials/50 in [200, 2000]).
       progress: show a progress bar on stderr (None: when stderr is a terminal).
+      workers: processes that run the audited trials' chunks (None: :func:`audits.chunks.default_workers`;
+        the report is the same for every count).
     """
     from tqdm import tqdm
 
@@ -175,16 +180,17 @@ def run_spec(
     utility: dict[str, list[np.ndarray]] = {}
     info: Any = None
     details: Any = None
-    for lo in range(0, n, CHUNK):
-        hi = min(lo + CHUNK, n)
-        for on_d, problem, seeds in ((True, spec.problem_in, seeds_in), (False, spec.problem_out, seeds_out)):
-            result = run(problem, seeds[lo:hi])
-            info, details = result.info, getattr(result, "details", None)
-            for attack in spec.attacks:
-                observations[attack.name][0 if on_d else 1].append(attack.observe(result, on_d))
-            if on_d and spec.utility is not None:
-                for key, values in spec.utility(result).items():
-                    utility.setdefault(key, []).append(values)
+    jobs = [
+        ChunkJob(on_d, seeds[lo : min(lo + CHUNK, n)])
+        for lo in range(0, n, CHUNK)
+        for on_d, seeds in ((True, seeds_in), (False, seeds_out))
+    ]
+    for outcome in run_chunks(spec, jobs, workers=default_workers() if workers is None else workers, done=bar.update):
+        info, details = outcome.info, outcome.details
+        for attack, seen in zip(spec.attacks, outcome.observations, strict=True):
+            observations[attack.name][0 if outcome.on_d else 1].append(seen)
+        for key, values in outcome.utility.items():
+            utility.setdefault(key, []).append(values)
     bar.close()
     attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
     audited, claim = attacks[0], spec.claim

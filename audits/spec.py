@@ -56,7 +56,8 @@ class Attack(Protocol):
     """A distinguisher between D and D′, fed chunk by chunk (bounded memory).
 
     ``observe(result, on_d)`` keeps what the attack needs of one batched ``solver.run`` result
-    (``on_d``: the chunk ran on D); ``conclude(seen_on_d, seen_on_d_prime)`` turns the kept
+    (``on_d``: the chunk ran on D); it must not change the attack, as chunks may run in other
+    processes (:mod:`audits.chunks`). ``conclude(seen_on_d, seen_on_d_prime)`` turns the kept
     observations, in trial order, into ``attacks.AttackScores`` (higher: more likely D).
     """
 

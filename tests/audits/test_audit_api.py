@@ -311,3 +311,15 @@ def test_audit_with_a_whitebox_replay_matches_the_dpadmm_command():
     assert abs(scores.scores_out.mean() - moments["out_mean"]) < 0.03
     # and the bound within the run-to-run spread at 2×10^4 trials (seeds 0–3 of audit(): μ ≥ 0.918–0.968)
     assert 0.9 < ours.epsilon_lower["gdp"].mu <= 1.0 and 0.9 < command["mu_lower"]["gdp"] <= 1.0
+
+
+def test_the_report_is_the_same_for_any_number_of_worker_processes(monkeypatch):
+    reports = []
+    for workers in ("1", "2"):
+        monkeypatch.setenv("DP_AUDIT_WORKERS", workers)
+        report = audit(zoo.sensitivity_two, *zoo.replace_pair(), claim=zoo.CLAIM, trials=12_000, progress=False)
+        reports.append({k: v for k, v in report.report.items() if k != "runtime_seconds"})
+    assert reports[0] == reports[1]
+    monkeypatch.setenv("DP_AUDIT_WORKERS", "0")
+    with pytest.raises(ValueError, match="DP_AUDIT_WORKERS must be a positive integer"):
+        audit(zoo.sensitivity_two, *zoo.replace_pair(), claim=zoo.CLAIM, trials=12_000, progress=False)

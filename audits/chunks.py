@@ -1,0 +1,114 @@
+"""The audited trials, chunk by chunk, in this process or in worker processes on the other cores.
+
+A chunk is one batched ``solver.run`` on D or on D′ with its trials' seeds; what leaves it is only
+what the attacks keep (:meth:`Attack.observe`) and the utility values, never the run's result.
+Every chunk's trials are fixed by their seeds, so the outcomes are the same, bit for bit, whichever
+process runs them, and they are returned in chunk order: the number of workers changes the wall
+time, never the report.
+
+Workers are forked (POSIX), so that they inherit the spec, its calibrated attacks and the imported
+modules instead of receiving them pickled; where ``fork`` is unavailable the chunks run here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from audits.spec import AuditSpec
+
+__all__ = ["MIN_PARALLEL_JOBS", "ChunkJob", "ChunkOutcome", "default_workers", "run_chunk", "run_chunks"]
+
+#: Fewer chunks than this run here: starting workers would cost more than it saves.
+MIN_PARALLEL_JOBS = 4
+
+
+@dataclass(frozen=True)
+class ChunkJob:
+    """One chunk: on D (``on_d``) or D′, with these trials' seeds."""
+
+    on_d: bool
+    seeds: Sequence[np.random.SeedSequence]
+
+
+@dataclass(frozen=True)
+class ChunkOutcome:
+    """What a chunk leaves: each attack's observation (in ``spec.attacks`` order), the utility
+    values of a chunk on D, the run's ``info`` and ``details``, and its number of trials."""
+
+    on_d: bool
+    observations: tuple[Any, ...]
+    trials: int
+    utility: Mapping[str, np.ndarray] = field(default_factory=dict)
+    info: Any = None
+    details: Any = None
+
+
+def default_workers() -> int:
+    """Worker processes for the audited trials: the cores this process may use, at most 2 (the
+    toolkit's reference machine), overridable with the environment variable ``DP_AUDIT_WORKERS``."""
+    configured = os.environ.get("DP_AUDIT_WORKERS")
+    if configured is not None:
+        if not configured.isdigit() or int(configured) < 1:
+            raise ValueError(f"DP_AUDIT_WORKERS must be a positive integer, got {configured!r}")
+        return int(configured)
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(2, available))
+
+
+def run_chunk(spec: AuditSpec, job: ChunkJob) -> ChunkOutcome:
+    """Run one chunk of ``spec`` and keep what its attacks and utility need."""
+    problem = spec.problem_in if job.on_d else spec.problem_out
+    quiet = np.errstate(divide="ignore", invalid="ignore") if spec.quiet_floating_point else contextlib.nullcontext()
+    with quiet:
+        result = spec.solver.run(problem, seeds=job.seeds, accountants=(), record_history=False, **spec.run_options)
+    utility = dict(spec.utility(result)) if job.on_d and spec.utility is not None else {}
+    return ChunkOutcome(
+        job.on_d,
+        tuple(attack.observe(result, job.on_d) for attack in spec.attacks),
+        len(job.seeds),
+        utility,
+        result.info,
+        getattr(result, "details", None),
+    )
+
+
+#: The spec and jobs of the running ``run_chunks`` call, inherited by its forked workers.
+_INHERITED: tuple[AuditSpec, Sequence[ChunkJob]] | None = None
+
+
+def _inherited_job(index: int) -> ChunkOutcome:
+    if _INHERITED is None:
+        raise RuntimeError("a chunk worker started without the audit it belongs to")
+    spec, jobs = _INHERITED
+    return run_chunk(spec, jobs[index])
+
+
+def run_chunks(
+    spec: AuditSpec, jobs: Sequence[ChunkJob], *, workers: int, done: Callable[[int], object]
+) -> Iterator[ChunkOutcome]:
+    """The outcomes of ``jobs``, in order, from ``workers`` processes (1: this one); ``done(trials)``
+    is called as each chunk finishes (for the progress bar)."""
+    global _INHERITED
+    if workers <= 1 or len(jobs) < MIN_PARALLEL_JOBS or "fork" not in multiprocessing.get_all_start_methods():
+        for job in jobs:
+            outcome = run_chunk(spec, job)
+            done(outcome.trials)
+            yield outcome
+        return
+    _INHERITED = (spec, jobs)
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
+            for outcome in pool.map(_inherited_job, range(len(jobs))):
+                done(outcome.trials)
+                yield outcome
+    finally:
+        _INHERITED = None
