@@ -1,4 +1,12 @@
-"""Neighbouring data sets D and D′ with a worst-case canary record (replace-one DP).
+"""Neighbouring data sets D and D′ with a worst-case canary record (replace-one DP): the canaries of
+every built-in audit, public so that a user's audit can start from them.
+
+* :func:`canary_neighbours` — horizontally partitioned records (DP-ADMM, R-ADMM, PP, PDML, ...),
+  described below;
+* :func:`sharing_neighbours` — vertically partitioned features (ADMM sharing, Hu et al. 2019),
+  for the ``sharing-parameter`` and ``sharing-output`` audits;
+* ``solvers.builders.replace_record`` replaces one record of any problem (e.g. a KKT inference
+  target placed as one agent's first record).
 
 The audited agent i holds m_i records; D and D′ differ only in its last record, the canary:
 (x_c, +1) in D and (x_c, −1) in D′. x_c lives on ``canary_width`` extra feature columns that are 0
@@ -18,6 +26,7 @@ encoding of the DP-ADMM paper, d = 14, ‖x‖ ≤ 1), drawn with a fixed seed.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
 
@@ -27,8 +36,17 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:  # solvers is imported on first use
     from solvers.losses import MarginLoss
     from solvers.problem import HorizontalProblem
+    from solvers.sharing import VerticalProblem
 
-__all__ = ["CanaryOptions", "Neighbours", "canary_neighbours"]
+__all__ = [
+    "SHARING_SETTINGS",
+    "CanaryOptions",
+    "Neighbours",
+    "SharingNeighbours",
+    "SharingSetting",
+    "canary_neighbours",
+    "sharing_neighbours",
+]
 
 
 class CanaryOptions(TypedDict, total=False):
@@ -133,3 +151,99 @@ def canary_neighbours(
         f"loss {loss_name}, λ = {lam:g}"
     )
     return Neighbours(problem(1.0), problem(-1.0), agent, m - 1, canary, description)
+
+
+@dataclass(frozen=True)
+class SharingSetting:
+    """The problem of one ADMM-sharing audit: N samples, the two parties' widths, T, the ball radius b_1."""
+
+    n_samples: int
+    widths: tuple[int, int]
+    n_iterations: int
+    b1: float
+
+
+#: The setting of each ADMM-sharing audit mode (``sharing-parameter``, ``sharing-output``).
+SHARING_SETTINGS = {
+    "parameter": SharingSetting(n_samples=40, widths=(3, 3), n_iterations=10, b1=1.0),
+    "output": SharingSetting(n_samples=9, widths=(1, 2), n_iterations=20, b1=1e-4),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class SharingNeighbours:
+    """Neighbouring vertical problems D and D′ differing in party ``party``'s last row (the canary).
+
+    Attributes:
+      problem_in, problem_out: the ``solvers.sharing.VerticalProblem`` on D and on D′.
+      party: the audited party. canary_in, canary_out: its last row in D and in D′.
+      description: one line for reports.
+    """
+
+    problem_in: VerticalProblem
+    problem_out: VerticalProblem
+    party: int
+    canary_in: NDArray[np.float64]
+    canary_out: NDArray[np.float64]
+    description: str
+
+
+def _unit_rows(rng: np.random.Generator, n: int, d: int) -> NDArray[np.float64]:
+    rows = rng.normal(size=(n, d))
+    unit: NDArray[np.float64] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return unit
+
+
+def sharing_neighbours(mode: str, *, seed: int = 0) -> SharingNeighbours:
+    """D and D′ of the ADMM-sharing audit ``mode`` (Hu et al. 2019, Sec. 4; :data:`SHARING_SETTINGS`),
+    fixed by ``seed``. Party 0 of two holds the canary as its last row; labels are ±1 at random.
+
+    * ``"parameter"``: every row of every block has norm 1 (the paper's Assumption 2.3). The canary is
+      a generic unit row a in D and the unit row a′ = a/2 + (√3/2)v (v ⊥ a) in D′, so ‖a − a′‖ = 1 (the
+      paper's Definition 2) while col(D_0) ≠ col(D′_0).
+    * ``"output"``: party 0 holds one feature, 1 for the N − 1 ordinary records (labels balanced) and,
+      for the canary (label +1), −1 in D and +1 in D′: replace-one within the unit ball (‖a − a′‖ = 2).
+
+    Raises:
+      ValueError: an unknown ``mode``.
+    """
+    from solvers.sharing import VerticalProblem
+    from solvers.sharing.partition import VerticalPartition
+
+    if mode not in SHARING_SETTINGS:
+        raise ValueError(f"mode must be one of {sorted(SHARING_SETTINGS)}, got {mode!r}")
+    setting = SHARING_SETTINGS[mode]
+    rng = np.random.default_rng(seed)
+    n, (d0, d1) = setting.n_samples, setting.widths
+    labels = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    labels[-1] = 1.0
+    other = _unit_rows(rng, n, d1)
+    if mode == "parameter":
+        block = _unit_rows(rng, n, d0)
+        a = block[-1]
+        v = rng.normal(size=d0)
+        v -= (v @ a) * a
+        v /= np.linalg.norm(v)
+        a_out = 0.5 * a + (math.sqrt(3.0) / 2.0) * v  # unit, ‖a − a′‖ = 1
+        description = (
+            f"party 0's last record: a generic unit row a in D, the unit row a′ = a/2 + (√3/2)v "
+            f"(v ⊥ a, ‖a − a′‖ = 1) in D′; N = {n}, d_0 = {d0} (so col(D_0) ≠ col(D′_0)); every row "
+            "of every block has norm 1 (Assumption 2.3)"
+        )
+    else:
+        half = (n - 1) // 2
+        labels[:-1] = np.repeat([1.0, -1.0], [n - 1 - half, half])  # balanced: the others' gradients cancel
+        block = np.ones((n, d0)) / math.sqrt(d0)
+        block[-1] = -block[-1]
+        a_out = -block[-1]
+        description = (
+            f"party 0 holds d_0 = {d0} feature: 1 for the {n - 1} ordinary records (labels balanced), "
+            f"and for the canary (last record, label +1) −1 in D and +1 in D′: replace-one within the "
+            f"unit ball, the adjacency Δ_safe certifies (‖a − a′‖ = 2); b_1 = {setting.b1:g} keeps x_0 on "
+            "the ball, so the canary flips x_0 and every other prediction with it"
+        )
+    block_out = block.copy()
+    block_out[-1] = a_out
+    problem_in = VerticalProblem(VerticalPartition.from_blocks([block, other], labels))
+    problem_out = VerticalProblem(VerticalPartition.from_blocks([block_out, other], labels))
+    return SharingNeighbours(problem_in, problem_out, 0, block[-1].copy(), a_out, description)

@@ -1,13 +1,17 @@
 """Audit reports: the terminal table, report.md (people), report.json (machines) and figures.
 
-report.json never holds NaN or infinity: an infinite bound is written as null.
+report.json never holds NaN or infinity: an infinite bound is written as null. Its keys are described by
+the JSON Schema shipped as ``audits/schema/report.schema.json`` (:func:`report_schema`); every report
+carries the schema's version (``schema_version``) and the toolkit's (``toolkit_version``).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +20,27 @@ import numpy as np
 if TYPE_CHECKING:  # attacks is imported on first use
     from attacks.base import AttackScores
 
-__all__ = ["format_table", "json_ready", "write_figures", "write_report"]
+__all__ = [
+    "UTILITY_METRICS",
+    "bounds_figure",
+    "format_table",
+    "json_ready",
+    "privacy_utility_figure",
+    "report_schema",
+    "roc_figure",
+    "utility_metric",
+    "write_figures",
+    "write_privacy_utility",
+    "write_report",
+]
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of report.json, as shipped in ``audits/schema/report.schema.json``.
+    Validate a report with any JSON Schema validator, e.g. ``jsonschema.validate(report, report_schema())``."""
+    text = resources.files("audits").joinpath("schema").joinpath("report.schema.json").read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 def json_ready(value: Any) -> Any:
@@ -73,10 +97,8 @@ def format_table(report: Mapping[str, Any]) -> str:
     lines += ["", "| attack | AUROC | TPR at 0.1% FPR | TPR at 1% FPR |", "|---|---|---|---|"]
     for attack, entry in report.get("attacks", {}).items():
         m = entry["metrics"]
-        lines.append(
-            f"| {attack}{' (white-box)' if entry['white_box'] else ''} | {m['auroc']:.4f} | "
-            f"{m['tpr_at_0.1%_fpr']:.4f} | {m['tpr_at_1%_fpr']:.4f} |"
-        )
+        tag = " (white-box)" if entry["white_box"] and "white-box" not in attack else ""  # not twice
+        lines.append(f"| {attack}{tag} | {m['auroc']:.4f} | {m['tpr_at_0.1%_fpr']:.4f} | {m['tpr_at_1%_fpr']:.4f} |")
     lines.append("")
     if report.get("exact_mu") is not None:
         lines.append(
@@ -114,7 +136,8 @@ def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
     paths = {"json": out / "report.json", "md": out / "report.md"}
     paths["json"].write_text(json.dumps(json_ready(report), indent=2, allow_nan=False, ensure_ascii=False))
     md = [f"# Privacy audit: `{report['solver']}`", "", format_table(report), "", "## Setup", ""]
-    for key in ("claim", "epsilon_meaning", "canary", "solver_params", "seed", "runtime_seconds"):
+    setup = ("claim", "epsilon_meaning", "canary", "solver_params", "seed", "runtime_seconds", "toolkit_version")
+    for key in setup:
         md.append(f"* **{key}**: {report.get(key)}")
     md += ["", "## Utility (final global model, trials on D)", ""]
     for key, value in report.get("utility", {}).items():
@@ -130,91 +153,275 @@ def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
 
 
 def write_figures(report: Mapping[str, Any], attacks: Sequence[AttackScores], out: Path) -> list[str]:
-    """roc.png (every attack, linear and log-log), bounds.png (lower vs every upper bound),
-    privacy_utility.png; ``attacks`` are ``attacks.AttackScores``."""
+    """Write the figures into ``out`` and return their file names: roc.png (every attack, linear and
+    log-log; attacks with identical ROC curves share one line and a note says why), bounds.png (every
+    upper bound with its value, ∞ drawn as such, against the lower bounds) and, when the report has a
+    test accuracy, privacy_utility.png (the audited setting's accuracy against its ε interval, the
+    non-private accuracy for reference). ``attacks`` are ``attacks.AttackScores``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    out.mkdir(parents=True, exist_ok=True)
+    figures = {"roc.png": roc_figure(report, attacks), "bounds.png": bounds_figure(report)}
+    if "test_accuracy" in report.get("utility", {}):
+        figures["privacy_utility.png"] = privacy_utility_figure([report], "test_accuracy")
+    for name, fig in figures.items():
+        fig.savefig(out / name, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+    return list(figures)
+
+
+#: Line styles that keep partly overlapping ROC curves apart.
+_STYLES = ("-", "--", "-.", ":")
+#: Colours of the lower bounds (vertical lines) in bounds.png.
+_LOWER_COLOURS = {"gdp": "tab:purple", "clopper_pearson": "black"}
+#: Background of the value labels, so that a lower-bound line crossing one leaves it readable.
+_LABEL_BOX = {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1.0}
+
+
+def _same_curve(a: Any, b: Any) -> bool:
+    return bool(np.array_equal(a.fpr, b.fpr) and np.array_equal(a.tpr, b.tpr))
+
+
+def _why_identical(members: Sequence[AttackScores]) -> str:
+    """Why attacks with one ROC curve coincide: they order every trial the same way."""
+    names = " and ".join(a.attack for a in members)
+    note = f"{names}: identical ROC, because their scores order every trial the same way"
+    fits = [
+        a.metadata["fit"] for a in members if isinstance(a.metadata.get("fit"), list) and len(a.metadata["fit"]) == 4
+    ]
+    if fits:  # LiRA (Carlini et al. 2022): log N(z; μ_in, σ_in²) − log N(z; μ_out, σ_out²) of the margin z
+        mu_in, sd_in, mu_out, sd_out = fits[0]
+        note += (
+            f" (LiRA's fitted Gaussians of the margin y·wᵀx, mean {mu_in:.3g} vs {mu_out:.3g}, standard deviation "
+            f"{sd_in:.3g} vs {sd_out:.3g}, give a likelihood ratio that is monotone in the margin over the "
+            "observed trials, as the loss is: both rank the trials by the margin)"
+        )
+    return note
+
+
+def roc_figure(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> Any:
+    """The ROC of every attack (``attacks.AttackScores``), linear and log-log, as a matplotlib Figure
+    (the caller saves and closes it). Attacks whose ROC curves are identical share one line, labelled
+    "A = B", and a note under the axes says why; the others differ in colour and line style. On the
+    log-log axes a rate of 0 is drawn at 1/(2n), and TPR = 1 stays inside the frame."""
+    import matplotlib.pyplot as plt
+
     from audits.stats import roc_curve
 
-    out.mkdir(parents=True, exist_ok=True)
-    rocs = [(a.attack, roc_curve(a.scores_in, a.scores_out)) for a in attacks]
-    roc = rocs[0][1]
+    groups: list[tuple[list[AttackScores], Any]] = []
+    for attack in attacks:
+        curve = roc_curve(attack.scores_in, attack.scores_out)
+        match = next((g for g in groups if _same_curve(g[1], curve)), None)
+        if match is None:
+            groups.append(([attack], curve))
+        else:
+            match[0].append(attack)
+    n_in, n_out = groups[0][1].n_in, groups[0][1].n_out
+    floor_x, floor_y = 0.5 / n_out, 0.5 / n_in
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
     for ax, log in zip(axes, (False, True), strict=True):
-        for label, curve in rocs:
-            ax.plot(curve.fpr, curve.tpr, label=f"{label} (AUROC {curve.auroc:.3f})")
-        grid = np.logspace(-5, 0, 200) if log else np.linspace(0, 1, 200)
+        for index, (members, curve) in enumerate(groups):
+            label = " = ".join(a.attack for a in members) + f" (AUROC {curve.auroc:.3f})"
+            fpr, tpr = (
+                (np.maximum(curve.fpr, floor_x), np.maximum(curve.tpr, floor_y)) if log else (curve.fpr, curve.tpr)
+            )
+            ax.plot(fpr, tpr, _STYLES[index % len(_STYLES)], color=f"C{index}", lw=1.6, label=textwrap.fill(label, 60))
+        grid = np.logspace(math.log10(min(floor_x, floor_y)), 0, 200) if log else np.linspace(0, 1, 200)
         ax.plot(grid, grid, "k:", lw=0.8, label="chance")
         if log:
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_xlim(1.0 / roc.n_out, 1)
-            ax.set_ylim(1.0 / roc.n_in, 1)
-        ax.set_xlabel("false-positive rate")
-        ax.set_ylabel("true-positive rate")
+            ax.set_xlim(floor_x, 1.0)
+            ax.set_ylim(floor_y, 1.3)  # room above TPR = 1, so a perfect attack's line is not hidden by the frame
+            ax.set_xlabel(f"false-positive rate (0 drawn at 1/(2·{n_out}))")
+            ax.set_ylabel(f"true-positive rate (0 drawn at 1/(2·{n_in}))")
+        else:
+            ax.set_xlabel("false-positive rate")
+            ax.set_ylabel("true-positive rate")
         ax.set_title(f"ROC ({'log-log' if log else 'linear'})")
         ax.legend(loc="lower right", fontsize=8)
     fig.suptitle(f"{report['solver']}: {report['trials']} trials per hypothesis")
+    notes = [_why_identical(members) for members, _ in groups if len(members) > 1]
     fig.tight_layout()
-    fig.savefig(out / "roc.png", dpi=110)
-    plt.close(fig)
+    if notes:
+        fig.text(0.01, -0.01, textwrap.fill(" ".join(notes), 170), fontsize=8, va="top", ha="left")
+    return fig
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+
+def bounds_figure(report: Mapping[str, Any]) -> Any:
+    """Every upper bound as a bar with its value (∞ as a hatched bar to the edge marked "∞"), coloured
+    by its verdict, the paper's claim in bold, and the deciding lower bounds as vertical lines; the
+    legend sits below the axes and the verdict on its own title line. A matplotlib Figure (the caller
+    saves and closes it)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
     names = list(report["epsilon_upper"])
     values = [report["epsilon_upper"][n] for n in names]
-    ax.barh(
-        names,
-        [v if v is not None and math.isfinite(v) else 0 for v in values],
-        color="tab:blue",
-        alpha=0.6,
-        label="upper bounds (accountants)",
-    )
-    colours = {"gdp": "tab:red", "clopper_pearson": "tab:orange"}
-    for method, entry in report["lower_bounds"].items():
-        ax.axvline(
-            entry["epsilon"],
-            color=colours.get(method, "k"),
-            ls="--",
-            label=f"lower bound, {method}: {entry['epsilon']:.3f}",
-        )
-    ax.set_xlabel(f"ε at δ = {report['delta']:g}")
-    ax.set_title(f"{report['solver']}: empirical lower bounds vs upper bounds — {report['verdict']}")
-    ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(out / "bounds.png", dpi=110)
-    plt.close(fig)
-
-    figures = ["roc.png", "bounds.png"]
-    utility = report.get("utility", {})
-    if "test_accuracy" in utility:
-        fig, ax = plt.subplots(figsize=(6, 4.5))
-        best = min(v for v in values if v is not None)
-        ax.errorbar(
-            [best],
-            [utility["test_accuracy"]],
-            yerr=[[utility.get("test_accuracy_std", 0.0)]],
-            fmt="o",
-            label="private (upper bound)",
-        )
-        for method, entry in report["lower_bounds"].items():
-            ax.plot(
-                [entry["epsilon"]],
-                [utility["test_accuracy"]],
-                "x",
-                color=colours.get(method, "k"),
-                label=f"same model, audited lower bound ({method})",
+    finite = [v for v in values if v is not None and math.isfinite(v)]
+    lowers = {m: e["epsilon"] for m, e in report["lower_bounds"].items() if e["epsilon"] is not None}
+    right = 1.22 * max([*finite, *lowers.values(), 1e-3])
+    fig, ax = plt.subplots(figsize=(8.5, 2.2 + 0.45 * len(names)))
+    colours = {"consistent": "tab:blue", "VIOLATION": "tab:red"}
+    for row, (name, value) in enumerate(zip(names, values, strict=True)):
+        colour = colours.get(report["verdicts"].get(name, "consistent"), "tab:blue")
+        if value is None or not math.isfinite(value):
+            ax.barh(row, right, color=colour, alpha=0.25, hatch="//", edgecolor=colour)
+            ax.text(right * 0.99, row, "∞ (no finite bound)", va="center", ha="right", fontsize=9, bbox=_LABEL_BOX)
+        else:
+            ax.barh(row, value, color=colour, alpha=0.6)
+            ax.text(value + 0.01 * right, row, _num(value, 3), va="center", ha="left", fontsize=9, bbox=_LABEL_BOX)
+    claimed = report.get("claimed_accountant")
+    ax.set_yticks(range(len(names)), [f"{n} (paper's claim)" if n == claimed else n for n in names])
+    for tick, name in zip(ax.get_yticklabels(), names, strict=True):
+        tick.set_fontweight("bold" if name == claimed else "normal")
+    ax.invert_yaxis()  # the smallest upper bound on top
+    handles: list[Any] = [
+        Patch(color=colours[v], alpha=0.6, label=f"upper bound, {v}")
+        for v in colours
+        if v in {report["verdicts"].get(n) for n in names}
+    ]
+    for method, epsilon in lowers.items():
+        entry = report["lower_bounds"][method]
+        handles.append(
+            ax.axvline(
+                epsilon,
+                color=_LOWER_COLOURS.get(method, "tab:green"),
+                ls="--",
+                lw=1.4,
+                label=f"lower bound, {method} ({entry['assumption_short']}): {_num(epsilon, 3)}",
             )
-        if "test_accuracy_nonprivate" in utility:
-            ax.axhline(utility["test_accuracy_nonprivate"], color="k", ls=":", label="non-private (σ = 0)")
-        ax.set_xlabel(f"ε at δ = {report['delta']:g}")
-        ax.set_ylabel("test accuracy of w^T")
-        ax.set_title("privacy vs utility")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / "privacy_utility.png", dpi=110)
-        plt.close(fig)
-        figures.append("privacy_utility.png")
-    return figures
+        )
+    ax.set_xlim(0, right)
+    ax.set_xlabel(f"ε at δ = {report['delta']:g}")
+    title = textwrap.fill(f"{report['solver']}: empirical lower bounds vs upper bounds", 70)
+    fig.suptitle(f"{title}\nverdict: {report['verdict']}")  # centred on the figure, not on the axes
+    ax.legend(
+        handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.5 / (1 + 0.3 * len(names))), ncol=2
+    )
+    fig.tight_layout()
+    return fig
+
+
+#: Utility keys the privacy–utility figure can show, in order of preference, and which way is better.
+UTILITY_METRICS = {
+    "test_accuracy": "test accuracy of the final model w^T",
+    "objective": "objective F(w^T), lower is better",
+}
+
+
+def utility_metric(reports: Sequence[Mapping[str, Any]]) -> str | None:
+    """The first of :data:`UTILITY_METRICS` that every report has, or None."""
+    return next((m for m in UTILITY_METRICS if all(m in r.get("utility", {}) for r in reports)), None)
+
+
+def write_privacy_utility(
+    reports: Sequence[Mapping[str, Any]], out: Path, labels: Sequence[str] | None = None
+) -> Path | None:
+    """privacy_utility.png in ``out`` for audits of one target at several privacy levels (``--epsilon``
+    with several values): each audit's utility against the interval its ε lies in, marked with its
+    ``labels`` entry (e.g. the ``--epsilon`` value). None (nothing is written) if the reports share no
+    utility metric."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metric = utility_metric(reports)
+    if metric is None:
+        return None
+    out.mkdir(parents=True, exist_ok=True)
+    fig = privacy_utility_figure(reports, metric, labels)
+    path = out / "privacy_utility.png"
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _interval(report: Mapping[str, Any]) -> tuple[float, str, float | None]:
+    """(largest deciding lower bound, its method, smallest upper bound or None if none is finite)."""
+    found = [(e["epsilon"], m) for m, e in report["lower_bounds"].items() if e["epsilon"] is not None]
+    lower, method = max(found, default=(0.0, "none"))
+    return lower, method, report.get("smallest_upper")
+
+
+def privacy_utility_figure(
+    reports: Sequence[Mapping[str, Any]], metric: str, labels: Sequence[str] | None = None
+) -> Any:
+    """Each audit is one privacy level: its model's ``metric`` (mean ± standard deviation over the
+    trials on D) against the interval in which the mechanism's ε lies, from the deciding lower bound
+    (×) to the smallest upper bound (●), marked with its ``labels`` entry. With one report the figure
+    says that it is one point, not a curve. A matplotlib Figure (the caller saves and closes it)."""
+    import matplotlib.pyplot as plt
+
+    names = list(labels) if labels is not None else [""] * len(reports)
+    points = sorted(
+        (
+            (*_interval(r), r["utility"][metric], r["utility"].get(f"{metric}_std", 0.0) or 0.0, name)
+            for r, name in zip(reports, names, strict=True)
+        ),
+        key=lambda p: p[2] if p[2] is not None else math.inf,
+    )
+    fig, ax = plt.subplots(figsize=(7, 4.6))
+    for index, (lower, _, upper, value, spread, name) in enumerate(points):
+        if upper is not None:
+            ax.plot([lower, upper], [value, value], "-", color="tab:blue", lw=3, alpha=0.3)
+            ax.errorbar([upper], [value], yerr=[[spread], [spread]], fmt="o", color="tab:blue", capsize=4)
+        if name:  # alternate above / below, so that neighbouring intervals' labels do not collide
+            offset = 12 if index % 2 == 0 else -16
+            ax.annotate(
+                name,
+                ((lower + (upper if upper is not None else lower)) / 2, value),
+                xytext=(0, offset),
+                textcoords="offset points",
+                ha="center",
+                fontsize=8,
+            )
+    ax.plot([p[0] for p in points], [p[3] for p in points], "x--" if len(points) > 1 else "x", color="black", ms=9)
+    proven = [(p[2], p[3]) for p in points if p[2] is not None]
+    if len(points) > 1:
+        ax.plot([], [], "x--", color="black", label="audited lower bound on ε")
+        if proven:
+            ax.plot(*zip(*proven, strict=True), "o-", color="tab:blue", label="proven upper bound on ε (smallest)")
+    else:
+        lower, method, upper, value, spread, _ = points[0]
+        if upper is not None:
+            ax.annotate(
+                f"proven ε ≤ {_num(upper, 3)}", (upper, value), textcoords="offset points", xytext=(0, 10), ha="center"
+            )
+        ax.annotate(
+            f"audited ε ≥ {_num(lower, 3)} ({method})", (lower, value), textcoords="offset points", xytext=(-40, -18)
+        )
+    values = [p[3] for p in points]
+    reference = reports[0]["utility"].get(f"{metric}_nonprivate")
+    if reference is not None:
+        ax.axhline(reference, color="k", ls=":", label=f"non-private (σ = 0): {reference:.4f}")
+        values.append(reference)
+    margin = max(0.02 * max(1.0, max(abs(v) for v in values)), 3 * max(p[4] for p in points))
+    ax.set_ylim(min(values) - margin, max(values) + margin)
+    ax.set_xlim(0, 1.25 * max([*(p[2] for p in points if p[2] is not None), *(p[0] for p in points), 1e-3]))
+    ax.set_xlabel(f"ε at δ = {reports[0]['delta']:g}")
+    ax.set_ylabel(f"{UTILITY_METRICS[metric]} (mean ± std over trials)")
+    if len(points) > 1:
+        title = f"{reports[0]['solver']}: privacy vs utility, {len(points)} audited privacy levels"
+    else:
+        title = (
+            f"{reports[0]['solver']}: one audited setting, {metric} {points[0][3]:.4f} ± {points[0][4]:.4f}\n"
+            "its true ε lies between the audited lower and the proven upper bound"
+        )
+        ax.text(
+            0.01,
+            0.02,
+            "One audit is one privacy level, not a privacy–utility curve:\ngive --epsilon several values for a curve.",
+            transform=ax.transAxes,
+            fontsize=8,
+            va="bottom",
+        )
+    ax.set_title(title, fontsize=10)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig

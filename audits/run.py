@@ -17,8 +17,11 @@ upper bound on the same releases, and reports a verdict per bound and the tightn
 for ``dpadmm`` and ``dpadmm-naive`` the per-iteration ε of the classic Gaussian calibration (default:
 the exact accountant's μ = 1, a total ε of 4.377 at δ = 1e-5); for ``radmm``, ``mradmm``, ``ppadmm``
 and ``dvp`` the paper's total β (default 6); for ``sharing-*`` the per-iteration ε of Theorem 1;
-for ``pdml`` the users' label ε. The report's ``epsilon_meaning`` repeats it.
-Exit status: 0 consistent, 1 VIOLATION, 2 usage error (unknown name, bad value, solver missing).
+for ``pdml`` the users' label ε. The report's ``epsilon_meaning`` repeats it. Several values
+(``--epsilon 0.3 0.6 1``) run one audit per value, each into its own folder ``OUT/epsilon-VALUE/``, and
+draw them together in ``OUT/privacy_utility.png``.
+Exit status: 0 consistent, 1 VIOLATION (in any audit), 2 usage error (unknown name, bad value, solver missing).
+Every path printed is absolute.
 """
 
 from __future__ import annotations
@@ -37,10 +40,11 @@ import numpy as np
 from accountants.version import __version__
 from audits.registry import TARGETS, UnavailableTarget, as_target, get_target, installed_targets
 
-if TYPE_CHECKING:  # attacks is imported on first use
+if TYPE_CHECKING:  # attacks and the spec are imported on first use
     from attacks.base import AttackScores
+    from audits.spec import AuditSpec
 
-__all__ = ["main", "run_audit"]
+__all__ = ["build_spec", "check_options", "main", "run_audit"]
 
 
 def run_audit(
@@ -73,26 +77,11 @@ def run_audit(
     Raises:
       ValueError: unknown name or bad value; ``UnavailableTarget`` for a missing solver.
     """
-    from audits.runner import run_spec, solver_ledger
+    from audits.runner import run_spec
 
-    target = get_target(name)
-    _check(delta, "delta", 0, 1)
-    _check(confidence, "confidence", 0, 1)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if trials is not None and (isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 10):
-        raise ValueError(f"trials must be an integer >= 10 (per hypothesis), got {trials!r}")
-    if epsilon is not None:
-        _check(epsilon, "epsilon", 0, math.inf)
-    if target.spec is None:  # get_target returns only available targets
-        raise UnavailableTarget(f"{name}: {target.unavailable}")
-    try:
-        spec = target.spec(epsilon, delta, quick)
-        spec = dataclasses.replace(spec, ledger=solver_ledger(spec))  # checks that the solver runs on D
-    except (TypeError, ValueError) as error:
-        raise ValueError(
-            f"{name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}"
-        ) from error
+    get_target(name)
+    check_options(trials=trials, delta=delta, confidence=confidence, seed=seed)
+    spec = build_spec(name, epsilon, delta, quick)
     result = run_spec(
         spec,
         trials=None if trials is None else int(trials),
@@ -103,6 +92,44 @@ def run_audit(
         progress=progress,
     )
     return result.report, result.attacks
+
+
+def check_options(*, trials: int | None, delta: float, confidence: float, seed: int) -> None:
+    """Check the options of :func:`run_audit` that every target shares.
+
+    Raises:
+      ValueError: the first bad value (the message names the argument).
+    """
+    _check(delta, "delta", 0, 1)
+    _check(confidence, "confidence", 0, 1)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if trials is not None and (isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 10):
+        raise ValueError(f"trials must be an integer >= 10 (per hypothesis), got {trials!r}")
+
+
+def build_spec(name: str, epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
+    """The audit spec of target ``name`` at ``epsilon`` (None: the target's default) and ``delta``,
+    checked by one run of its solver on D (:func:`audits.runner.solver_ledger`), whose ledger it carries.
+
+    Raises:
+      ValueError: unknown name, or a value the target refuses (the message names the target and
+        the value); ``UnavailableTarget`` for a missing solver.
+    """
+    from audits.runner import solver_ledger
+
+    target = get_target(name)
+    if epsilon is not None:
+        _check(epsilon, "epsilon", 0, math.inf)
+    if target.spec is None:  # get_target returns only available targets
+        raise UnavailableTarget(f"{name}: {target.unavailable}")
+    try:
+        spec = target.spec(epsilon, delta, quick)
+        return dataclasses.replace(spec, ledger=solver_ledger(spec))  # checks that the solver runs on D
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}"
+        ) from error
 
 
 def _check(value: object, name: str, low: float, high: float) -> None:
@@ -133,7 +160,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--epsilon",
         type=float,
-        help="privacy level in the paper's terms, per solver (see --list): dpadmm: per-iteration ε of "
+        nargs="+",
+        metavar="EPSILON",
+        help="privacy level in the paper's terms, per solver (see --list); several values run one audit each "
+        "into OUT/epsilon-VALUE/ and draw OUT/privacy_utility.png. dpadmm: per-iteration ε of "
         "the classic Gaussian calibration (default: exact μ = 1, total ε = 4.377 at δ = 1e-5); "
         "radmm/mradmm/ppadmm/dvp: the paper's total β (default 6); sharing-*: per-iteration ε of "
         "Theorem 1; pdml: the users' label ε",
@@ -184,15 +214,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.name is None:
         parser.error("a solver name is required (see --list)")
+    epsilons: list[float | None] = list(args.epsilon) if args.epsilon else [None]
     try:
         get_target(args.name)
+        if len(set(epsilons)) != len(epsilons):
+            raise ValueError(f"--epsilon values must be distinct, got {' '.join(f'{e:g}' for e in args.epsilon)}")
         folder = args.name.replace(":", "-")
         default = Path("audit-results") / (f"{folder}-quick" if args.quick else folder)
         out = check_output(args.out if args.out is not None else default)
+        check_options(trials=args.trials, delta=args.delta, confidence=args.confidence, seed=args.seed)
+        for epsilon in epsilons:  # every value is checked before any trial runs
+            build_spec(args.name, epsilon, args.delta, args.quick)
+    except (UnavailableTarget, ValueError) as error:
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    reports = []
+    for epsilon in epsilons:
+        folder_out = out if len(epsilons) == 1 else out / f"epsilon-{epsilon:g}"
+        report = _audit_and_write(parser.prog, args, epsilon, folder_out)
+        if report is None:
+            return 2
+        reports.append(report)
+    if len(reports) > 1 and not args.no_figures:
+        from audits.report import write_privacy_utility
+
+        path = write_privacy_utility(reports, out, [f"--epsilon {e:g}" for e in args.epsilon])
+        print(f"wrote {path}" if path is not None else "no utility metric shared by the audits: no privacy_utility.png")
+    return 1 if any(report["verdict"] == "VIOLATION" for report in reports) else 0
+
+
+def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None, out: Path) -> dict[str, Any] | None:
+    """Run one audit of the command line at ``epsilon``, print its table, write its report into
+    ``out``; return the report, or None after printing why it could not be run or written."""
+    from audits.report import format_table, write_figures, write_report
+
+    try:
         report, attacks = run_audit(
             args.name,
             trials=args.trials,
-            epsilon=args.epsilon,
+            epsilon=epsilon,
             delta=args.delta,
             confidence=args.confidence,
             seed=args.seed,
@@ -200,10 +260,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=False if args.no_progress else None,
         )
     except (UnavailableTarget, ValueError) as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
-        return 2
-    from audits.report import format_table, write_figures, write_report
-
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return None
     print(format_table(report))  # the verdict is shown before anything can fail to be written
     print(f"runtime: {report['runtime_seconds']} s")
     try:
@@ -211,16 +269,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["figures"] = write_figures(report, attacks, out)
         paths = write_report(report, out)
     except OSError as error:
-        print(
-            f"{parser.prog}: error: the audit ran, but its report could not be written to {out}: {error}",
-            file=sys.stderr,
-        )
-        return 2
-    print(
-        f"wrote {paths['md']}, {paths['json']}"
-        + (f" and {len(report.get('figures', []))} figures" if report.get("figures") else "")
-    )
-    return 1 if report["verdict"] == "VIOLATION" else 0
+        print(f"{prog}: error: the audit ran, but its report could not be written to {out}: {error}", file=sys.stderr)
+        return None
+    figures = report.get("figures", [])
+    print(f"wrote {paths['md']}, {paths['json']}" + (f" and {len(figures)} figures in {out}" if figures else ""))
+    return report
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Every audit target, whatever its solver and attack, ends in :func:`assemble_report`, so every
 ``report.json`` has the same keys (``solver``, ``trials``, ``delta``, ``confidence``,
-``epsilon_lower``, ``epsilon_upper``, ``claimed_epsilon``, ``verdict``, ``tightness``, ...).
+``epsilon_lower``, ``epsilon_upper``, ``claimed_epsilon``, ``verdict``, ``tightness``, ...), described
+by the JSON Schema ``audits/schema/report.schema.json`` (:func:`audits.report.report_schema`), whose
+version every report carries as ``schema_version``, next to the ``toolkit_version`` that wrote it.
 
 A bound is VIOLATED when some lower bound (at its stated confidence) exceeds it; the tightness of a
 lower bound is its ratio to the smallest upper bound that holds.
@@ -14,12 +16,17 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from accountants.version import __version__
 from audits.stats.bounds import WORST_CASE, LowerBound
 
 if TYPE_CHECKING:  # attacks is imported on first use
     from attacks.base import AttackScores
 
-__all__ = ["Section", "assemble_report", "verdicts"]
+__all__ = ["SCHEMA_VERSION", "Section", "assemble_report", "verdicts"]
+
+#: Version of the report's keys (audits/schema/report.schema.json): the minor number grows when keys are
+#: added, the major number when a key changes its meaning or is removed.
+SCHEMA_VERSION = "1.0"
 
 
 class Section(TypedDict):
@@ -82,6 +89,8 @@ def assemble_report(
     attack = attacks[0]
     params = solver_object.get_params() if hasattr(solver_object, "get_params") else {}
     report: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "toolkit_version": __version__,
         "solver": solver,
         "solver_class": type(solver_object).__name__,
         "solver_params": params,

@@ -7,9 +7,11 @@ that Table I's percentages imply), n = 10 servers on a uniformly random connecte
 links, logistic regression with a = 1, β = 1, V_i = 0.1, ρ = 0.8, T = 100, η uniform in the ℓ2 ball.
 Every seed draws new data, a new partition, a new graph and new noise. ``ringnorm`` is Breiman's
 definition (as ``solvers.datasets.ringnorm``); ``ringnorm-delve`` is DELVE's (class −1 mean
-2/sqrt(20)), z-scored like Rätsch's benchmark files: only the latter matches the paper's row. The R = 0 columns are
-Phase 1 only ("modified loss": V = 0); the R > 0 columns are full PDML. Output: ``pdml_<data>.md``,
-``pdml_<data>.json`` and ``pdml_<data>_accuracy_vs_epsilon.png`` in DIR.
+2/sqrt(20), ``solvers.datasets.ringnorm_delve``), z-scored like Rätsch's benchmark files: only the
+latter matches the paper's row. The problem of each seed is ``solvers.builders.synthetic_problem``
+(``twonorm_problem`` for Twonorm). The R = 0 columns are Phase 1 only ("modified loss": V = 0); the
+R > 0 columns are full PDML. Output: ``pdml_<data>.md``, ``pdml_<data>.json`` and
+``pdml_<data>_accuracy_vs_epsilon.png`` in DIR.
 """
 
 from __future__ import annotations
@@ -22,11 +24,21 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers.builders import random_graph
-from solvers.centralized import centralized_optimum
-from solvers.datasets import Dataset, partition_horizontal, ringnorm, twonorm
+from solvers.builders import SYNTHETIC, synthetic_problem
+from solvers.datasets import ringnorm_delve
 from solvers.pdml import PDML, gdp_epsilon, zcdp_total
-from solvers.problem import HorizontalProblem
+
+__all__ = [
+    "build_problem",
+    "figure",
+    "json_ready",
+    "main",
+    "markdown",
+    "orderings",
+    "ringnorm_delve",
+    "run",
+    "solver_for",
+]
 
 #: Table I of the paper (test accuracy, %), keyed by (ε, R); (inf, 0) is "no privacy".
 PAPER = {
@@ -63,43 +75,8 @@ EPSILONS = (0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 2.0)
 BOUNDS = (0, 1, 9)
 
 
-def ringnorm_delve(n: int, seed: int) -> Dataset:
-    """Ringnorm as DELVE (and so Rätsch's benchmark, the paper's source) defines it: class −1 has
-    mean a = 2/sqrt(20), twice Breiman's (``solvers.datasets.ringnorm`` docstring). Built from
-    Breiman's draw by shifting class −1 by a further 1/sqrt(20); standardised in ``build_problem``."""
-    data = ringnorm(n, seed=seed)
-    X = data.X + np.where(data.y[:, None] < 0, 1.0 / math.sqrt(data.X.shape[1]), 0.0)
-    return Dataset(
-        X=X,
-        y=data.y,
-        feature_names=data.feature_names,
-        name="ringnorm-delve",
-        description=data.description.replace("a_j = 1/sqrt", "a_j = 2/sqrt"),
-    )
-
-
-GENERATORS = {"twonorm": twonorm, "ringnorm": ringnorm, "ringnorm-delve": ringnorm_delve}
-#: Data sets z-scored with the training statistics (Rätsch's files are standardised).
-STANDARDISED = {"ringnorm-delve"}
-
-
-def build_problem(
-    dataset: str, seed: int, *, n_agents: int = 10, n_edges: int = 13, n_train: int = 3500, n_records: int = 7400
-) -> HorizontalProblem:
-    """Seed ``seed``'s data, partition and graph, with the centralized optimum attached."""
-    data = GENERATORS[dataset](n_records, seed=seed)
-    X = data.X
-    if dataset in STANDARDISED:
-        X = (X - X[:n_train].mean(axis=0)) / X[:n_train].std(axis=0)
-    partition = partition_horizontal(X[:n_train], data.y[:n_train], n_agents, seed=seed)
-    problem = HorizontalProblem(
-        partition=partition,
-        lam=1.0,
-        topology=random_graph(n_agents, n_edges, seed),
-        X_test=X[n_train:],
-        y_test=data.y[n_train:],
-    )
-    return problem.with_optimum(centralized_optimum(problem))
+#: The experiment's problem for (dataset, seed): data, partition, graph and centralized optimum.
+build_problem = synthetic_problem
 
 
 def solver_for(eps: float, bound: float, n_iterations: int, V: float = 0.1) -> PDML:
@@ -140,7 +117,7 @@ def run(
             }
         exact = solver_for(math.inf, 0, exact_iterations).run(problem, seed=seed, record_white_box=True)
         optimum = problem.optimum
-        if exact.transcript is None or optimum is None:  # recorded by default; build_problem computes the optimum
+        if exact.transcript is None or optimum is None:  # recorded by default; synthetic_problem computes the optimum
             raise ValueError("the gap needs the noise-free run's transcript and the centralized optimum")
         w = exact.transcript["w"][-1]
         gaps.append(
@@ -292,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     parser.add_argument("--seeds", type=int, default=5, help="number of seeds (default 5)")
-    parser.add_argument("--dataset", choices=sorted(GENERATORS), default="twonorm")
+    parser.add_argument("--dataset", choices=sorted(SYNTHETIC), default="twonorm")
     parser.add_argument("--iterations", type=int, default=100, help="T (default 100)")
     parser.add_argument(
         "--quick", action="store_true", help="2 seeds, T = 30, ε ∈ {0.4, 1}, 90 noise-free iterations (a smoke run)"

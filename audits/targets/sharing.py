@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
 
+from audits.neighbours import SHARING_SETTINGS as SETTINGS
+from audits.neighbours import SharingNeighbours, SharingSetting, sharing_neighbours
 from audits.spec import Attack, AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SectionBuilder, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
@@ -68,83 +69,10 @@ __all__ = [
 DEFAULT_EPSILON = {"parameter": 0.1, "output": 1.0}
 
 
-@dataclass(frozen=True)
-class _Setting:
-    n_samples: int
-    widths: tuple[int, int]
-    n_iterations: int
-    b1: float
-
-
-#: Problem of each audit: N samples, party widths, T, the ball radius b_1.
-SETTINGS = {
-    "parameter": _Setting(n_samples=40, widths=(3, 3), n_iterations=10, b1=1.0),
-    "output": _Setting(n_samples=9, widths=(1, 2), n_iterations=20, b1=1e-4),
-}
 _PAPER_COR1 = "paper (Theorem 1 + Corollary 1)"
 _PAPER_BASIC = "paper (Theorem 1, basic composition)"
-
-
-@dataclass(frozen=True, eq=False)
-class SharingNeighbours:
-    """Neighbouring vertical problems D and D′ differing in party ``party``'s last row (the canary)."""
-
-    problem_in: VerticalProblem
-    problem_out: VerticalProblem
-    party: int
-    canary_in: NDArray[np.float64]
-    canary_out: NDArray[np.float64]
-    description: str
-
-
-def _unit_rows(rng: np.random.Generator, n: int, d: int) -> NDArray[np.float64]:
-    rows = rng.normal(size=(n, d))
-    unit: NDArray[np.float64] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-    return unit
-
-
-def canary_neighbours(mode: str, *, seed: int = 0) -> SharingNeighbours:
-    """The neighbouring data sets of the ``mode`` audit (module docstring); fixed by ``seed``."""
-    from solvers.sharing import VerticalProblem
-    from solvers.sharing.partition import VerticalPartition
-
-    if mode not in SETTINGS:
-        raise ValueError(f"mode must be one of {sorted(SETTINGS)}, got {mode!r}")
-    setting = SETTINGS[mode]
-    rng = np.random.default_rng(seed)
-    n, (d0, d1) = setting.n_samples, setting.widths
-    labels = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-    labels[-1] = 1.0
-    other = _unit_rows(rng, n, d1)
-    if mode == "parameter":
-        block = _unit_rows(rng, n, d0)
-        a = block[-1]
-        v = rng.normal(size=d0)
-        v -= (v @ a) * a
-        v /= np.linalg.norm(v)
-        a_out = 0.5 * a + (math.sqrt(3.0) / 2.0) * v  # unit, ‖a − a′‖ = 1
-        description = (
-            f"party 0's last record: a generic unit row a in D, the unit row a′ = a/2 + (√3/2)v "
-            f"(v ⊥ a, ‖a − a′‖ = 1) in D′; N = {n}, d_0 = {d0} (so col(D_0) ≠ col(D′_0)); every row "
-            "of every block has norm 1 (Assumption 2.3)"
-        )
-    else:
-        half = (n - 1) // 2
-        labels[:-1] = np.repeat([1.0, -1.0], [n - 1 - half, half])  # balanced: the others' gradients cancel
-        block = np.ones((n, d0)) / math.sqrt(d0)
-        block[-1] = -block[-1]
-        a_out = -block[-1]
-        description = (
-            f"party 0 holds d_0 = {d0} feature: 1 for the {n - 1} ordinary records (labels balanced), "
-            f"and for the canary (last record, label +1) −1 in D and +1 in D′: replace-one within the "
-            f"unit ball, the adjacency Δ_safe certifies (‖a − a′‖ = 2); b_1 = {setting.b1:g} keeps x_0 on "
-            "the ball, so the canary flips x_0 and every other prediction with it"
-        )
-    block_out = block.copy()
-    block_out[-1] = a_out
-    problem_in = VerticalProblem(VerticalPartition.from_blocks([block, other], labels))
-    problem_out = VerticalProblem(VerticalPartition.from_blocks([block_out, other], labels))
-    return SharingNeighbours(problem_in, problem_out, 0, block[-1].copy(), a_out, description)
+#: The neighbouring data sets of each mode: public in :mod:`audits.neighbours`, kept here by their old name.
+canary_neighbours = sharing_neighbours
 
 
 def build_solver(mode: str, epsilon: float, delta: float) -> ADMMSharing:
@@ -267,7 +195,7 @@ def _output_section(
     accountant_mu: float,
     lower: Mapping[str, LowerBound],
     details: CertifiedSharingPlan,
-    setting: _Setting,
+    setting: SharingSetting,
 ) -> Section:
     realised = float(math.sqrt(mu2_in.mean()))
     ceiling = math.sqrt((setting.n_samples - 1) / setting.n_samples)
@@ -384,7 +312,7 @@ def sharing_spec(mode: str) -> SpecBuilder:
                 f"epsilon must be a per-iteration ε in (0, 1] (Theorem 1's classical calibration), got {epsilon!r}"
             )
         T = SETTINGS[mode].n_iterations
-        nb = canary_neighbours(mode)
+        nb = sharing_neighbours(mode)
         party = nb.party
         solver = build_solver(mode, eps_it, delta)
         residual_test = ColumnSpaceTest(nb.problem_in, nb.problem_out, party)

@@ -75,6 +75,26 @@ def ringnorm(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> D
     )
 
 
+def ringnorm_delve(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> Dataset:
+    """Draw ``n`` Ringnorm records as DELVE defines them (the source of Rätsch's benchmark files, which
+    Wang et al. 2020 use): as :func:`ringnorm`, but class −1 has mean a_j = 2/sqrt(dim), twice Breiman's.
+
+    Built from Breiman's draw of the same ``seed`` by shifting class −1 by a further 1/sqrt(dim), so
+    ``ringnorm_delve(n, s).y == ringnorm(n, s).y``. Not standardised (Rätsch's files are z-scored;
+    ``solvers.builders.synthetic_problem("ringnorm-delve")`` does that with the training statistics).
+    """
+    data = ringnorm(n, seed=seed, dim=dim)
+    width = data.X.shape[1]
+    features = data.X + np.where(data.y[:, None] < 0, 1.0 / math.sqrt(width), 0.0)
+    return Dataset(
+        X=features,
+        y=data.y,
+        feature_names=data.feature_names,
+        name="ringnorm-delve",
+        description=data.description.replace("a_j = 1/sqrt", "a_j = 2/sqrt") + " DELVE's definition.",
+    )
+
+
 def _positive_int(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
