@@ -51,13 +51,13 @@ class LossThreshold:
         margins = self.y * (_models(models) @ np.asarray(self.x, dtype=np.float64))
         return -np.asarray(self.loss.phi(margins), dtype=np.float64)
 
+    def metadata(self) -> dict:
+        """What the attack reads, for its ``AttackScores``."""
+        return {"white_box": False, "reads": "the released final model w^T"}
+
     def attack(self, models_in, models_out) -> AttackScores:
         return AttackScores(
-            self.name,
-            self.score(models_in),
-            self.score(models_out),
-            white_box=False,
-            metadata={"white_box": False, "reads": "the released final model w^T"},
+            self.name, self.score(models_in), self.score(models_out), white_box=False, metadata=self.metadata()
         )
 
 
@@ -100,16 +100,16 @@ class LiRA:
         s = self.statistic(models)
         return -0.5 * ((s - mu_in) / sd_in) ** 2 - np.log(sd_in) + 0.5 * ((s - mu_out) / sd_out) ** 2 + np.log(sd_out)
 
+    def metadata(self) -> dict:
+        """What the attack reads and its fitted Gaussians, for its ``AttackScores``."""
+        return {
+            "white_box": False,
+            "reads": "the released final model w^T",
+            "shadows": "disjoint shadow trials (trials axis)",
+            "fit": None if self.fitted is None else list(self.fitted),
+        }
+
     def attack(self, models_in, models_out) -> AttackScores:
         return AttackScores(
-            self.name,
-            self.score(models_in),
-            self.score(models_out),
-            white_box=False,
-            metadata={
-                "white_box": False,
-                "reads": "the released final model w^T",
-                "shadows": "disjoint shadow trials (trials axis)",
-                "fit": None if self.fitted is None else list(self.fitted),
-            },
+            self.name, self.score(models_in), self.score(models_out), white_box=False, metadata=self.metadata()
         )

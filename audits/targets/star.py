@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -52,19 +52,37 @@ def unit_mu_epsilon(delta: float, iterations: int = DPADMM_ITERATIONS) -> float:
     return math.sqrt(2.0 * math.log(1.25 / delta) / iterations)
 
 
+class _ModelScorer(Protocol):
+    name: str
+
+    def score(self, models: np.ndarray) -> np.ndarray: ...
+
+    def metadata(self) -> dict[str, Any]: ...
+
+
 @dataclasses.dataclass(frozen=True)
 class _ModelAttack:
-    """A black-box attack on the released final models, scored on all of them at the end."""
+    """A black-box attack on the released final models, scored chunk by chunk (bounded memory)."""
 
-    name: str
-    attack: Callable[[np.ndarray, np.ndarray], AttackScores]
+    scorer: _ModelScorer
+
+    @property
+    def name(self) -> str:
+        return self.scorer.name
 
     def observe(self, result: Any, on_d: bool) -> np.ndarray:
-        model: np.ndarray = result.model
-        return model
+        return self.scorer.score(result.model)
 
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        return self.attack(np.concatenate(seen_on_d), np.concatenate(seen_on_d_prime))
+        from attacks.base import AttackScores
+
+        return AttackScores(
+            self.name,
+            np.concatenate(seen_on_d),
+            np.concatenate(seen_on_d_prime),
+            white_box=False,
+            metadata=self.scorer.metadata(),
+        )
 
 
 def _utility(problem: Any) -> Callable[[Any], Mapping[str, np.ndarray]]:
@@ -126,8 +144,8 @@ def _star_spec(
         participant=nb.agent,
         attacks=(
             ScoreAttack(white.name, white.score, white_box=white.white_box, metadata=white.metadata),
-            _ModelAttack(loss.name, loss.attack),
-            _ModelAttack(lira.name, lira.attack),
+            _ModelAttack(loss),
+            _ModelAttack(lira),
         ),
         claim=Claim(statement=claim, delta=solver.delta, bound=_MOMENTS, noise="gaussian"),
         canary=nb.description,

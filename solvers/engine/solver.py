@@ -51,6 +51,7 @@ from solvers.engine.accounting import (
     resolve_accountants,
 )
 from solvers.engine.backends import BackendLike, RunJob, resolve_backend
+from solvers.engine.blas import BLAS_THREADS, blas_threads
 from solvers.engine.plan import RunPlan, details_info
 from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import BaseRecorder, ChannelSpec, RecordedProblem, RecordOptions
@@ -153,8 +154,9 @@ class Solver(ABC, Generic[P, RecorderT]):
         return 8 * int(np.prod(plan.noise_shape))
 
     def run_context(self) -> contextlib.AbstractContextManager[object]:
-        """A context the whole run executes in (default: none; e.g. a BLAS thread limit)."""
-        return contextlib.nullcontext()
+        """A context the whole run executes in (default: at most ``BLAS_THREADS`` BLAS threads,
+        :mod:`solvers.engine.blas`)."""
+        return blas_threads(BLAS_THREADS)
 
     def protocol(self, problem: P, plan: RunPlan[Any], recorder: RecorderT) -> AgentProtocol | None:
         """The family's agent programs and coordinator for the sequential and Ray backends (None:

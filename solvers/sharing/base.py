@@ -13,7 +13,6 @@ primal residual of the sharing constraint), so:
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -22,7 +21,7 @@ import numpy as np
 from solvers.engine.plan import RunPlan
 from solvers.engine.recording import BaseRecorder, ChannelSpec, RecordOptions
 from solvers.engine.solver import Solver
-from solvers.sharing.problem import BLAS_THREADS, VerticalProblem, blas_threads
+from solvers.sharing.problem import VerticalProblem
 
 __all__ = ["VerticalRecorder", "VerticalSolver"]
 
@@ -109,7 +108,3 @@ class VerticalSolver(Solver[VerticalProblem, VerticalRecorder]):
         """Pre-drawn randomness plus a few (M, N) work arrays per trial."""
         M, N, width = problem.partition.D.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 8 * M * N + 4 * M * width)
-
-    def run_context(self) -> contextlib.AbstractContextManager[object]:
-        """The run's batched products use at most ``BLAS_THREADS`` BLAS threads."""
-        return blas_threads(BLAS_THREADS)

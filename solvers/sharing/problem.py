@@ -15,47 +15,23 @@ over leading axes (trials).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import numbers
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from solvers.centralized import regularized_erm
 from solvers.datasets import check_dataset, first_row_outside
+from solvers.engine.blas import BLAS_THREADS, blas_threads
 from solvers.losses import LogisticLoss, MarginLoss
 from solvers.problem import Optimum
 from solvers.regularizers import L1Regularizer, L2Regularizer, Regularizer
 from solvers.sharing.partition import VerticalPartition, check_vertical_partition
 from solvers.topology import StarTopology
 
-__all__ = ["BLAS_THREADS", "BlockSVD", "VerticalProblem", "blas_threads", "effective_lam", "vertical_optimum"]
-
-#: BLAS threads while a vertical solver runs, factorises its blocks or computes the reference
-#: optimum (None: leave the library's setting). The hot loop multiplies (M, R, N) by (M, N, K)
-#: arrays thousands of times; threaded OpenBLAS gains little there and stalls badly when the cores
-#: are shared (measured 7x slower on a loaded 2-core machine, e.g. once scikit-learn's OpenMP pool
-#: has spun up).
-BLAS_THREADS: int | None = 1
-
-
-@contextlib.contextmanager
-def blas_threads(limit: int | None) -> Iterator[None]:
-    """Limit the BLAS thread pools to ``limit`` threads inside the block (threadpoolctl), then restore."""
-    if limit is None:
-        yield
-        return
-    try:
-        # a scikit-learn dependency
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        yield
-        return
-    with threadpool_limits(limits=limit, user_api="blas"):
-        yield
+__all__ = ["BlockSVD", "VerticalProblem", "effective_lam", "vertical_optimum"]
 
 
 @dataclass(frozen=True)

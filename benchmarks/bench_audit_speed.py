@@ -1,0 +1,124 @@
+"""The default audits timed against their targets, and DP-ADMM's against a plain-numpy floor.
+
+1. ``python -m audits.run dpadmm`` (10^5 trials per hypothesis, white-box replay, black-box
+   attacks, every accountant), in process, against the **floor**: the same trials of DP-ADMM
+   (Huang et al. 2020, Algorithm 3: the linearised step (3a), noise (3b), the average (3c) and
+   the dual step (3d) on the Huber-hinge loss) with the same number of Gaussian draws, written as
+   plain vectorised numpy in one process with no accounting, no attacks and no checks: the least
+   arithmetic any audit of these runs must do (target: the audit ≤ 3× the floor, ≤ 20 s).
+2. The other default audits (``radmm``, ``mradmm``, ``ppadmm``, ``dvp``, ``pdml``,
+   ``sharing-output``; target: ≤ 20 s each) and, with ``--million``, ``dpadmm --trials 1000000``
+   (target: ≤ 2 min), with its Clopper–Pearson and Gaussian-DP tightness.
+
+  python benchmarks/bench_audit_speed.py [--quick] [--million]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from audits.run import run_audit
+from audits.targets.star import dpadmm_spec
+from benchmarks.timing import row
+from solvers.engine.blas import blas_threads
+
+TARGET_SECONDS = 20.0
+OTHER_TARGETS = ("radmm", "mradmm", "ppadmm", "dvp", "pdml", "sharing-output")
+#: Trials per block of the floor: its fastest block size on the 2-core machine (as the engine's).
+BLOCK = 64
+
+
+def dpadmm_floor(trials: int, calibration: int, seed: int = 0) -> float:
+    """Seconds for the floor of item 1 (module docstring) on both hypotheses."""
+    spec = dpadmm_spec()(None, 1e-5, False)
+    solver, plan = spec.solver, spec.solver.plan(spec.problem_in).details
+    rho, h, T = solver.rho, spec.problem_in.loss.h, solver.n_iterations
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    with blas_threads(1):  # one thread: the fastest for these small products (solvers.engine.blas)
+        _floor_iterations(spec, plan, rho, h, T, trials + calibration, rng)
+    return time.perf_counter() - start
+
+
+def _floor_iterations(spec, plan, rho: float, h: float, T: int, total: int, rng: np.random.Generator) -> None:
+    for problem in (spec.problem_in, spec.problem_out):
+        X, y, weights = problem.partition.X, problem.partition.y, problem.partition.mask / problem.sizes[:, None]
+        Xy = X * y[..., None]  # (N, m, d)
+        XwT = (Xy * weights[..., None]).transpose(0, 2, 1)  # (N, d, m)
+        lam_n = problem.lam / problem.n_agents
+        N, _, d = X.shape
+        for lo in range(0, total, BLOCK):
+            R = min(BLOCK, total - lo)
+            w, w_tilde, gamma = np.zeros((R, d)), np.zeros((R, N, d)), np.zeros((R, N, d))
+            for k in range(T):
+                margins = np.matmul(Xy, w_tilde.transpose(1, 2, 0))  # (N, m, R)
+                slope = np.clip((1.0 + h - margins) / (2.0 * h), 0.0, 1.0)
+                gradient = -np.matmul(XwT, slope).transpose(2, 0, 1) + lam_n * w_tilde  # (R, N, d)
+                inverse_eta = 1.0 / plan.eta[k][:, None]
+                w_local = (rho * w[:, None] + gamma + w_tilde * inverse_eta - gradient) / (rho + inverse_eta)
+                w_tilde = w_local + rng.standard_normal((R, N, d)) * plan.sigma[k][:, None]
+                w = w_tilde.mean(axis=1)
+                gamma = gamma - rho * (w_tilde - w[:, None])
+
+
+def timed_audit(name: str, trials: int | None = None) -> tuple[float, dict]:
+    start = time.perf_counter()
+    report, _ = run_audit(name, trials=trials, progress=False)
+    return time.perf_counter() - start, report
+
+
+def run(quick: bool = False, million: bool = False) -> list[dict]:
+    trials = 10_000 if quick else 100_000
+    ours, report = timed_audit("dpadmm", trials)
+    floor = dpadmm_floor(trials, report["diagnostics"]["calibration_trials"])
+    tight = report["tightness"]
+    rows = [
+        row(
+            f"python -m audits.run dpadmm ({trials:,} trials per hypothesis)",
+            ours,
+            "plain-numpy floor: the same iterations and Gaussian draws, one process",
+            floor,
+            f"target ≤ {TARGET_SECONDS:g} s and ≤ 3× the floor; audit/floor = {ours / floor:.2f}; {report['verdict']}; "
+            f"tightness gdp {tight['gdp']:.3f}, clopper_pearson {tight['clopper_pearson']:.3f}",
+        )
+    ]
+    for name in OTHER_TARGETS:
+        seconds, other = timed_audit(name, 1_000 if quick else None)
+        rows.append(
+            row(
+                f"python -m audits.run {name} ({other['trials']:,} trials per hypothesis)",
+                seconds,
+                f"target {TARGET_SECONDS:g} s",
+                TARGET_SECONDS,
+                other["verdict"],
+            )
+        )
+    if million:
+        seconds, big = timed_audit("dpadmm", 1_000_000)
+        tight = big["tightness"]
+        rows.append(
+            row(
+                "python -m audits.run dpadmm --trials 1000000",
+                seconds,
+                "target 2 min",
+                120.0,
+                f"{big['verdict']}; tightness gdp {tight['gdp']:.3f}, clopper_pearson {tight['clopper_pearson']:.3f}",
+            )
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--million", action="store_true", help="also run dpadmm with 10^6 trials per hypothesis")
+    args = parser.parse_args()
+    for entry in run(args.quick, args.million):
+        print(entry)
+
+
+if __name__ == "__main__":
+    main()
