@@ -86,17 +86,20 @@ _CHANNELS = {
 class _InitAndNoise:
     """One trial's randomness, drawn from its per-agent streams (agents on axis 1 of every draw):
     f(0) ~ N(0, s² I) (N, d), then the Gamma-norm noise of the costly iterations (n_noisy, N, d);
-    ``sample`` returns them stacked."""
+    ``sample`` returns them stacked, behind any leading trial axes of ``shape``."""
+
+    #: ``sample`` takes leading trial axes (the engine then draws a whole chunk at once).
+    leading_trials = True
 
     def __init__(self, init_scale: float, mechanism: GammaNormMechanism | None, n_noisy: int) -> None:
         self.init_scale, self.mechanism, self.n_noisy = init_scale, mechanism, n_noisy
 
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-        _, N, d = shape
+        *trials, _, N, d = shape
         out = np.empty(shape)
-        out[0] = self.init_scale * rng.standard_normal((1, N, d))[0]
+        out[..., 0, :, :] = self.init_scale * rng.standard_normal((*trials, 1, N, d))[..., 0, :, :]
         if self.mechanism is not None:
-            out[1:] = self.mechanism.sample(rng, (self.n_noisy, N))
+            out[..., 1:, :, :] = self.mechanism.sample(rng, (*trials, self.n_noisy, N))
         return out
 
 

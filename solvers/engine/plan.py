@@ -11,20 +11,32 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeGuard, TypeVar
 
 import numpy as np
 from dp_accounting import dp_event
 
-__all__ = ["NoiseSource", "RunPlan", "details_info"]
+__all__ = ["NoiseSource", "RunPlan", "details_info", "draws_whole_chunks"]
 
 
 class NoiseSource(Protocol):
-    """The noise of one trial: a ``mechanisms.Mechanism``, or a solver's own sampler of several."""
+    """The noise of one trial: a ``mechanisms.Mechanism``, or a solver's own sampler of several.
+
+    A source whose ``sample`` also takes leading trial axes (``shape = (R, *noise_shape)``, drawn
+    from ``ChunkStreams``) says so with a true class attribute ``leading_trials``; a
+    ``mechanisms.Mechanism`` always does (its parameters broadcast against leading axes).
+    """
 
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         """One trial's noise of shape ``shape`` from ``rng`` (the trial's per-agent ``AgentStreams``)."""
         ...
+
+
+def draws_whole_chunks(source: NoiseSource | None) -> TypeGuard[NoiseSource]:
+    """Whether ``source`` draws a chunk's noise in one call (module docstring of :class:`NoiseSource`)."""
+    from mechanisms.base import Mechanism
+
+    return isinstance(source, Mechanism) or bool(getattr(source, "leading_trials", False))
 
 
 #: A family's plan details: a frozen dataclass of the constants its iterations use.

@@ -42,7 +42,6 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from accountants import Ledger, LedgerFile
-from mechanisms.base import Mechanism
 from solvers.engine.accounting import (
     DEFAULT_ACCOUNTANTS,
     AccountantLike,
@@ -52,7 +51,7 @@ from solvers.engine.accounting import (
 )
 from solvers.engine.backends import BackendLike, RunJob, resolve_backend
 from solvers.engine.blas import BLAS_THREADS, blas_threads
-from solvers.engine.plan import RunPlan, details_info
+from solvers.engine.plan import RunPlan, details_info, draws_whole_chunks
 from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import BaseRecorder, ChannelSpec, RecordedProblem, RecordOptions
 from solvers.engine.result import Result, privacy_scope
@@ -134,13 +133,13 @@ class Solver(ABC, Generic[P, RecorderT]):
     def chunk_draws(self, problem: P, plan: RunPlan[Any], seeds: Sequence[SeedLike]) -> Draws | None:
         """The randomness of a chunk of trials, trial r on axis 0 equal to ``trial_draws(seeds[r])``.
 
-        A family that keeps the default ``trial_draws`` with a ``mechanisms.Mechanism`` (whose
-        parameters broadcast against a leading trials axis) gets the plan's noise of the whole chunk
-        in one ``sample`` call on :class:`ChunkStreams` (no stream object per trial); otherwise the
+        A family that keeps the default ``trial_draws`` with a noise source that takes leading
+        trial axes (``draws_whole_chunks``) gets the plan's noise of the whole chunk in one
+        ``sample`` call on :class:`ChunkStreams` (no stream object per trial); otherwise the
         trials' ``trial_draws`` are stacked (they all draw the same names, or none does)."""
         if plan.mechanism is None and type(self).trial_draws is Solver.trial_draws:
             return None
-        if isinstance(plan.mechanism, Mechanism) and type(self).trial_draws is Solver.trial_draws:
+        if draws_whole_chunks(plan.mechanism) and type(self).trial_draws is Solver.trial_draws:
             streams = ChunkStreams(seeds, problem.n_agents)
             return {"noise": plan.mechanism.sample(streams, (len(seeds), *plan.noise_shape))}
         draws = [self.trial_draws(seed, problem, plan) for seed in seeds]
