@@ -70,12 +70,14 @@ _EXPORTS = {
     "PenaltyPerturbation": "solvers.decentralized",
     "MADMM": "solvers.decentralized",
     "DVP": "solvers.decentralized",
+    "DecentralizedClassifier": "solvers.decentralized.estimator",
     "ADMMSharing": "solvers.sharing",
     "VerticalProblem": "solvers.sharing",
     "VerticalSGD": "solvers.sharing",
     "VerticalLogisticRegression": "solvers.sharing",
     "partition_vertical": "solvers.sharing",
     "PDML": "solvers.pdml",
+    "PDMLClassifier": "solvers.pdml.estimator",
     "randomize_labels": "solvers.pdml",
     "debiased_loss": "solvers.pdml",
     "joint_label_epsilon": "solvers.pdml",
@@ -92,6 +94,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.decentralized import DecentralizedProblem as DecentralizedProblem
     from solvers.decentralized import ObjectivePerturbationADMM as ObjectivePerturbationADMM
     from solvers.decentralized import PenaltyPerturbation as PenaltyPerturbation
+    from solvers.decentralized.estimator import DecentralizedClassifier as DecentralizedClassifier
     from solvers.engine.accounting import DEFAULT_ACCOUNTANTS as DEFAULT_ACCOUNTANTS
     from solvers.engine.backends import AgentFailure as AgentFailure
     from solvers.engine.backends import RayBackend as RayBackend
@@ -109,6 +112,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.pdml import debiased_loss as debiased_loss
     from solvers.pdml import joint_label_epsilon as joint_label_epsilon
     from solvers.pdml import randomize_labels as randomize_labels
+    from solvers.pdml.estimator import PDMLClassifier as PDMLClassifier
     from solvers.plots import plot_history as plot_history
     from solvers.problem import HorizontalProblem as HorizontalProblem
     from solvers.problem import Optimum as Optimum

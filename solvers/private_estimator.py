@@ -29,19 +29,24 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from accountants.calibration import calibrate_noise_multiplier
 from accountants.exact_gaussian import ExactGaussianAccountant
+from solvers.graph import GraphTopology
 
 __all__ = [
+    "LinearPredictions",
     "RemovedResult",
     "UnitBallRecords",
+    "graph_topology",
     "noise_seed_sequence",
     "per_release_epsilon",
+    "positive_integer",
     "positive_number",
     "public_info",
     "sklearn_lam",
+    "true_or_false",
     "validate_binary_data",
     "warn_if_not_converged",
 ]
@@ -243,3 +248,68 @@ def warn_if_not_converged(models: np.ndarray, tol: float, estimator: str, noise_
             stacklevel=3,
         )
     return turn
+
+
+def positive_integer(value: object, name: str) -> int:
+    """``value`` as an int if it is an integer ≥ 1 (not a bool).
+
+    Raises:
+      ValueError: anything else; the message names the argument.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def true_or_false(value: object, name: str) -> bool:
+    """``value`` as a bool if it is one (numpy's included).
+
+    Raises:
+      ValueError: anything else; the message names the argument.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def graph_topology(graph: object, n_agents: int) -> GraphTopology:
+    """The communication graph of a decentralized estimator: "complete" (every pair of agents
+    linked), "ring", or a ``GraphTopology`` over ``n_agents`` agents (public: chosen before the data).
+
+    Raises:
+      ValueError: another value, or a graph over a different number of agents.
+    """
+    if isinstance(graph, GraphTopology):
+        if graph.n_agents != n_agents:
+            raise ValueError(f"graph has {graph.n_agents} agents but n_agents={n_agents}")
+        return graph
+    if graph == "complete":
+        return GraphTopology.complete(n_agents)
+    if graph == "ring":
+        return GraphTopology.ring(n_agents) if n_agents > 2 else GraphTopology.complete(n_agents)
+    raise ValueError(f"graph must be 'complete', 'ring' or a solvers.graph.GraphTopology, got {graph!r}")
+
+
+class LinearPredictions:
+    """``decision_function``, ``predict`` and ``predict_proba`` of a fitted binary linear classifier
+    (``coef_`` (1, d), ``intercept_`` (1,), ``classes_`` (2,)) with the logistic link."""
+
+    coef_: np.ndarray
+    intercept_: np.ndarray
+    classes_: np.ndarray
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """wᵀx + b for each row, shape (n,); positive means ``classes_[1]``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_[0] + self.intercept_[0]
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """``classes_[1]`` iff wᵀx + b ≥ 0 (the tie goes to the positive class)."""
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(int)]
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """[1 − σ(wᵀx + b), σ(wᵀx + b)] per row, columns in the order of ``classes_``."""
+        positive = 0.5 * (1.0 + np.tanh(0.5 * self.decision_function(X)))  # σ(s), overflow-free
+        return np.column_stack([1.0 - positive, positive])

@@ -12,6 +12,8 @@ Modules: ``problem`` (the papers' objective scale), ``admm`` (ADMM, ADMM-OP, R-A
 M-ADMM/PP, DVP on one vectorised engine), ``privacy`` (Theorem V.1 / 4.1 bounds and conditions).
 """
 
+from typing import TYPE_CHECKING
+
 from solvers.decentralized.admm import (
     DEFAULT_ACCOUNTANTS,
     DVP,
@@ -33,11 +35,16 @@ from solvers.decentralized.privacy import (
 )
 from solvers.decentralized.problem import DecentralizedProblem
 from solvers.decentralized.steps import even_step_from_transcript
+from solvers.lazy import lazy_exports
+
+if TYPE_CHECKING:  # the estimator loads scikit-learn: imported on first use at run time
+    from solvers.decentralized.estimator import DecentralizedClassifier as DecentralizedClassifier
 
 __all__ = [
     "DEFAULT_ACCOUNTANTS",
     "DVP",
     "DecentralizedADMM",
+    "DecentralizedClassifier",
     "DecentralizedPlan",
     "DecentralizedProblem",
     "MADMM",
@@ -53,3 +60,6 @@ __all__ = [
     "radmm_epsilons",
     "total_epsilon",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, {"DecentralizedClassifier": "solvers.decentralized.estimator"}, globals())

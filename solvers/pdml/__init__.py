@@ -12,6 +12,9 @@ the perturbed ADMM solver), ``privacy`` (the DERIVED broadcast sensitivity, comp
 label guarantee; the paper gives no number for these).
 """
 
+from typing import TYPE_CHECKING
+
+from solvers.lazy import lazy_exports
 from solvers.pdml.admm import DEFAULT_ACCOUNTANTS, PDML, PDMLPlan, sample_eta
 from solvers.pdml.privacy import (
     DERIVED_NOTE,
@@ -33,10 +36,14 @@ from solvers.pdml.randomization import (
     randomize_labels,
 )
 
+if TYPE_CHECKING:  # the estimator loads scikit-learn: imported on first use at run time
+    from solvers.pdml.estimator import PDMLClassifier as PDMLClassifier
+
 __all__ = [
     "DEFAULT_ACCOUNTANTS",
     "DERIVED_NOTE",
     "PDML",
+    "PDMLClassifier",
     "PDMLPlan",
     "broadcast_sensitivity",
     "broadcast_sigmas",
@@ -54,3 +61,6 @@ __all__ = [
     "zcdp_epsilon",
     "zcdp_total",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, {"PDMLClassifier": "solvers.pdml.estimator"}, globals())
