@@ -140,7 +140,7 @@ class Solver(ABC, Generic[P, RecorderT]):
         if plan.mechanism is None and type(self).trial_draws is Solver.trial_draws:
             return None
         if draws_whole_chunks(plan.mechanism) and type(self).trial_draws is Solver.trial_draws:
-            streams = ChunkStreams(seeds, problem.n_agents)
+            streams = ChunkStreams.of_trials(seeds, problem.n_agents)
             return {"noise": plan.mechanism.sample(streams, (len(seeds), *plan.noise_shape))}
         draws = [self.trial_draws(seed, problem, plan) for seed in seeds]
         first = draws[0]

@@ -114,15 +114,28 @@ class ChunkStreams(AgentStreams):
     (trials on axis 0, agents on axis 1 + :data:`AGENT_AXIS`) fills block (r, i) from trial r's
     agent-i stream with the same call :class:`AgentStreams` of trial r makes, so a chunk drawn at once
     equals its trials drawn one by one, bit for bit, without building a stream object per trial.
+    Agents without a stream (``None``) get zeros, as in :class:`AgentStreams`.
 
     Args:
-      trial_seeds: the chunk's trial seeds (see :func:`agent_seeds`). n_agents: N.
+      rows: per trial, one agent seed (from :func:`agent_seeds`) or None per agent.
     """
 
-    def __init__(self, trial_seeds: Sequence[int | np.random.SeedSequence | np.random.Generator | None], n_agents: int):
+    def __init__(self, rows: Sequence[Sequence[AgentSeed | None]]) -> None:
         np.random.Generator.__init__(self, _NEVER_DRAWN)
-        self._n_agents = n_agents
-        self._rows = [[agent_generator(s) for s in agent_seeds(seed, n_agents)] for seed in trial_seeds]
+        self._rows = [[None if s is None else agent_generator(s) for s in row] for row in rows]
+        self._n_agents = len(self._rows[0]) if self._rows else 0
+
+    @classmethod
+    def of_trials(
+        cls, trial_seeds: Sequence[int | np.random.SeedSequence | np.random.Generator | None], n_agents: int
+    ) -> ChunkStreams:
+        """Every agent's stream of every trial."""
+        return cls([agent_seeds(seed, n_agents) for seed in trial_seeds])
+
+    @classmethod
+    def of_agent(cls, seeds: Sequence[AgentSeed], n_agents: int, agent: int) -> ChunkStreams:
+        """Agent ``agent``'s streams of the trials (its seed of each), as it holds them."""
+        return cls([[seed if i == agent else None for i in range(n_agents)] for seed in seeds])
 
     def _blocks(self, draw: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray], size) -> np.ndarray:
         shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size or ())
@@ -132,13 +145,14 @@ class ChunkStreams(AgentStreams):
                 f"every draw from ChunkStreams must have the {len(self._rows)} trials on axis 0 and the "
                 f"{self._n_agents} agents on axis {axis}, got size {size!r}"
             )
-        out = np.empty(shape)
+        out = np.zeros(shape)
         block = shape[1:axis] + shape[axis + 1 :]
         index = (slice(None),) * AGENT_AXIS
         for r, row in enumerate(self._rows):
             trial = out[r]
             for i, rng in enumerate(row):
-                trial[index + (i,)] = draw(begin_release(rng), block)
+                if rng is not None:
+                    trial[index + (i,)] = draw(begin_release(rng), block)
         return out
 
 

@@ -22,9 +22,9 @@ import numpy as np
 
 from accountants import Ledger, LedgerEntry
 from solvers.engine.backends.base import Backend, ChunkRunner, RunJob
-from solvers.engine.plan import RunPlan
+from solvers.engine.plan import RunPlan, draws_whole_chunks
 from solvers.engine.protocol import AgentProgram
-from solvers.engine.streams import AGENT_AXIS, AgentSeed, AgentStreams, agent_seeds
+from solvers.engine.streams import AGENT_AXIS, AgentSeed, AgentStreams, ChunkStreams, agent_seeds
 from solvers.engine.trials import SeedLike
 
 __all__ = ["AgentBackend", "AgentPool", "SequentialBackend", "own_noise"]
@@ -37,11 +37,16 @@ def own_noise(plan: RunPlan[Any], n_agents: int, agent: int, seeds: Sequence[Age
         return None
     own = [slice(None)] * len(plan.noise_shape)
     own[AGENT_AXIS] = slice(agent, agent + 1)
-    draws = []
     with np.errstate(invalid="ignore", divide="ignore"):  # the other agents' (unheld) blocks may be 0/0
-        for seed in seeds:
-            streams = AgentStreams.single(n_agents, agent, seed)
-            draws.append(plan.mechanism.sample(streams, plan.noise_shape)[tuple(own)])
+        if draws_whole_chunks(plan.mechanism):
+            chunk = plan.mechanism.sample(
+                ChunkStreams.of_agent(seeds, n_agents, agent), (len(seeds), *plan.noise_shape)
+            )
+            return chunk[(slice(None),) + tuple(own)]
+        draws = [
+            plan.mechanism.sample(AgentStreams.single(n_agents, agent, seed), plan.noise_shape)[tuple(own)]
+            for seed in seeds
+        ]
     return np.stack(draws)
 
 
