@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from audits.spec import chunk_scores
+
 if TYPE_CHECKING:  # attacks and the statistics are imported on first use
     from attacks.base import AttackScores
 
@@ -245,12 +247,10 @@ class SearchedScore:
         return quantize(_checked_scores(self.score(values), len(values), self.name), self.grid)
 
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        from attacks.base import AttackScores
-
-        return AttackScores(
+        return chunk_scores(
             self.name,
-            np.concatenate(seen_on_d),
-            np.concatenate(seen_on_d_prime),
+            seen_on_d,
+            seen_on_d_prime,
             white_box=False,
             metadata={
                 "selected_on": "the second half of the calibration trials (disjoint from the audited trials)",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from audits.distinguishers import flat
-from audits.spec import AuditContext, Finding
+from audits.spec import AuditContext, Finding, chunk_scores
 
 if TYPE_CHECKING:  # attacks is imported on first use
     from attacks.base import AttackScores
@@ -90,12 +90,10 @@ class LowBitsTest:
         return np.asarray(self.table[np.arange(bits.shape[1]), bits].sum(axis=1))
 
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        from attacks.base import AttackScores
-
-        return AttackScores(
+        return chunk_scores(
             self.name,
-            np.concatenate(seen_on_d),
-            np.concatenate(seen_on_d_prime),
+            seen_on_d,
+            seen_on_d_prime,
             white_box=False,
             metadata={
                 "reads": f"sign, binade and the lowest {LOW_BITS} mantissa bits of the first {_MAX_COORDINATES} "

@@ -40,6 +40,7 @@ __all__ = [
     "ScoreAttack",
     "SectionBuilder",
     "SpecBuilder",
+    "chunk_scores",
 ]
 
 #: The noise a claim's mechanism adds, which decides the lower bounds that may decide the verdict:
@@ -83,15 +84,27 @@ class ScoreAttack:
         return np.asarray(self.score(result))
 
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        from attacks.base import AttackScores
+        return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=self.white_box, metadata=self.metadata())
 
-        return AttackScores(
-            self.name,
-            np.concatenate(seen_on_d).astype(float),
-            np.concatenate(seen_on_d_prime).astype(float),
-            white_box=self.white_box,
-            metadata=dict(self.metadata()),
-        )
+
+def chunk_scores(
+    name: str,
+    seen_on_d: Sequence[np.ndarray],
+    seen_on_d_prime: Sequence[np.ndarray],
+    *,
+    white_box: bool,
+    metadata: Mapping[str, Any],
+) -> AttackScores:
+    """An attack's ``attacks.AttackScores`` from the score arrays it kept chunk by chunk, in trial order."""
+    from attacks.base import AttackScores
+
+    return AttackScores(
+        name,
+        np.concatenate(seen_on_d).astype(float),
+        np.concatenate(seen_on_d_prime).astype(float),
+        white_box=white_box,
+        metadata=dict(metadata),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)

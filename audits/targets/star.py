@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from audits.spec import AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SpecBuilder
+from audits.spec import AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SpecBuilder, chunk_scores
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from attacks.base import AttackScores
@@ -74,15 +74,7 @@ class _ModelAttack:
         return self.scorer.score(result.model)
 
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        from attacks.base import AttackScores
-
-        return AttackScores(
-            self.name,
-            np.concatenate(seen_on_d),
-            np.concatenate(seen_on_d_prime),
-            white_box=False,
-            metadata=self.scorer.metadata(),
-        )
+        return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=False, metadata=self.scorer.metadata())
 
 
 def _utility(problem: Any) -> Callable[[Any], Mapping[str, np.ndarray]]:

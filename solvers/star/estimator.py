@@ -36,13 +36,14 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from mechanisms.gaussian import Calibration
 from solvers.datasets import near_equal_sizes
 from solvers.engine.backends import BackendLike
 from solvers.losses import LogisticLoss
 from solvers.private_estimator import (
+    LinearPredictions,
     RemovedResult,
     UnitBallRecords,
     noise_seed_sequence,
@@ -85,7 +86,7 @@ _PAPER_PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-class DPADMMClassifier(ClassifierMixin, BaseEstimator):
+class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
     """Binary logistic regression trained by distributed (DP-)ADMM over simulated agents.
 
     Args:
@@ -348,23 +349,6 @@ class DPADMMClassifier(ClassifierMixin, BaseEstimator):
             dw=dw,
         )
         return dpadmm, epsilon
-
-    def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """wᵀx + b for each row, shape (n,); positive means ``classes_[1]``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_[0] + self.intercept_[0]
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        """``classes_[1]`` iff wᵀx + b ≥ 0 (the tie goes to the positive class, a choice of this toolkit)."""
-        scores = self.decision_function(X)
-        return self.classes_[(scores >= 0).astype(int)]
-
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """[1 − σ(wᵀx + b), σ(wᵀx + b)] per row, columns in the order of ``classes_``."""
-        scores = self.decision_function(X)
-        positive = 0.5 * (1.0 + np.tanh(0.5 * scores))  # σ(s), overflow-free
-        return np.column_stack([1.0 - positive, positive])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
