@@ -47,6 +47,17 @@ HUBER_H = 0.1
 _MOMENTS = "moments_classic"
 
 
+def _classic_epsilon(epsilon: float) -> float:
+    """``--epsilon`` of the DP-ADMM targets: a per-iteration ε of the paper's classic calibration,
+    which holds only for ε ≤ 1 (Dwork & Roth 2014, Theorem A.1)."""
+    if not 0 < epsilon <= 1:
+        raise ValueError(
+            f"--epsilon must be a per-iteration ε in (0, 1] for the paper's classic Gaussian calibration "
+            f"(Dwork & Roth 2014, Theorem A.1), got {epsilon:g}"
+        )
+    return epsilon
+
+
 def unit_mu_epsilon(delta: float, iterations: int = DPADMM_ITERATIONS) -> float:
     """Per-iteration ε of the classic calibration giving μ = sqrt(T)/z = 1 after T iterations."""
     return math.sqrt(2.0 * math.log(1.25 / delta) / iterations)
@@ -165,7 +176,7 @@ def dpadmm_spec(
         from audits.neighbours import canary_neighbours
         from solvers import DPADMM, HuberHingeLoss
 
-        eps = unit_mu_epsilon(delta) if epsilon is None else epsilon
+        eps = unit_mu_epsilon(delta) if epsilon is None else _classic_epsilon(epsilon)
         cls = DPADMM if solver_class is None else solver_class
         solver = cls(epsilon=eps, delta=delta, n_iterations=DPADMM_ITERATIONS, dw=1.0)
         nb = canary_neighbours(
@@ -185,7 +196,7 @@ def naive_spec(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
     from audits.neighbours import canary_neighbours
     from solvers import HuberHingeLoss, NaiveNoisyADMM
 
-    eps = unit_mu_epsilon(delta) if epsilon is None else epsilon
+    eps = unit_mu_epsilon(delta) if epsilon is None else _classic_epsilon(epsilon)
     solver = NaiveNoisyADMM(epsilon=eps, delta=delta, n_iterations=DPADMM_ITERATIONS, tol=1e-9)
     nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H))
     lam, N, rho = nb.problem_in.lam, nb.problem_in.n_agents, solver.rho

@@ -80,3 +80,10 @@ def test_every_builtin_target_is_a_spec_run_by_the_one_runner():
         tree = ast.parse(path.read_text())
         names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
         assert "CHUNK" not in names, path
+
+
+@pytest.mark.parametrize("name", ["dpadmm", "dpadmm-naive"])
+def test_an_epsilon_the_classic_calibration_cannot_take_is_refused_in_the_users_terms(name, capsys):
+    assert main([name, "--epsilon", "2", "--quick", "--no-figures", "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert "--epsilon must be a per-iteration ε in (0, 1]" in error and "calibration='analytic'" not in error
