@@ -56,6 +56,16 @@ class MechanismRuns:
     mechanism: Callable[..., Any]
     batched: bool = True
 
+    @property
+    def stream_layout(self) -> str:
+        """Where the releases' randomness comes from, for the report."""
+        if self.batched:
+            return (
+                "one numpy Generator (PCG64) per chunk of trials, seeded with the chunk's first trial "
+                "SeedSequence, passed to mechanism(dataset, rng, n)"
+            )
+        return "one numpy Generator (PCG64) per trial, seeded with the trial's SeedSequence"
+
     def __post_init__(self) -> None:
         if not callable(self.mechanism):
             raise TypeError(f"mechanism must be callable, got {type(self.mechanism).__name__}: {self.mechanism!r:.80}")

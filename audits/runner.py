@@ -257,6 +257,12 @@ def run_spec(
         **report_extra,
         **{k: v for f in findings for k, v in f.report.items()},
     )
+    report["random_streams"] = {
+        "trials": f"trial r on D is child (0, r) of SeedSequence({seed}) (below stream key {list(stream_key)}), "
+        "on D′ child (1, r); calibration and sections use children 2, 3, …; chunks of "
+        f"{CHUNK} trials, in any number of worker processes, give the same report",
+        "within a trial": getattr(spec.solver, "stream_layout", "the solver's own"),
+    }
     if informational:
         report["informational_lower_bounds"] = {m: b.to_dict() for m, b in informational.items()}
     for finding in findings:

@@ -56,7 +56,7 @@ from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import BaseRecorder, ChannelSpec, RecordedProblem, RecordOptions
 from solvers.engine.result import Result, privacy_scope
 from solvers.engine.run_record import append_run_record
-from solvers.engine.streams import AgentStreams, ChunkStreams, agent_seeds
+from solvers.engine.streams import STREAM_LAYOUT, AgentStreams, ChunkStreams, agent_seeds
 from solvers.engine.trials import MAX_CHUNK_BYTES, SeedLike, chunks, kept_seeds, trial_seeds
 
 __all__ = ["Draws", "Solver"]
@@ -86,6 +86,8 @@ class Solver(ABC, Generic[P, RecorderT]):
     #: from ``account`` that is not ``plan.events`` round by round); otherwise the agent backends
     #: write iteration k's releases before round k.
     ledger_written_upfront: ClassVar[bool] = False
+    #: Where a run's randomness comes from (``solvers.engine.streams``), for reports.
+    stream_layout: ClassVar[str] = STREAM_LAYOUT
     #: Every solver is a (frozen) dataclass of its parameters (``get_params`` lists its fields).
     __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 

@@ -16,10 +16,17 @@ import numpy as np
 
 from mechanisms.rng import begin_release
 
-__all__ = ["AGENT_AXIS", "AgentStreams", "ChunkStreams", "agent_seeds"]
+__all__ = ["AGENT_AXIS", "STREAM_LAYOUT", "AgentStreams", "ChunkStreams", "agent_generator", "agent_seeds"]
 
 #: The axis of the agents in every draw a solver's noise sampler makes.
 AGENT_AXIS = 1
+#: Where a run's randomness comes from, in words (reports record it).
+STREAM_LAYOUT = (
+    "trial r draws from its own SeedSequence (for trials=R: child r of SeedSequence(seed)); agent i of "
+    "a trial from child i of the trial's SeedSequence, through numpy's PCG64; every draw fills each "
+    "(trial, agent) block from that agent's stream in the order the solver makes its draws, so a "
+    "batched trial, a single run with its seed and the sequential and Ray backends draw the same noise"
+)
 
 AgentSeed = np.random.SeedSequence | np.random.Generator
 #: The bit generator of the stream objects themselves, never drawn from (every draw they support

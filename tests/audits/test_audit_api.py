@@ -168,6 +168,7 @@ def test_write_gives_the_command_line_report(tmp_path):
     written = json.loads(paths["json"].read_text())
     assert written["verdict"] == report.verdict == "VIOLATION"
     assert written["solver_params"]["mechanism"] == "bug_zoo.variance_as_std"
+    assert "per chunk of trials" in written["random_streams"]["within a trial"]  # the stream layout, recorded
     assert {"roc.png", "bounds.png"} <= {p.name for p in paths.values()}
     assert "# Privacy audit" in paths["md"].read_text()
 

@@ -87,3 +87,8 @@ def test_an_epsilon_the_classic_calibration_cannot_take_is_refused_in_the_users_
     assert main([name, "--epsilon", "2", "--quick", "--no-figures", "--no-progress"]) == 2
     error = capsys.readouterr().err
     assert "--epsilon must be a per-iteration ε in (0, 1]" in error and "calibration='analytic'" not in error
+
+
+def test_the_report_records_where_the_randomness_comes_from(user_module):
+    report, _ = run_audit("tiny_target:build", trials=100, seed=3, progress=False)
+    assert "child (0, r) of SeedSequence(3)" in report["random_streams"]["trials"]
