@@ -13,11 +13,13 @@ from collections import Counter
 from collections.abc import Callable
 
 from dp_accounting import dp_event
+from dp_accounting.privacy_accountant import NeighboringRelation
 
 from accountants import composition
 from accountants.base import Accountant
 from accountants.events import epsilon_delta_of, flatten
 from accountants.ledger import StrPath
+from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation
 
 __all__ = ["PureEpsilonAccountant", "AdvancedCompositionAccountant", "MAX_SUPPORT"]
 
@@ -30,7 +32,19 @@ _Guarantees = Counter[tuple[float, float]]
 
 
 class _GuaranteeAccountant(Accountant[_Guarantees]):
-    """Summary: Counter {(ε, δ): count}."""
+    """Summary: Counter {(ε, δ): count}.
+
+    ``neighboring_relation`` (default ``ADD_OR_REMOVE_ONE``): a Laplace multiplier b is relative to
+    the add-or-remove sensitivity, so a release is (1/b)-DP, and (2/b)-DP under ``REPLACE_ONE``
+    (see :mod:`accountants.relations`); stated guarantees hold under the relation they are
+    registered with; randomized response states its ``REPLACE_ONE`` guarantee.
+    """
+
+    def __init__(
+        self, ledger_path: StrPath | None = None, neighboring_relation: NeighboringRelation = DEFAULT_RELATION
+    ) -> None:
+        self.neighboring_relation = check_relation(neighboring_relation)
+        super().__init__(ledger_path)
 
     def _empty(self) -> _Guarantees:
         return Counter()
@@ -41,7 +55,7 @@ class _GuaranteeAccountant(Accountant[_Guarantees]):
             if isinstance(leaf, dp_event.NonPrivateDpEvent):
                 updated[(math.inf, 0.0)] += repeats
                 continue
-            guarantee = epsilon_delta_of(leaf)
+            guarantee = epsilon_delta_of(add_or_remove_equivalent(leaf, self.neighboring_relation))
             if guarantee is None:
                 raise self.unsupported(leaf, "it states no (ε, δ) guarantee to compose")
             updated[guarantee] += repeats
@@ -80,7 +94,11 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
     """
 
     def __init__(
-        self, theorem: str = "optimal", max_support: int = 200_000, ledger_path: StrPath | None = None
+        self,
+        theorem: str = "optimal",
+        max_support: int = 200_000,
+        ledger_path: StrPath | None = None,
+        neighboring_relation: NeighboringRelation = DEFAULT_RELATION,
     ) -> None:
         if not isinstance(theorem, str) or theorem not in ("optimal", "drv"):
             raise ValueError(f"theorem must be 'optimal' or 'drv', got {theorem!r}")
@@ -89,7 +107,7 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
             raise TypeError(f"max_support must be an integer >= 1, got {max_support!r}")
         if not 1 <= int(limit) <= MAX_SUPPORT:
             raise ValueError(f"max_support must be in [1, {MAX_SUPPORT}], got {max_support!r}")
-        super().__init__(ledger_path)
+        super().__init__(ledger_path, neighboring_relation)
         self.theorem: str = theorem
         self.max_support: int = int(limit)
         self.name = "optimal_composition" if theorem == "optimal" else "advanced_composition"

@@ -9,12 +9,26 @@ from typing import Any
 
 from dp_accounting import dp_event
 
+from accountants.approximate import PureEpsilonAccountant
 from accountants.base import Accountant
 from accountants.errors import PrivacyBudgetExceeded
+from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.ledger import Ledger, check_participant
+from accountants.moments import MomentsAccountant
 from accountants.validation import check_delta, check_epsilon
 
-__all__ = ["BudgetFilter"]
+__all__ = ["BudgetFilter", "proven_filter"]
+
+
+def proven_filter(accountant: Accountant[Any]) -> bool:
+    """Whether stopping ``accountant``'s releases at a budget is a proven privacy filter for fully
+    adaptive releases: basic composition (:class:`PureEpsilonAccountant`; Rogers et al. 2016),
+    Gaussian DP (:class:`ExactGaussianAccountant`, μ² adding up; Smith & Thakurta 2022)
+    and RDP at one fixed order (:class:`MomentsAccountant` with a single order; Feldman & Zrnic
+    2021). Subclasses are not trusted (they may change the composition)."""
+    if type(accountant) is MomentsAccountant:
+        return len(accountant.orders) == 1
+    return type(accountant) in (ExactGaussianAccountant, PureEpsilonAccountant)
 
 
 class BudgetFilter:
@@ -38,6 +52,9 @@ class BudgetFilter:
     several orders, the PLD accountant, and advanced or optimal composition (Whitehouse et al.
     2023 give filters at advanced-composition rates, with constants other than these bounds').
 
+    ``require_adaptive=True`` refuses, at construction, an accountant without such a theorem;
+    ``adaptive`` says which case holds.
+
     Concurrency: the check and the registration are atomic. Threads sharing a filter take turns
     (a lock). When the accountant has a ledger file, the filter also holds the file's OS lock
     (``fcntl.flock``, POSIX) from the check until the release is synced to disk, and first
@@ -47,10 +64,20 @@ class BudgetFilter:
     accountant only through the filter: registering on it directly bypasses the check.
     """
 
-    def __init__(self, accountant: Accountant[Any], epsilon: float, delta: float) -> None:
+    def __init__(
+        self, accountant: Accountant[Any], epsilon: float, delta: float, require_adaptive: bool = False
+    ) -> None:
         if not isinstance(accountant, Accountant):
             raise TypeError(f"accountant must be an accountants.Accountant, got {accountant!r}")
+        if require_adaptive and not proven_filter(accountant):
+            raise ValueError(
+                f"require_adaptive: {type(accountant).__name__} has no proven privacy filter for adaptively "
+                "chosen releases; use ExactGaussianAccountant, PureEpsilonAccountant or a MomentsAccountant "
+                "with a single order"
+            )
         self.accountant = accountant
+        #: Whether the budget holds for adaptively chosen releases (see :func:`proven_filter`).
+        self.adaptive = proven_filter(accountant)
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.name = f"budget({accountant.name})"

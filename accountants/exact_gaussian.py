@@ -13,10 +13,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from dp_accounting import dp_event
+from dp_accounting.privacy_accountant import NeighboringRelation
 
 from accountants.base import Accountant
 from accountants.events import flatten
 from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon
+from accountants.ledger import StrPath
+from accountants.relations import DEFAULT_RELATION, check_relation, sensitivity_factor
 
 __all__ = ["ExactGaussianAccountant"]
 
@@ -85,9 +88,21 @@ class ExactGaussianAccountant(Accountant[_GdpSummary]):
     Supports ``GaussianDpEvent`` (noise multiplier = σ/Δ for the L2 sensitivity Δ under the
     neighbouring relation the solver uses), their self-compositions and compositions,
     ``NoOpDpEvent`` and ``NonPrivateDpEvent`` (ε = ∞). Anything else is refused.
+
+    Args:
+      neighboring_relation: dp-accounting's relation (default ``ADD_OR_REMOVE_ONE``); under
+        ``REPLACE_ONE`` the sensitivity doubles (see :mod:`accountants.relations`).
+      ledger_path: see :class:`accountants.base.Accountant`.
     """
 
     name = "exact_gaussian"
+
+    def __init__(
+        self, ledger_path: StrPath | None = None, neighboring_relation: NeighboringRelation = DEFAULT_RELATION
+    ) -> None:
+        self.neighboring_relation = check_relation(neighboring_relation)
+        self._scale = sensitivity_factor(self.neighboring_relation)
+        super().__init__(ledger_path)
 
     def _empty(self) -> _GdpSummary:
         return _GdpSummary()
@@ -103,7 +118,7 @@ class ExactGaussianAccountant(Accountant[_GdpSummary]):
                 if z == 0:
                     summary = replace(summary, non_private=True)
                 elif not math.isinf(z):
-                    summary = summary.add(*_inverse_square(repeats, z))
+                    summary = summary.add(*_inverse_square(repeats, z / self._scale))  # ÷ 2 is exact
             else:
                 raise self.unsupported(leaf, "only Gaussian releases compose exactly as μ-GDP")
         return summary
@@ -116,7 +131,7 @@ class ExactGaussianAccountant(Accountant[_GdpSummary]):
         # refuses, flags or rescales
         if not np.all((multipliers > 2.0**-400) & (multipliers < 2.0**400)):
             return super().compose_batch(summary, events)
-        return summary.add(math.fsum((1.0 / np.square(multipliers)).tolist()))
+        return summary.add(math.fsum((1.0 / np.square(multipliers / self._scale)).tolist()))
 
     def epsilon_from_summary(self, summary: _GdpSummary, delta: float) -> float:
         return gaussian_epsilon(summary.mu_upper, delta)  # ε and δ increase with μ

@@ -36,7 +36,6 @@ the rounded-up δ meets the target.
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Callable
 from fractions import Fraction
 from typing import NamedTuple
@@ -44,6 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import optimize, special
 
+from accountants.rounding import tightest
 from accountants.validation import check_delta, check_epsilon
 
 __all__ = ["gaussian_delta", "gaussian_epsilon", "gaussian_mu"]
@@ -260,50 +260,6 @@ def _excess(delta: float) -> Callable[[_Delta], float]:
     return lambda d: log_room - math.log(max(d.complement if d.complement > 0 else 1.0 - _upper(d), 1e-300))
 
 
-def _ordinal(x: float) -> int:
-    ordinal: int = struct.unpack("<q", struct.pack("<d", x))[0]
-    return ordinal
-
-
-def _from_ordinal(n: int) -> float:
-    x: float = struct.unpack("<d", struct.pack("<q", n))[0]
-    return x
-
-
-def _tightest(safe: Callable[[float], bool], x: float, safe_end: float, unsafe_end: float) -> float:
-    """The float next to the boundary between ``unsafe_end`` and ``safe_end`` (where ``safe`` holds),
-    searched from the estimate x: steps of 1, 2, 4, … ulps away from x until the verdict flips, then
-    bisection over floats (at most 2 · 64 checks). The result is always a checked safe point or
-    ``safe_end``, so it is safe whatever the estimate was."""
-    origin, good_end, bad_end = _ordinal(x), _ordinal(safe_end), _ordinal(unsafe_end)
-    if safe(x):
-        good, bad, limit = origin, bad_end, bad_end
-    else:
-        good, bad, limit = good_end, origin, good_end
-    toward = 1 if limit > origin else -1
-    step = 1
-    while True:
-        candidate = origin + toward * step
-        if toward * (candidate - limit) >= 0:
-            break
-        if safe(_from_ordinal(candidate)):
-            good = candidate
-            if limit == good_end:
-                break
-        else:
-            bad = candidate
-            if limit == bad_end:
-                break
-        step *= 2
-    while abs(good - bad) > 1:
-        middle = (good + bad) // 2
-        if safe(_from_ordinal(middle)):
-            good = middle
-        else:
-            bad = middle
-    return _from_ordinal(good)
-
-
 def gaussian_delta(mu: float, epsilon: float) -> float:
     """δ(ε) of μ-GDP: the smallest δ with (ε, δ)-DP (Balle & Wang 2018, Thm. 8), rounded up.
 
@@ -357,7 +313,7 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     root = 0.0
     if excess(0.0) > 0:
         root = float(optimize.brentq(excess, 0.0, high, xtol=1e-300, maxiter=200, disp=False))
-    return _tightest(safe, root, high, 0.0)
+    return tightest(safe, root, high, 0.0)
 
 
 def gaussian_mu(epsilon: float, delta: float) -> float:
@@ -396,4 +352,4 @@ def gaussian_mu(epsilon: float, delta: float) -> float:
             high, step = low, 2 * step
     root = float(optimize.brentq(excess, low, high, xtol=1e-15, maxiter=200, disp=False))
     known = 2.0**low if safe(2.0**low) else 0.0
-    return _tightest(safe, 2.0**root, known, 2.0**high)
+    return tightest(safe, 2.0**root, known, 2.0**high)

@@ -27,11 +27,15 @@ from accountants.errors import UnsupportedEventError
 from accountants.events import ApproxDpEvent, PureDpEvent, flatten
 from accountants.ledger import StrPath
 from accountants.rdp import DEFAULT_ORDERS, FloatArray, gaussian_rdp, pure_dp_rdp, rdp_to_delta, rdp_to_epsilon
+from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation
 
-__all__ = ["MomentsAccountant", "DELEGATED_MAX_ORDER", "MAX_ORDERS"]
+__all__ = ["MomentsAccountant", "DELEGATED_CURVE_ERROR", "DELEGATED_MAX_ORDER", "MAX_ORDERS"]
 
 #: Largest order at which curves are taken from dp-accounting (its default grid stops at 1024).
 DELEGATED_MAX_ORDER = 1024.0
+#: Assumed relative error bound of the RDP curves dp-accounting computes (series and log-sum-exp
+#: evaluations in float64); every such curve is stepped up by it.
+DELEGATED_CURVE_ERROR = 1e-12
 #: Most RDP orders an accountant keeps (each summary is one float per order).
 MAX_ORDERS = 1_000_000
 
@@ -43,10 +47,10 @@ class MomentsAccountant(Accountant[FloatArray]):
       orders: RDP orders α > 1 (default: 1.001 … 10^6, see ``accountants.rdp.DEFAULT_ORDERS``).
       conversion: "improved" (Canonne–Kamath–Steinke; default) or "classic" (Mironov Prop. 3,
         i.e. Abadi et al.'s tail bound).
-      neighboring_relation: dp_accounting's relation, used for events whose curve depends on it
-        (randomized response needs REPLACE_ONE, Poisson sampling ADD_OR_REMOVE_ONE). Gaussian,
-        Laplace and pure events read their noise multiplier relative to the sensitivity under the
-        relation the caller uses.
+      neighboring_relation: dp_accounting's relation (default ``ADD_OR_REMOVE_ONE``, as there):
+        randomized response needs REPLACE_ONE, Poisson sampling ADD_OR_REMOVE_ONE or
+        REPLACE_SPECIAL; Gaussian and Laplace noise multipliers are relative to the add-or-remove
+        sensitivity, which doubles under REPLACE_ONE (see :mod:`accountants.relations`).
       ledger_path: see :class:`accountants.base.Accountant`.
     """
 
@@ -56,7 +60,7 @@ class MomentsAccountant(Accountant[FloatArray]):
         self,
         orders: ArrayLike | None = None,
         conversion: str = "improved",
-        neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
+        neighboring_relation: NeighboringRelation = DEFAULT_RELATION,
         ledger_path: StrPath | None = None,
     ) -> None:
         super().__init__(ledger_path)
@@ -70,11 +74,7 @@ class MomentsAccountant(Accountant[FloatArray]):
             raise ValueError(f"orders must have at most {MAX_ORDERS} entries, got {grid.size}")
         if not isinstance(conversion, str) or conversion not in ("improved", "classic"):
             raise ValueError(f"conversion must be 'improved' or 'classic', got {conversion!r}")
-        if not isinstance(neighboring_relation, NeighboringRelation):
-            raise TypeError(
-                "neighboring_relation must be a dp_accounting NeighboringRelation "
-                f"(e.g. NeighboringRelation.REPLACE_ONE), got {neighboring_relation!r}"
-            )
+        check_relation(neighboring_relation)
         self.orders = np.array(grid)
         self.orders.setflags(write=False)
         self.conversion = conversion
@@ -98,25 +98,39 @@ class MomentsAccountant(Accountant[FloatArray]):
         return np.zeros_like(self.orders)
 
     def _compose(self, summary: FloatArray, event: dp_event.DpEvent, count: int) -> FloatArray:
+        """Curves add up (Mironov 2017, Prop. 1); each product and sum is rounded up (one float
+        up after each operation), so the summary stays an upper bound on the exact sum."""
         total = summary
         with np.errstate(over="ignore"):  # a curve that overflows is ε_α = ∞, the right answer
             for leaf, repeats in flatten(event, count):
-                total = total + float(repeats) * self._curve(leaf)
+                total = _up(total + _up(_count_up(repeats) * self._curve(leaf)))
         return total
 
     def _curve(self, event: dp_event.DpEvent) -> FloatArray:
         try:
             return self._curve_cache[event]
         except KeyError:
-            curve = self._compute_curve(event)
+            curve = self._upper_curve(event)
             curve.setflags(write=False)
             self._curve_cache[event] = curve
             return curve
         except TypeError:  # an unhashable event (a list inside): compute without caching
-            return self._compute_curve(event)
+            return self._upper_curve(event)
+
+    def _upper_curve(self, event: dp_event.DpEvent) -> FloatArray:
+        """The event's curve stepped up by a bound on its evaluation error: the closed forms here
+        by 64 units of 2^-53 (a handful of roundings), dp-accounting's curves by
+        ``DELEGATED_CURVE_ERROR`` (an assumed bound on its series and log-sum-exp evaluations).
+        A negative value (rounding around an exact 0) becomes 0."""
+        curve = self._compute_curve(event)
+        own = isinstance(event, (dp_event.GaussianDpEvent, dp_event.LaplaceDpEvent, PureDpEvent, ApproxDpEvent))
+        error = 64 * 2.0**-53 if own and not _delegated(event) else DELEGATED_CURVE_ERROR
+        with np.errstate(over="ignore"):
+            return _up(np.maximum(curve, 0.0) * (1.0 + error))
 
     def _compute_curve(self, event: dp_event.DpEvent) -> FloatArray:
         # Parameters were checked on entry (accountants.events.check_event).
+        event = add_or_remove_equivalent(event, self.neighboring_relation)
         if isinstance(event, dp_event.GaussianDpEvent):
             return gaussian_rdp(self.orders, event.noise_multiplier)
         if isinstance(event, dp_event.LaplaceDpEvent):
@@ -171,6 +185,23 @@ class MomentsAccountant(Accountant[FloatArray]):
         """The composed RDP curve at ``orders`` (pointwise maximum over participants if None)."""
         curve: FloatArray = np.max(np.stack(self._selected(participant)), axis=0)  # numpy's stubs type this Any
         return curve
+
+
+def _up(values: FloatArray) -> FloatArray:
+    """Every positive entry one float up (zeros stay zero)."""
+    stepped: FloatArray = np.where(values > 0, np.nextafter(values, math.inf), values)
+    return stepped
+
+
+def _count_up(count: int) -> float:
+    """The least float >= count."""
+    value = float(count)
+    return value if value >= count else math.nextafter(value, math.inf)
+
+
+def _delegated(event: dp_event.DpEvent) -> bool:
+    """Whether the curve of ``event`` comes from dp-accounting (a Laplace release does)."""
+    return isinstance(event, dp_event.LaplaceDpEvent) and 0 < event.noise_multiplier < math.inf
 
 
 def _reveals_nothing(event: dp_event.DpEvent) -> bool:

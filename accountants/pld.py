@@ -2,9 +2,10 @@
 
 Each participant's releases are kept as counts per distinct event; a query builds one PLD per
 distinct event, self-composes it by its count (FFT powers), and composes the results. The
-pessimistic PLD gives upper bounds (what :meth:`get_epsilon` reports); the optimistic PLD gives
-lower estimates of the same quantity, available through :meth:`get_epsilon_interval`
-(Doroshenko et al. 2022, "Connect the dots").
+pessimistic PLD gives upper bounds (what :meth:`get_epsilon` reports, rounded outward); the
+optimistic PLD gives estimates of the same quantity from below the discretisation, available
+through :meth:`get_epsilon_interval` (Doroshenko et al. 2022, "Connect the dots"); they are
+estimates, not proven lower bounds.
 """
 
 from __future__ import annotations
@@ -21,9 +22,17 @@ from dp_accounting.privacy_accountant import NeighboringRelation
 from accountants.base import Accountant
 from accountants.events import ApproxDpEvent, PureDpEvent, epsilon_delta_of, flatten
 from accountants.ledger import StrPath
+from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation, sensitivity_factor
 from accountants.validation import check_delta, check_positive
 
-__all__ = ["PLDAccountant", "MAX_GRID_INTERVAL", "MAX_GRID_POINTS", "MAX_SELF_COMPOSITIONS"]
+__all__ = [
+    "PLDAccountant",
+    "MAX_GRID_INTERVAL",
+    "MAX_GRID_POINTS",
+    "MAX_SELF_COMPOSITIONS",
+    "PLD_ABSOLUTE_ERROR",
+    "PLD_RELATIVE_ERROR",
+]
 
 #: A participant's summary: how many times it released each distinct event.
 _Releases = Counter[dp_event.DpEvent]
@@ -36,16 +45,20 @@ class PLDAccountant(Accountant[_Releases]):
 
     Args:
       value_discretization_interval: PLD grid step (smaller is tighter and slower).
-      neighboring_relation: passed to dp-accounting for randomized response and Poisson-sampled
-        events; plain Gaussian and Laplace noise multipliers are read relative to the sensitivity
-        under whatever relation the caller uses.
+      neighboring_relation: dp-accounting's relation (default ``ADD_OR_REMOVE_ONE``, as there):
+        noise multipliers are relative to the add-or-remove sensitivity, which doubles under
+        ``REPLACE_ONE`` (see :mod:`accountants.relations`), as in dp-accounting's PLD accountant;
+        Poisson-sampled Gaussian releases are analysed under every relation, Poisson-sampled
+        Laplace ones under ``ADD_OR_REMOVE_ONE`` and ``REPLACE_SPECIAL``; randomized response
+        needs ``REPLACE_ONE`` or ``REPLACE_SPECIAL``.
       ledger_path: see :class:`accountants.base.Accountant`.
 
     Releases a privacy loss distribution cannot hold are refused (``UnsupportedEventError``, so
     :func:`accountants.best_epsilon` uses the other accountants): more than
     ``MAX_SELF_COMPOSITIONS`` releases of one non-Gaussian event, or releases whose loss would need
     a grid step above ``MAX_GRID_INTERVAL`` nats (e.g. 10^12 Gaussian releases at noise 1). Infinite
-    noise gives ε = 0; noise scales above 10^12 are bounded by the PLD at 10^12 (a valid upper bound).
+    noise gives ε = 0; noise scales above 10^4 are bounded by the PLD at 10^4 (a valid upper bound,
+    where dp-accounting's Gaussian arithmetic is still accurate).
     """
 
     name = "pld"
@@ -53,7 +66,7 @@ class PLDAccountant(Accountant[_Releases]):
     def __init__(
         self,
         value_discretization_interval: float = 1e-4,
-        neighboring_relation: NeighboringRelation = NeighboringRelation.REPLACE_ONE,
+        neighboring_relation: NeighboringRelation = DEFAULT_RELATION,
         ledger_path: StrPath | None = None,
     ) -> None:
         interval = check_positive(value_discretization_interval, "value_discretization_interval")
@@ -62,11 +75,7 @@ class PLDAccountant(Accountant[_Releases]):
                 f"value_discretization_interval must be at most {MAX_GRID_INTERVAL}, "
                 f"got {value_discretization_interval!r}"
             )
-        if not isinstance(neighboring_relation, NeighboringRelation):
-            raise TypeError(
-                "neighboring_relation must be a dp_accounting NeighboringRelation "
-                f"(e.g. NeighboringRelation.REPLACE_ONE), got {neighboring_relation!r}"
-            )
+        check_relation(neighboring_relation)
         super().__init__(ledger_path)
         self.value_discretization_interval = interval
         self.neighboring_relation = neighboring_relation
@@ -94,7 +103,7 @@ class PLDAccountant(Accountant[_Releases]):
                 f"{count} releases of it exceed {MAX_SELF_COMPOSITIONS}, the most this accountant "
                 "self-composes by FFT; use MomentsAccountant or AdvancedCompositionAccountant",
             )
-        self._check_grid(leaf, _loss_span(leaf, count) / MAX_GRID_POINTS)
+        self._check_grid(leaf, _loss_span(leaf, count, self.neighboring_relation) / MAX_GRID_POINTS)
 
     def _check_grid(self, event: dp_event.DpEvent, interval: float) -> None:
         if interval > MAX_GRID_INTERVAL:
@@ -119,14 +128,27 @@ class PLDAccountant(Accountant[_Releases]):
         return tuple(sorted(summary.items(), key=repr))
 
     def _cached_query(self, summary: _Releases, kind: str, value: float, pessimistic: bool) -> float:
-        """ε or δ of a summary, computed once per distinct summary (participants often share one)."""
+        """ε or δ of a summary, computed once per distinct summary (participants often share one).
+
+        The pessimistic results are rounded outward: δ(ε) as dp-accounting sums it is stepped up
+        by ``PLD_RELATIVE_ERROR`` (and ``PLD_ABSOLUTE_ERROR`` once an FFT composition was made),
+        and dp-accounting's ε (whose own root finding may be a few ulps low) is raised until that
+        stepped-up δ(ε) meets the target."""
         key = (self._key(summary), kind, value, pessimistic)
         if key not in self._query_cache:
             pld = self._pld(summary, pessimistic)
-            if kind == "epsilon":
-                result = math.inf if pld is None else max(0.0, float(pld.get_epsilon_for_delta(value)))
+            slack = PLD_ABSOLUTE_ERROR if _uses_fft(key[0]) else 0.0
+            if pld is None:
+                result = math.inf if kind == "epsilon" else 1.0
+            elif kind == "delta":
+                delta = float(pld.get_delta_for_epsilon(value)) * (1.0 + PLD_RELATIVE_ERROR) + slack
+                if delta == 0 and float(pld.get_delta_for_epsilon(0.0)) > 0:  # a tail below the float range
+                    delta = 5e-324
+                result = min(1.0, math.nextafter(delta, math.inf)) if delta > 0 else 0.0  # 0: identical outputs
             else:
-                result = 1.0 if pld is None else min(1.0, float(pld.get_delta_for_epsilon(value)))
+                result = max(0.0, float(pld.get_epsilon_for_delta(value)))
+                if pessimistic:
+                    result = _raised_until_safe(pld, result, value, slack)
             self._query_cache[key] = result
         return self._query_cache[key]
 
@@ -137,7 +159,8 @@ class PLDAccountant(Accountant[_Releases]):
             composed: pld_lib.PrivacyLossDistribution | None = None
             interval = self.grid_interval(summary)
             if key[0]:  # each event passed on registration; together they may still need too coarse a grid
-                self._check_grid(max(summary, key=lambda e: _loss_span(e, summary[e])), interval)
+                relation = self.neighboring_relation
+                self._check_grid(max(summary, key=lambda e: _loss_span(e, summary[e], relation)), interval)
             kept = math.fsum(count * math.log1p(-e.delta) for e, count in key[0] if isinstance(e, ApproxDpEvent))
             if kept < _LOG_MIN_KEPT_MASS:  # see _epsilon_delta: δ = 1 up to a negligible mass
                 self._pld_cache[key] = None
@@ -157,7 +180,7 @@ class PLDAccountant(Accountant[_Releases]):
         so that the composed privacy-loss support has at most ``MAX_GRID_POINTS`` points (nearly
         noiseless Gaussian releases have losses of order 1/σ²). A coarser pessimistic grid is still
         an upper bound, only a looser one; :meth:`get_epsilon_interval` shows the gap."""
-        span = math.fsum(_loss_span(event, count) for event, count in summary.items())
+        span = math.fsum(_loss_span(event, count, self.neighboring_relation) for event, count in summary.items())
         return max(self.value_discretization_interval, span / MAX_GRID_POINTS)
 
     def epsilon_from_summary(self, summary: _Releases, delta: float, pessimistic: bool = True) -> float:
@@ -167,15 +190,44 @@ class PLDAccountant(Accountant[_Releases]):
         return self._cached_query(summary, "delta", epsilon, True)
 
     def get_epsilon_interval(self, delta: float, participant: Hashable = None) -> tuple[float, float]:
-        """(optimistic lower estimate, pessimistic upper bound) of ε at ``delta``.
+        """(optimistic estimate, pessimistic upper bound) of ε at ``delta``.
 
-        Only the upper end is a guarantee; the interval shows the discretisation error.
+        Only the upper end is a guarantee. The lower end is dp-accounting's optimistic PLD on the
+        same (possibly coarsened) grid: it shows the discretisation error, but it is *not* a lower
+        bound on the exact ε (floating point and the tail truncation can put it above the truth,
+        e.g. 560050.57 against the exact 560050.147 for 10^5 Gaussian releases at σ = 0.3); it is
+        capped at the upper end. For a proven lower bound use an exact accountant where one applies
+        (:class:`accountants.ExactGaussianAccountant`, optimal composition) or an audit.
         """
         delta = check_delta(delta)
         summaries = self._selected(participant)
-        lower = max(self.epsilon_from_summary(s, delta, pessimistic=False) for s in summaries)
+        estimate = max(self.epsilon_from_summary(s, delta, pessimistic=False) for s in summaries)
         upper = max(self.epsilon_from_summary(s, delta, pessimistic=True) for s in summaries)
-        return lower, upper
+        return min(estimate, upper), upper
+
+
+def _uses_fft(key: _Key) -> bool:
+    """Whether the composed PLD of these releases was convolved (FFT): more than one distinct
+    event, or a self-composition of anything but a Gaussian (whose count folds into its σ)."""
+    return len(key) > 1 or any(count > 1 and not isinstance(e, dp_event.GaussianDpEvent) for e, count in key)
+
+
+def _raised_until_safe(pld: pld_lib.PrivacyLossDistribution, epsilon: float, delta: float, slack: float) -> float:
+    """The first of ε, ε(1 + 2^-44), ε(1 + 2^-40), … (and ∞) at which the stepped-up δ(ε) is
+    within ``delta``: dp-accounting's direct sum for δ(ε) is checked, not its root finding."""
+
+    def safe(candidate: float) -> bool:
+        computed = float(pld.get_delta_for_epsilon(candidate))
+        return computed * (1.0 + PLD_RELATIVE_ERROR) + slack <= delta
+
+    if math.isinf(epsilon) or safe(epsilon):
+        return epsilon
+    candidate = max(epsilon, 1e-300)
+    for power in range(44, 0, -4):
+        raised = math.nextafter(candidate * (1.0 + 2.0**-power), math.inf)
+        if safe(raised):
+            return raised
+    return math.inf
 
 
 def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
@@ -189,8 +241,8 @@ def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
     if isinstance(event, dp_event.PoissonSampledDpEvent):
         if not isinstance(event.event, dp_event.GaussianDpEvent | dp_event.LaplaceDpEvent):
             return "only Poisson-sampled Gaussian or Laplace releases are supported"
-        if relation == NeighboringRelation.REPLACE_ONE:
-            return "Poisson sampling is analysed under ADD_OR_REMOVE_ONE or REPLACE_SPECIAL; set neighboring_relation"
+        if isinstance(event.event, dp_event.LaplaceDpEvent) and relation == NeighboringRelation.REPLACE_ONE:
+            return "Poisson-sampled Laplace is analysed under ADD_OR_REMOVE_ONE or REPLACE_SPECIAL; set the relation"
     for name in ("noise_multiplier", "noise_parameter"):
         value = getattr(event, name, None)
         if value is not None and (math.isnan(value) or value < 0):
@@ -198,6 +250,12 @@ def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
     return ""
 
 
+#: Assumed relative error of dp-accounting's sum for δ(ε) over a privacy-loss distribution (a
+#: million positive terms in float64: below 1e-10), as a bound on what rounding can hide.
+PLD_RELATIVE_ERROR = 1e-9
+#: Assumed absolute error of an FFT convolution of privacy-loss distributions (float64 FFT of
+#: probability vectors summing to 1; dp-accounting truncates tails of mass 1e-15 pessimistically).
+PLD_ABSOLUTE_ERROR = 1e-14
 #: Largest privacy-loss grid a query allocates (8 bytes a point, several arrays in the FFT).
 MAX_GRID_POINTS = 1_000_000
 #: Coarsest grid step (nats) a query uses; releases needing a coarser one are refused
@@ -206,9 +264,10 @@ MAX_GRID_INTERVAL = 100.0
 #: Most releases of one non-Gaussian event that are self-composed by FFT (the cost grows with the
 #: count: about 8 s for 10^6 Laplace releases). Gaussian releases compose exactly at any count.
 MAX_SELF_COMPOSITIONS = 1_000_000
-#: Noise scales above this are replaced by it: less noise is a valid (pessimistic) bound, the
-#: privacy loss at 10^12 is far below any grid step, and dp-accounting overflows near 10^200.
-_MAX_NOISE = 1e12
+#: Noise scales above this are replaced by it: less noise is a valid (pessimistic) bound, and
+#: dp-accounting's Gaussian δ(ε) cancels at large scales (at σ = 10^6 its δ(0) is 2e-10 below the
+#: truth, at 10^4 within 3e-13, against mpmath), so that its PLD stays within PLD_RELATIVE_ERROR.
+_MAX_NOISE = 1e4
 #: A composition of (ε, δ) releases whose finite part keeps less mass than e^-27 (~2e-12) is
 #: treated as not private (δ = 1 up to that mass).
 _LOG_MIN_KEPT_MASS = -27.0
@@ -217,13 +276,14 @@ _LOG_MIN_KEPT_MASS = -27.0
 _TAIL_SDS = 10.0
 
 
-def _loss_span(event: dp_event.DpEvent, count: int) -> float:
+def _loss_span(event: dp_event.DpEvent, count: int, relation: NeighboringRelation) -> float:
     """Width of the privacy-loss support of ``count`` compositions of one release, ±_TAIL_SDS
     standard deviations of the loss (grid sizing only): the loss of a Gaussian with noise
     multiplier s is N(±1/(2s²), 1/s²) under the two hypotheses; Laplace (b) and ε-DP losses lie in
     [−1/b, 1/b] and [−ε, ε]."""
     if isinstance(event, dp_event.PoissonSampledDpEvent):
         event = event.event
+    event = add_or_remove_equivalent(event, relation)
     if isinstance(event, dp_event.GaussianDpEvent) and event.noise_multiplier > 0:
         # dp-accounting enumerates the loss over both hypotheses' supports: its mean ±1/(2s²) too
         s: float = event.noise_multiplier
@@ -252,6 +312,7 @@ def _gaussian(
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
         use_connect_dots=pessimistic,  # connect-the-dots has no optimistic variant
+        neighboring_relation=acc.neighboring_relation,  # sensitivity 2 under REPLACE_ONE
     )
 
 
@@ -264,6 +325,7 @@ def _laplace(
         return pld_lib.identity(interval)
     return pld_lib.from_laplace_mechanism(
         parameter=min(event.noise_multiplier, _MAX_NOISE),
+        sensitivity=sensitivity_factor(acc.neighboring_relation),
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
         use_connect_dots=pessimistic,

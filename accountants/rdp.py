@@ -28,14 +28,18 @@ __all__ = [
 #: RDP orders and curves: float64 arrays.
 FloatArray = NDArray[np.float64]
 
+_U = 2.0**-53  # unit roundoff of binary64
+
 #: Fine near 1, every integer to 256, then geometric up to 10^6: μ-GDP curves from μ ≈ 1e-3 to 50
-#: find their optimum order inside the grid.
+#: find their optimum order inside the grid. A superset of dp-accounting's default orders, so the
+#: same ledger is never looser here than in dp-accounting's ``RdpAccountant``.
 DEFAULT_ORDERS: FloatArray = np.unique(
     np.concatenate(
         [
             1.0 + np.geomspace(1e-3, 1.0, 40),
             np.linspace(2.0, 256.0, 255),
             np.round(np.geomspace(256.0, 1e6, 120)),
+            np.asarray(dp_rdp.DEFAULT_RDP_ORDERS, dtype=float),
         ]
     )
 )
@@ -77,26 +81,45 @@ def pure_dp_rdp(orders: ArrayLike, epsilon: float) -> FloatArray:
 def rdp_to_epsilon(
     orders: ArrayLike, rdp: ArrayLike, delta: float, conversion: str = "improved"
 ) -> tuple[float, float]:
-    """(ε, optimal order) for target δ. ``conversion``: "improved" or "classic"."""
+    """(ε, optimal order) for target δ, rounded up. ``conversion``: "improved" or "classic".
+
+    At each order α the improved conversion (Canonne, Kamath & Steinke 2020, Prop. 12; what
+    dp-accounting's ``compute_epsilon`` computes) is ε = ε_α + log(1 − 1/α) − log(δα)/(α − 1) for
+    α > 1.01, and ε = 0 where δ ≥ sqrt(1 − e^{−ε_α}) (the KL bound); the classic one (Mironov 2017,
+    Prop. 3) is ε_α + log(1/δ)/(α − 1). Each is evaluated with a few roundings, so it is stepped up
+    by 8 units of 2^-53 of the sum of its terms' magnitudes (and the KL test is made with a margin),
+    then minimised over the orders: every order gives a valid bound, so the minimum is one too.
+    """
     delta = check_delta(delta)
     orders, rdp = _check_curve(orders, rdp)
-    if conversion == "improved":
-        with np.errstate(over="ignore"):  # huge curves overflow to ε = ∞, the right answer
-            eps, order = dp_rdp.compute_epsilon(orders, rdp, delta)
-        return float(eps), float(order)
-    if conversion != "classic":
+    if conversion not in ("improved", "classic"):
         raise ValueError(f"conversion must be 'improved' or 'classic', got {conversion!r}")
     if delta == 0:
         return (0.0, float(orders[0])) if np.all(rdp == 0) else (math.inf, float(orders[0]))
-    eps = rdp + math.log(1.0 / delta) / (orders - 1.0)
+    log_inverse = -math.log(delta)
+    with np.errstate(over="ignore", invalid="ignore"):  # ε_α = ∞ gives ε = ∞ at that order
+        if conversion == "classic":
+            tail = log_inverse / (orders - 1.0)
+            eps = rdp + tail
+            eps = eps + 8 * _U * (rdp + tail)
+        else:
+            shift = np.log1p(-1.0 / orders)
+            tail = (log_inverse - np.log(orders)) / (orders - 1.0)
+            eps = rdp + shift + tail
+            eps = eps + 8 * _U * (rdp - shift + np.abs(tail))
+            eps = np.where(orders > 1.01, eps, math.inf)
+            kl_zero = delta * delta * (1.0 - 8 * _U) >= -np.expm1(-rdp) * (1.0 + 8 * _U)
+            eps = np.where(kl_zero, 0.0, eps)
+    eps = np.where(np.isnan(eps), math.inf, eps)
     index = int(np.argmin(eps))
-    return max(0.0, float(eps[index])), float(orders[index])
+    value = max(0.0, float(eps[index]))
+    return (math.nextafter(value, math.inf) if 0 < value < math.inf else value), float(orders[index])
 
 
 def rdp_to_delta(
     orders: ArrayLike, rdp: ArrayLike, epsilon: float, conversion: str = "improved"
 ) -> tuple[float, float]:
-    """(δ, optimal order) for target ε. ``conversion``: "improved" or "classic"."""
+    """(δ, optimal order) for target ε, rounded up. ``conversion``: "improved" or "classic"."""
     epsilon = check_epsilon(epsilon)
     orders, rdp = _check_curve(orders, rdp)
     if conversion == "improved":
@@ -105,25 +128,41 @@ def rdp_to_delta(
         raise ValueError(f"conversion must be 'improved' or 'classic', got {conversion!r}")
     with np.errstate(over="ignore", invalid="ignore"):
         log_delta = (orders - 1.0) * (rdp - epsilon)
+        log_delta = log_delta + 8 * _U * (orders - 1.0) * (rdp + epsilon)
     log_delta = np.where(np.isnan(log_delta), math.inf, log_delta)
     index = int(np.argmin(log_delta))
-    return min(1.0, math.exp(min(0.0, float(log_delta[index])))), float(orders[index])
+    return _delta_up(float(log_delta[index])), float(orders[index])
+
+
+def _delta_up(log_delta: float) -> float:
+    """The least float above e^log_delta (capped at 1; the smallest subnormal if it underflows)."""
+    if log_delta >= 0:
+        return 1.0
+    if log_delta == -math.inf:
+        return 0.0
+    return min(1.0, max(math.nextafter(math.exp(log_delta) * (1.0 + 4 * _U), math.inf), 5e-324))
 
 
 def _improved_delta(orders: FloatArray, rdp: FloatArray, epsilon: float) -> tuple[float, float]:
     """The improved conversion to δ, vectorised: at each order the smaller of the KL bound
     δ ≤ sqrt(1 − e^{−ε_α}) and, for α > 1.01, the bound of Canonne, Kamath & Steinke (2020,
-    Prop. 12), log δ ≤ (α − 1)(ε_α − ε + log(1 − 1/α)) − log α; then the best order.
+    Prop. 12), log δ ≤ (α − 1)(ε_α − ε + log(1 − 1/α)) − log α; then the best order, rounded up
+    (8 units of 2^-53 of the terms' magnitudes in log δ).
 
     The same bounds as dp-accounting's ``compute_delta``, computed so that a tiny ε_α (below
     2^-53, where e^{−ε_α} rounds to 1) gives its tiny δ instead of a math domain error.
     """
-    with np.errstate(over="ignore", divide="ignore"):  # ε_α = ∞ gives δ = 1 at that order
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # ε_α = ∞ gives δ = 1 at that order
         kl = np.where(rdp > 0, 0.5 * np.log(-np.expm1(-np.maximum(rdp, 0.0))), -math.inf)
-        tail = (orders - 1.0) * (rdp - epsilon + np.log1p(-1.0 / orders)) - np.log(orders)
+        kl = kl + 8 * _U * (np.abs(kl) + 1.0)
+        shift = np.log1p(-1.0 / orders)
+        log_orders = np.log(orders)
+        tail = (orders - 1.0) * (rdp - epsilon + shift) - log_orders
+        tail = tail + 8 * _U * ((orders - 1.0) * (rdp + epsilon - shift) + log_orders)
+    tail = np.where(np.isnan(tail), math.inf, tail)
     log_delta = np.where(orders > 1.01, np.minimum(kl, tail), kl)
     index = int(np.argmin(log_delta))
-    return min(math.exp(min(0.0, float(log_delta[index]))), 1.0), float(orders[index])
+    return _delta_up(float(log_delta[index])), float(orders[index])
 
 
 def _check_curve(orders: ArrayLike, rdp: ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -1,14 +1,19 @@
-"""Accountants against dp-accounting: time-varying Gaussian sequences and optimal composition."""
+"""Accountants against dp-accounting: time-varying Gaussian sequences, identical and
+Poisson-sampled Gaussians (ours against dp-accounting's RDP and PLD on the same ledger, ε in the
+note), and optimal composition."""
 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 from dp_accounting import dp_event, get_epsilon_gaussian
 from dp_accounting.pld import PLDAccountant as DpPLDAccountant
+from dp_accounting.rdp import RdpAccountant
 
-from accountants import AdvancedCompositionAccountant, ApproxDpEvent, ExactGaussianAccountant
+from accountants import AdvancedCompositionAccountant, ApproxDpEvent, ExactGaussianAccountant, MomentsAccountant
+from accountants import PLDAccountant as OurPLDAccountant
 from accountants.composition import drv_epsilon
 from benchmarks.timing import best_of, row
 
@@ -73,6 +78,7 @@ def run(quick: bool = False) -> list[dict]:
             "target < 20 ms (ratio ≥ 1 meets it)",
         )
     )
+    rows += _same_ledger_rows(quick)
     releases = 1000 if quick else 10_000
     accountant = AdvancedCompositionAccountant().register(ApproxDpEvent(0.1, 1e-6), releases)
     optimal_s, optimal_eps = best_of(
@@ -89,4 +95,38 @@ def run(quick: bool = False) -> list[dict]:
             f"vs DRV {drv_eps:.4f}; {len(accountant.ledger)} ledger entry",
         )
     )
+    return rows
+
+
+def _epsilon(factory, event, count: int) -> float:
+    """ε at DELTA of ``count`` releases of ``event`` in a fresh accountant (ours or dp-accounting's)."""
+    return factory().compose(event, count).get_epsilon(DELTA)
+
+
+def _same_ledger_rows(quick: bool) -> list[dict]:
+    """(b) identical Gaussians and (c) Poisson-sampled Gaussians: ours against dp-accounting's RDP
+    and PLD accountants on the same events, ε and time measured in the same run."""
+    identical = (dp_event.GaussianDpEvent(50.0), 1000 if quick else 10_000)
+    sampled = (dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0)), 100 if quick else 1000)
+    cases = [
+        ("(b) identical Gaussians σ=50", identical, ExactGaussianAccountant),
+        ("(c) Poisson-sampled Gaussians q=0.01 σ=1, RDP", sampled, MomentsAccountant),
+        ("(c) Poisson-sampled Gaussians q=0.01 σ=1, PLD", sampled, OurPLDAccountant),
+    ]
+    peers = {"dp-accounting RdpAccountant": RdpAccountant, "dp-accounting PLDAccountant": DpPLDAccountant}
+    rows = []
+    for label, (event, count), ours_factory in cases:
+        ours_s, ours_eps = best_of(partial(_epsilon, ours_factory, event, count), repeats=1)
+        for peer, peer_factory in peers.items():
+            peer_s, peer_eps = best_of(partial(_epsilon, peer_factory, event, count), repeats=1)
+            rows.append(
+                row(
+                    f"{label}, {count:,} releases (ε at δ=1e-5)",
+                    ours_s,
+                    peer,
+                    peer_s,
+                    f"ε ours {ours_eps:.6f}, {peer} {peer_eps:.6f} (ratio {ours_eps / peer_eps:.5f}); "
+                    "goal: ratio ≤ 1 against RDP, ≈ 1 against PLD",
+                )
+            )
     return rows

@@ -1,7 +1,15 @@
 import pytest
 from dp_accounting import dp_event
 
-from accountants import BudgetFilter, ExactGaussianAccountant, PrivacyBudgetExceeded, PureDpEvent, PureEpsilonAccountant
+from accountants import (
+    BudgetFilter,
+    ExactGaussianAccountant,
+    MomentsAccountant,
+    PLDAccountant,
+    PrivacyBudgetExceeded,
+    PureDpEvent,
+    PureEpsilonAccountant,
+)
 
 
 def test_refuses_the_release_that_would_cross_the_budget_and_records_nothing():
@@ -29,3 +37,15 @@ def test_bad_construction():
         BudgetFilter(object(), 1.0, 1e-5)
     with pytest.raises(ValueError, match="delta must be a probability"):
         BudgetFilter(PureEpsilonAccountant(), 1.0, 2.0)
+
+
+def test_only_proven_filters_claim_adaptive_validity():
+    assert BudgetFilter(ExactGaussianAccountant(), 1.0, 1e-5).adaptive
+    assert BudgetFilter(PureEpsilonAccountant(), 1.0, 0.0).adaptive
+    assert BudgetFilter(MomentsAccountant(orders=[8.0]), 1.0, 1e-5, require_adaptive=True).adaptive
+    assert not BudgetFilter(MomentsAccountant(), 1.0, 1e-5).adaptive
+    with pytest.raises(ValueError, match="require_adaptive: PLDAccountant has no proven privacy filter"):
+        BudgetFilter(PLDAccountant(), 1.0, 1e-5, require_adaptive=True)
+    gdp = BudgetFilter(ExactGaussianAccountant(), 1.0, 1e-5, require_adaptive=True)
+    gdp.register(dp_event.GaussianDpEvent(10.0))
+    assert gdp.get_epsilon(1e-5) <= 1.0

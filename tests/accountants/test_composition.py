@@ -54,8 +54,12 @@ def test_kov_theorem_3_3_closed_form_points():
 
 
 def test_pure_composition_at_delta_zero_is_the_sum():
-    assert optimal_epsilon([(0.1, 0.0, 100)], 0.0) == 10.0
-    assert basic_epsilon([(0.1, 0.0, 100)], 0.0) == 10.0
+    # 100 times the float 0.1 (0.1000000000000000055…) is 10.0000000000000006: the least float
+    # above it, not 10.0, is the sound bound
+    above_ten = math.nextafter(10.0, math.inf)
+    assert optimal_epsilon([(0.1, 0.0, 100)], 0.0) == above_ten
+    assert basic_epsilon([(0.1, 0.0, 100)], 0.0) == above_ten
+    assert basic_epsilon([(0.5, 0.0, 100)], 0.0) == 50.0  # exact sums are not stepped
     assert optimal_epsilon([(0.1, 1e-9, 100)], 0.0) == math.inf
 
 
