@@ -20,48 +20,68 @@ mechanism. Details: :mod:`accountants.relations`. :class:`DpAccountingView` make
 dp-accounting ``PrivacyAccountant`` (``calibrate_dp_mechanism``, DP-SGD loops run unchanged).
 
 Every ε and δ an accountant publishes is an upper bound rounded outward (see each module).
-Importing this package pulls in numpy, scipy and dp-accounting only.
+Importing this package is light: each name is imported on first use (dp-accounting and scipy
+then), so ``import accountants`` and the command-line ``--help`` start in well under a second.
 """
 
-from accountants.approximate import AdvancedCompositionAccountant, PureEpsilonAccountant
-from accountants.base import Accountant
-from accountants.best import ACCOUNTANTS, BestBound, best_epsilon, epsilon_by_accountant
-from accountants.budget import BudgetFilter
-from accountants.calibration import calibrate_noise_multiplier
-from accountants.errors import PrivacyBudgetExceeded, UnsupportedEventError
-from accountants.events import ApproxDpEvent, PureDpEvent, epsilon_delta_of
-from accountants.exact_gaussian import ExactGaussianAccountant
-from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon, gaussian_mu
-from accountants.interop import DpAccountingView
-from accountants.ledger import Ledger, LedgerEntry, LedgerFile
-from accountants.moments import MomentsAccountant
-from accountants.pld import PLDAccountant
+from typing import TYPE_CHECKING
+
+from accountants.lazy import lazy_exports
 from accountants.version import __version__
 
-__all__ = [
-    "__version__",
-    "Accountant",
-    "ACCOUNTANTS",
-    "AdvancedCompositionAccountant",
-    "ApproxDpEvent",
-    "BestBound",
-    "BudgetFilter",
-    "DpAccountingView",
-    "ExactGaussianAccountant",
-    "Ledger",
-    "LedgerEntry",
-    "LedgerFile",
-    "MomentsAccountant",
-    "PLDAccountant",
-    "PrivacyBudgetExceeded",
-    "PureDpEvent",
-    "PureEpsilonAccountant",
-    "UnsupportedEventError",
-    "best_epsilon",
-    "calibrate_noise_multiplier",
-    "epsilon_by_accountant",
-    "epsilon_delta_of",
-    "gaussian_delta",
-    "gaussian_epsilon",
-    "gaussian_mu",
-]
+if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from accountants.approximate import AdvancedCompositionAccountant as AdvancedCompositionAccountant
+    from accountants.approximate import PureEpsilonAccountant as PureEpsilonAccountant
+    from accountants.base import Accountant as Accountant
+    from accountants.best import ACCOUNTANTS as ACCOUNTANTS
+    from accountants.best import BestBound as BestBound
+    from accountants.best import best_epsilon as best_epsilon
+    from accountants.best import epsilon_by_accountant as epsilon_by_accountant
+    from accountants.budget import BudgetFilter as BudgetFilter
+    from accountants.calibration import calibrate_noise_multiplier as calibrate_noise_multiplier
+    from accountants.errors import PrivacyBudgetExceeded as PrivacyBudgetExceeded
+    from accountants.errors import UnsupportedEventError as UnsupportedEventError
+    from accountants.events import ApproxDpEvent as ApproxDpEvent
+    from accountants.events import PureDpEvent as PureDpEvent
+    from accountants.events import epsilon_delta_of as epsilon_delta_of
+    from accountants.exact_gaussian import ExactGaussianAccountant as ExactGaussianAccountant
+    from accountants.gaussian_dp import gaussian_delta as gaussian_delta
+    from accountants.gaussian_dp import gaussian_epsilon as gaussian_epsilon
+    from accountants.gaussian_dp import gaussian_mu as gaussian_mu
+    from accountants.interop import DpAccountingView as DpAccountingView
+    from accountants.ledger import Ledger as Ledger
+    from accountants.ledger import LedgerEntry as LedgerEntry
+    from accountants.ledger import LedgerFile as LedgerFile
+    from accountants.moments import MomentsAccountant as MomentsAccountant
+    from accountants.pld import PLDAccountant as PLDAccountant
+
+_EXPORTS = {
+    "AdvancedCompositionAccountant": "accountants.approximate",
+    "PureEpsilonAccountant": "accountants.approximate",
+    "Accountant": "accountants.base",
+    "ACCOUNTANTS": "accountants.best",
+    "BestBound": "accountants.best",
+    "best_epsilon": "accountants.best",
+    "epsilon_by_accountant": "accountants.best",
+    "BudgetFilter": "accountants.budget",
+    "calibrate_noise_multiplier": "accountants.calibration",
+    "PrivacyBudgetExceeded": "accountants.errors",
+    "UnsupportedEventError": "accountants.errors",
+    "ApproxDpEvent": "accountants.events",
+    "PureDpEvent": "accountants.events",
+    "epsilon_delta_of": "accountants.events",
+    "ExactGaussianAccountant": "accountants.exact_gaussian",
+    "gaussian_delta": "accountants.gaussian_dp",
+    "gaussian_epsilon": "accountants.gaussian_dp",
+    "gaussian_mu": "accountants.gaussian_dp",
+    "DpAccountingView": "accountants.interop",
+    "Ledger": "accountants.ledger",
+    "LedgerEntry": "accountants.ledger",
+    "LedgerFile": "accountants.ledger",
+    "MomentsAccountant": "accountants.moments",
+    "PLDAccountant": "accountants.pld",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

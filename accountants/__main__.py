@@ -16,15 +16,13 @@ import json
 import math
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from dp_accounting import dp_event
-
-from accountants.best import best_epsilon
-from accountants.events import PureDpEvent
-from accountants.ledger import Ledger, LedgerEntry
 from accountants.validation import check_count, check_delta, check_epsilon
 from accountants.version import __version__
+
+if TYPE_CHECKING:  # dp-accounting and the accountants are imported once the arguments are read
+    from accountants.ledger import Ledger
 
 PROG = "dp-accountant"
 
@@ -132,6 +130,11 @@ def _repair(path: str) -> int:
 
 
 def _load_ledger(args: argparse.Namespace) -> Ledger:
+    from dp_accounting import dp_event
+
+    from accountants.events import PureDpEvent
+    from accountants.ledger import Ledger, LedgerEntry
+
     if args.ledger is not None:
         if args.count is not None:
             _usage_error("argument --count: not allowed with argument --ledger (the ledger records its counts)")
@@ -153,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         return _repair(_ledger_parser().parse_args(arguments[1:]).file)
     args = _parser().parse_args(arguments)
     ledger = _load_ledger(args)
+    from accountants.best import best_epsilon
+
     try:
         best = best_epsilon(ledger, args.delta)
     except ValueError as error:

@@ -28,34 +28,52 @@ reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR; :mod:`attacks.metrics`
   Neyman–Pearson replay test for the certified output mode (:mod:`attacks.sharing`).
 """
 
-from accountants.version import __version__
-from attacks.base import AttackScores
-from attacks.blackbox import LiRA, LossThreshold
-from attacks.kkt import KKTInference, KKTKnowledge
-from attacks.objective_perturbation import TranscriptNP, realised_privacy_loss
-from attacks.pdml import BroadcastNP, replay_server
-from attacks.reconstruction_bound import rero_bound, rero_bound_fdp, rero_bound_gdp
-from attacks.sharing import ColumnSpaceTest, GramRecovery, SharingNP, recover_gram
-from attacks.whitebox import WhiteBoxNP, replay_statistics
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "__version__",
-    "AttackScores",
-    "BroadcastNP",
-    "ColumnSpaceTest",
-    "GramRecovery",
-    "KKTInference",
-    "KKTKnowledge",
-    "LiRA",
-    "LossThreshold",
-    "SharingNP",
-    "TranscriptNP",
-    "WhiteBoxNP",
-    "realised_privacy_loss",
-    "recover_gram",
-    "replay_server",
-    "replay_statistics",
-    "rero_bound",
-    "rero_bound_fdp",
-    "rero_bound_gdp",
-]
+from accountants.lazy import lazy_exports
+from accountants.version import __version__
+
+if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from attacks.base import AttackScores as AttackScores
+    from attacks.blackbox import LiRA as LiRA
+    from attacks.blackbox import LossThreshold as LossThreshold
+    from attacks.kkt import KKTInference as KKTInference
+    from attacks.kkt import KKTKnowledge as KKTKnowledge
+    from attacks.objective_perturbation import TranscriptNP as TranscriptNP
+    from attacks.objective_perturbation import realised_privacy_loss as realised_privacy_loss
+    from attacks.pdml import BroadcastNP as BroadcastNP
+    from attacks.pdml import replay_server as replay_server
+    from attacks.reconstruction_bound import rero_bound as rero_bound
+    from attacks.reconstruction_bound import rero_bound_fdp as rero_bound_fdp
+    from attacks.reconstruction_bound import rero_bound_gdp as rero_bound_gdp
+    from attacks.sharing import ColumnSpaceTest as ColumnSpaceTest
+    from attacks.sharing import GramRecovery as GramRecovery
+    from attacks.sharing import SharingNP as SharingNP
+    from attacks.sharing import recover_gram as recover_gram
+    from attacks.whitebox import WhiteBoxNP as WhiteBoxNP
+    from attacks.whitebox import replay_statistics as replay_statistics
+
+_EXPORTS = {
+    "AttackScores": "attacks.base",
+    "LiRA": "attacks.blackbox",
+    "LossThreshold": "attacks.blackbox",
+    "KKTInference": "attacks.kkt",
+    "KKTKnowledge": "attacks.kkt",
+    "TranscriptNP": "attacks.objective_perturbation",
+    "realised_privacy_loss": "attacks.objective_perturbation",
+    "BroadcastNP": "attacks.pdml",
+    "replay_server": "attacks.pdml",
+    "rero_bound": "attacks.reconstruction_bound",
+    "rero_bound_fdp": "attacks.reconstruction_bound",
+    "rero_bound_gdp": "attacks.reconstruction_bound",
+    "ColumnSpaceTest": "attacks.sharing",
+    "GramRecovery": "attacks.sharing",
+    "SharingNP": "attacks.sharing",
+    "recover_gram": "attacks.sharing",
+    "WhiteBoxNP": "attacks.whitebox",
+    "replay_statistics": "attacks.whitebox",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -17,23 +17,8 @@ attacks, :class:`Claim`, extra sections) and run by the one audit loop, :func:`r
 
 from typing import TYPE_CHECKING
 
+from accountants.lazy import lazy_exports
 from accountants.version import __version__
-from audits.stats import (
-    CONDITIONAL_ON_GDP,
-    WORST_CASE,
-    Bonferroni,
-    Fixed,
-    LowerBound,
-    Split,
-    auroc,
-    by_label,
-    clopper_pearson_audit,
-    gdp_audit,
-    one_run_audit,
-    one_run_fdp_audit,
-    roc_curve,
-    tpr_at_fpr,
-)
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
     from audits.api import AuditReport as AuditReport
@@ -49,40 +34,22 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.spec import AuditSpec as AuditSpec
     from audits.spec import Claim as Claim
     from audits.spec import ScoreAttack as ScoreAttack
+    from audits.stats import CONDITIONAL_ON_GDP as CONDITIONAL_ON_GDP
+    from audits.stats import WORST_CASE as WORST_CASE
+    from audits.stats import Bonferroni as Bonferroni
+    from audits.stats import Fixed as Fixed
+    from audits.stats import LowerBound as LowerBound
+    from audits.stats import Split as Split
+    from audits.stats import auroc as auroc
+    from audits.stats import by_label as by_label
+    from audits.stats import clopper_pearson_audit as clopper_pearson_audit
+    from audits.stats import gdp_audit as gdp_audit
+    from audits.stats import one_run_audit as one_run_audit
+    from audits.stats import one_run_fdp_audit as one_run_fdp_audit
+    from audits.stats import roc_curve as roc_curve
+    from audits.stats import tpr_at_fpr as tpr_at_fpr
 
-__all__ = [
-    "__version__",
-    "AuditReport",
-    "AuditSpec",
-    "Bonferroni",
-    "OneRunReport",
-    "Claim",
-    "CONDITIONAL_ON_GDP",
-    "Fixed",
-    "LowerBound",
-    "Split",
-    "TARGETS",
-    "WORST_CASE",
-    "audit",
-    "audit_one_run",
-    "audit_spec",
-    "auroc",
-    "by_label",
-    "clopper_pearson_audit",
-    "get_target",
-    "gdp_audit",
-    "one_run_audit",
-    "one_run_fdp_audit",
-    "roc_curve",
-    "run_audit",
-    "run_spec",
-    "ScoreAttack",
-    "tpr_at_fpr",
-    "whitebox_replay",
-]
-
-
-_LAZY = {
+_EXPORTS = {
     "AuditReport": "audits.api",
     "audit": "audits.api",
     "audit_spec": "audits.api",
@@ -96,13 +63,23 @@ _LAZY = {
     "get_target": "audits.registry",
     "run_audit": "audits.run",
     "run_spec": "audits.runner",
+    "CONDITIONAL_ON_GDP": "audits.stats",
+    "WORST_CASE": "audits.stats",
+    "Bonferroni": "audits.stats",
+    "Fixed": "audits.stats",
+    "LowerBound": "audits.stats",
+    "Split": "audits.stats",
+    "auroc": "audits.stats",
+    "by_label": "audits.stats",
+    "clopper_pearson_audit": "audits.stats",
+    "gdp_audit": "audits.stats",
+    "one_run_audit": "audits.stats",
+    "one_run_fdp_audit": "audits.stats",
+    "roc_curve": "audits.stats",
+    "tpr_at_fpr": "audits.stats",
 }
 
+__all__ = ["__version__", *sorted(_EXPORTS)]
 
-def __getattr__(name: str) -> object:
-    # lazy, so that ``python -m audits.run`` does not import audits.run twice
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'audits' has no attribute {name!r}")
+# lazy, so that ``python -m audits.run`` does not import audits.run twice and --help starts fast
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -131,14 +131,18 @@ def _summary(obj: object) -> str:
     return obj.__doc__.strip().splitlines()[0]
 
 
+#: Names of the hidden, deliberately broken targets start with this (their solvers load only then).
+BROKEN_PREFIX = "dpadmm-broken-"
+
+
 def broken_targets() -> dict[str, AuditTarget]:
     from audits.broken import BROKEN_VARIANTS
 
     return {
-        f"dpadmm-broken-{key}": AuditTarget(
-            f"dpadmm-broken-{key}",
+        f"{BROKEN_PREFIX}{key}": AuditTarget(
+            f"{BROKEN_PREFIX}{key}",
             f"DELIBERATELY BROKEN DP-ADMM ({_summary(cls)})",
-            dpadmm_spec(f"dpadmm-broken-{key}", cls, canary),
+            dpadmm_spec(f"{BROKEN_PREFIX}{key}", cls, canary),
             hidden=True,
         )
         for key, (cls, canary) in BROKEN_VARIANTS.items()
@@ -206,7 +210,7 @@ def get_target(name: str) -> AuditTarget:
     """
     if ":" in name:
         return _from_module(name)
-    builtin = {**TARGETS, **broken_targets()}
+    builtin = {**TARGETS, **broken_targets()} if name.startswith(BROKEN_PREFIX) else TARGETS
     if name in builtin:
         target = builtin[name]
     else:

@@ -23,8 +23,8 @@ libraries only when first used. ``run(..., backend="ray")`` runs every agent as 
 
 from typing import TYPE_CHECKING
 
+from accountants.lazy import lazy_exports
 from accountants.version import __version__
-from solvers.lazy import lazy_exports
 
 # Public name → defining module. Everything is imported on first use, so ``import solvers`` (and
 # ``import solvers.datasets``) stays light: no dp_accounting, scikit-learn or matplotlib until needed.

@@ -14,6 +14,7 @@ Problems ready for a solver (defined in :mod:`solvers.builders`, imported here o
 
 from typing import TYPE_CHECKING
 
+from accountants.lazy import lazy_exports
 from solvers.datasets.adult import (
     AdultSplit,
     BundledDataError,
@@ -48,7 +49,6 @@ from solvers.datasets.validation import (
     check_records,
     first_row_outside,
 )
-from solvers.lazy import lazy_exports
 
 # The problem builders need solvers.problem, which imports this package: they load on first use.
 _BUILDERS = ("adult_problem", "problem_from_xy", "replace_record", "synthetic_problem", "twonorm_problem")

@@ -14,6 +14,7 @@ M-ADMM/PP, DVP on one vectorised engine), ``privacy`` (Theorem V.1 / 4.1 bounds 
 
 from typing import TYPE_CHECKING
 
+from accountants.lazy import lazy_exports
 from solvers.decentralized.admm import (
     DEFAULT_ACCOUNTANTS,
     DVP,
@@ -35,7 +36,6 @@ from solvers.decentralized.privacy import (
 )
 from solvers.decentralized.problem import DecentralizedProblem
 from solvers.decentralized.steps import even_step_from_transcript
-from solvers.lazy import lazy_exports
 
 if TYPE_CHECKING:  # the estimator loads scikit-learn: imported on first use at run time
     from solvers.decentralized.estimator import DecentralizedClassifier as DecentralizedClassifier

@@ -23,7 +23,7 @@ the engine's promises.
 
 from typing import TYPE_CHECKING
 
-from solvers.lazy import lazy_exports
+from accountants.lazy import lazy_exports
 
 _EXPORTS = {
     "DEFAULT_ACCOUNTANTS": "solvers.engine.accounting",

@@ -14,7 +14,7 @@ label guarantee; the paper gives no number for these).
 
 from typing import TYPE_CHECKING
 
-from solvers.lazy import lazy_exports
+from accountants.lazy import lazy_exports
 from solvers.pdml.admm import DEFAULT_ACCOUNTANTS, PDML, PDMLPlan, sample_eta
 from solvers.pdml.privacy import (
     DERIVED_NOTE,

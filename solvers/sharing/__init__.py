@@ -20,7 +20,7 @@ classifier), ``base`` (the framework adapter).
 
 from typing import TYPE_CHECKING
 
-from solvers.lazy import lazy_exports
+from accountants.lazy import lazy_exports
 
 # Public name → defining module, imported on first use; the ``TYPE_CHECKING`` block below lists the
 # same names for type checkers.
