@@ -25,6 +25,9 @@ __all__ = [
     "approx_events",
     "randomized_response_events",
     "events",
+    "poisson_sampled_events",
+    "self_composed_events",
+    "composed_events",
     "participants",
     "ledger_entries",
     "ledgers",
@@ -80,6 +83,38 @@ def events(
     if unknown:
         raise ValueError(f"unknown event kinds {sorted(unknown)}; known: {sorted(_KINDS)}")
     return st.one_of([_KINDS[kind]() for kind in kinds])
+
+
+def poisson_sampled_events(
+    inner: st.SearchStrategy[dp_event.DpEvent] | None = None, min_probability: float = 1e-3
+) -> st.SearchStrategy[dp_event.PoissonSampledDpEvent]:
+    """``PoissonSampledDpEvent`` of a Gaussian release (default) or of ``inner``, with a sampling
+    probability in [``min_probability``, 1]."""
+    return st.builds(
+        dp_event.PoissonSampledDpEvent,
+        st.floats(min_value=min_probability, max_value=1.0),
+        gaussian_events() if inner is None else inner,
+    )
+
+
+def self_composed_events(
+    inner: st.SearchStrategy[dp_event.DpEvent] | None = None, max_count: int = 50
+) -> st.SearchStrategy[dp_event.SelfComposedDpEvent]:
+    """``SelfComposedDpEvent``: ``inner`` (default: a Gaussian release) repeated 1 … ``max_count`` times."""
+    return st.builds(
+        dp_event.SelfComposedDpEvent,
+        gaussian_events() if inner is None else inner,
+        st.integers(min_value=1, max_value=max_count),
+    )
+
+
+def composed_events(
+    inner: st.SearchStrategy[dp_event.DpEvent] | None = None, max_size: int = 4
+) -> st.SearchStrategy[dp_event.ComposedDpEvent]:
+    """``ComposedDpEvent`` of 1 … ``max_size`` events drawn from ``inner`` (default: Gaussian)."""
+    return st.lists(gaussian_events() if inner is None else inner, min_size=1, max_size=max_size).map(
+        dp_event.ComposedDpEvent
+    )
 
 
 def participants(count: int = 3) -> st.SearchStrategy[int | str]:
