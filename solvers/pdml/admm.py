@@ -94,24 +94,27 @@ _CHANNELS = {
 }
 
 
-def sample_eta(rng: np.random.Generator, bound: np.ndarray, dim: int, dist: str = "l2_ball") -> np.ndarray:
-    """η_i for each server, (N, d): uniform in the ℓ2 ball of radius R_i (direction g/‖g‖, radius R_i
-    U^{1/d}; the toolkit's default, as the paper leaves the law open), or ``"linf_uniform"``: every
-    coordinate U[−R_i, R_i]. Every draw has the servers on axis 1 (per-agent streams)."""
+def sample_eta(
+    rng: np.random.Generator, bound: np.ndarray, dim: int, dist: str = "l2_ball", trials: tuple[int, ...] = ()
+) -> np.ndarray:
+    """η_i for each server, (*trials, N, d): uniform in the ℓ2 ball of radius R_i (direction g/‖g‖,
+    radius R_i U^{1/d}; the toolkit's default, as the paper leaves the law open), or
+    ``"linf_uniform"``: every coordinate U[−R_i, R_i]. Every draw has the servers on the axis after
+    the trials' (per-agent streams); ``trials`` are leading trial axes, () for one trial."""
     bound = np.asarray(bound, dtype=np.float64)
     N = bound.size
     if dist == "l2_ball":
-        direction = rng.standard_normal((1, N, dim))[0]
-        direction /= np.linalg.norm(direction, axis=1, keepdims=True)
-        return direction * (bound * rng.random((1, N))[0] ** (1.0 / dim))[:, None]
+        direction = rng.standard_normal((*trials, 1, N, dim))[..., 0, :, :]
+        direction /= np.linalg.norm(direction, axis=-1, keepdims=True)
+        return direction * (bound * rng.random((*trials, 1, N))[..., 0, :] ** (1.0 / dim))[..., None]
     if dist == "linf_uniform":
-        return (2.0 * rng.random((1, N, dim))[0] - 1.0) * bound[:, None]
+        return (2.0 * rng.random((*trials, 1, N, dim))[..., 0, :, :] - 1.0) * bound[:, None]
     raise ValueError(f"eta_dist must be 'l2_ball' or 'linf_uniform', got {dist!r}")
 
 
 class _TrialNoise:
-    """One trial's randomness, shape (1, N, m + d + T·d): row i is group i's flips (m), then server
-    i's η (d), then its θ(1..T) (T·d).
+    """One trial's randomness, shape (1, N, m + d + T·d) (behind any leading trial axes): row i is
+    group i's flips (m), then server i's η (d), then its θ(1..T) (T·d).
 
     Every draw has the servers (user groups) on axis 1, so group i's flips and server i's noise
     come from stream i alone, and row i is all a server's actor holds (``solvers.pdml.protocol``).
@@ -133,14 +136,19 @@ class _TrialNoise:
         self.eta_bound, self.eta_dist, self.gaussian, self.noisy = eta_bound, eta_dist, gaussian, V > 0
         self.N, self.m, self.d, self.T = N, m, d, T
 
+    #: ``sample`` takes leading trial axes (the engine then draws a whole chunk at once).
+    leading_trials = True
+
     def sample(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         N, m, d, T = self.N, self.m, self.d, self.T
-        flips = label_flips(self.eps_label, (N, m), rng)
-        eta = sample_eta(rng, self.eta_bound, d, self.eta_dist)
-        theta = np.zeros((T, N, d))
+        trials = tuple(shape[:-3])
+        flips = label_flips(self.eps_label, (N, m), rng, trials)
+        eta = sample_eta(rng, self.eta_bound, d, self.eta_dist, trials)
+        theta = np.zeros((*trials, T, N, d))
         if self.gaussian is not None:
-            theta = self.gaussian.sample(rng, (T, N, d)) * self.noisy[:, None]
-        return np.concatenate([flips, eta, theta.transpose(1, 0, 2).reshape(N, T * d)], axis=1)[None]
+            theta = self.gaussian.sample(rng, (*trials, T, N, d)) * self.noisy[:, None]
+        per_server = np.swapaxes(theta, -3, -2).reshape(*trials, N, T * d)
+        return np.concatenate([flips, eta, per_server], axis=-1)[..., None, :, :]
 
     def split(self, noise: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(flips (R, n, m), η (R, n, d), θ (R, T, n, d)) of a chunk's noise (R, 1, n, m + d + T·d),

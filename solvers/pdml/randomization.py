@@ -82,17 +82,21 @@ def debias_linear_term(
     return np.einsum("...m,...md->...d", coefficient, X)
 
 
-def label_flips(epsilon: ArrayLike, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+def label_flips(
+    epsilon: ArrayLike, shape: tuple[int, ...], rng: np.random.Generator, trials: tuple[int, ...] = ()
+) -> np.ndarray:
     """Multiplicative ±1 flips of randomized response (Def. 2) with ``mechanisms.RandomizedResponse``.
 
     Args:
       epsilon: ε per group, (N,) (or a scalar); ∞ means that group does not randomize.
       shape: (N, m), one flip per user slot.
-      rng: the generator; one draw of shape (1, N, m) (groups on axis 1, so per-agent streams give
-        group i's flips from stream i); groups with ε = ∞ draw too and keep their labels.
+      rng: the generator; one draw of shape (*trials, 1, N, m) (groups on the axis after the
+        trials', so per-agent streams give group i's flips from stream i); groups with ε = ∞ draw
+        too and keep their labels.
+      trials: leading trial axes (a whole chunk drawn at once), () for one trial.
 
     Returns:
-      (N, m) array of ±1.0: −1 where the user's label is flipped.
+      (*trials, N, m) array of ±1.0: −1 where the user's label is flipped.
     """
     eps = _label_epsilon(epsilon)
     if eps.ndim > 1 or eps.size not in (1, shape[0]):
@@ -100,7 +104,7 @@ def label_flips(epsilon: ArrayLike, shape: tuple[int, ...], rng: np.random.Gener
     eps = np.broadcast_to(eps, shape[:1])
     finite = np.isfinite(eps)
     mechanism = RandomizedResponse(np.where(finite, eps, 1.0)[None, :, None])
-    return np.where(finite[:, None], mechanism.sample(rng, (1,) + tuple(shape))[0], 1.0)
+    return np.where(finite[:, None], mechanism.sample(rng, (*trials, 1, *shape))[..., 0, :, :], 1.0)
 
 
 def randomize_labels(y: ArrayLike, epsilon: ArrayLike, rng: np.random.Generator) -> np.ndarray:
