@@ -5,6 +5,7 @@ names, and stays true as the code changes."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import re
 import subprocess
@@ -71,3 +72,58 @@ def test_documentation_block_runs_on_its_own(path, line, code, tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
     )
     assert completed.returncode == 0, f"{path.name}:{line} failed:\n{completed.stderr[-3000:]}"
+
+
+README_MAX_LINES = 200
+#: Words of documents a user does not have (internal paper numbers, specification sections, issues).
+INTERNAL_WORDS = re.compile(r"\bseeds? 0\d\d\b|\bspec(?:ification)?s? 0\d\d\b|\bthe issue lists\b", re.I)
+
+
+def test_the_readme_is_short():
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES}): move details to docs/"
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_documents_cite_papers_not_internal_documents(path):
+    found = INTERNAL_WORDS.findall(path.read_text(encoding="utf-8"))
+    assert found == [], f"{path.relative_to(ROOT)} names documents a user does not have: {found}"
+
+
+def _gen_results():
+    spec = importlib.util.spec_from_file_location("gen_results", ROOT / "docs" / "gen_results.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_results_pages_are_generated_from_the_experiments_outputs():
+    """docs/results/*.md equal what docs/gen_results.py makes of the committed outputs (JSON, tables)."""
+    assert _gen_results().stale_pages() == [], "run python docs/gen_results.py"
+
+
+def test_results_directives_render_json_with_the_experiments_own_functions():
+    gen = _gen_results()
+    assert gen.value("dpadmm-adult/dpadmm_adult.json", "settings.n_agents") == "100"
+    with pytest.raises(ValueError, match="public"):
+        gen.render("dpadmm-adult/dpadmm_adult.json", "experiments.kkt_table:_markdown")
+    with pytest.raises(ValueError, match="unknown directive"):
+        gen._call("open('x')")
+
+
+def test_the_documentation_site_builds_in_strict_mode(tmp_path):
+    """mkdocs build --strict, as CI runs it (skipped where the docs extra is not installed)."""
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings")
+    pytest.importorskip("material")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    completed = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
