@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from audits.spec import CLAIMED
+
 if TYPE_CHECKING:  # attacks is imported on first use
     from attacks.base import AttackScores
 
@@ -71,6 +73,14 @@ def _ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _claim_tag(name: str, claimed: str | None) -> str:
+    """The label of the claimed bound: a built-in target's claim is its paper's; a user's own
+    claim (``audits.audit``, stored as "claimed") needs none."""
+    if name != claimed or name == CLAIMED:
+        return ""
+    return " (paper's claim)"
+
+
 def format_table(report: Mapping[str, Any]) -> str:
     """The summary table printed on the terminal (Markdown-compatible)."""
     lines = [
@@ -88,7 +98,7 @@ def format_table(report: Mapping[str, Any]) -> str:
     methods = list(report["lower_bounds"])
     lines += ["", f"| upper bound | ε ≤ | verdict | tightness ({', '.join(methods)}) |", "|---|---|---|---|"]
     for name, value in report["epsilon_upper"].items():
-        tag = " (paper's claim)" if name == report["claimed_accountant"] else ""
+        tag = _claim_tag(name, report["claimed_accountant"])
         tight = report["tightness_by_bound"][name]
         lines.append(
             f"| {name}{tag} | {_num(value)} | {report['verdicts'][name]} | "
@@ -275,7 +285,7 @@ def bounds_figure(report: Mapping[str, Any]) -> Any:
             ax.barh(row, value, color=colour, alpha=0.6)
             ax.text(value + 0.01 * right, row, _num(value, 3), va="center", ha="left", fontsize=9, bbox=_LABEL_BOX)
     claimed = report.get("claimed_accountant")
-    ax.set_yticks(range(len(names)), [f"{n} (paper's claim)" if n == claimed else n for n in names])
+    ax.set_yticks(range(len(names)), [f"{n}{_claim_tag(n, claimed)}" for n in names])
     for tick, name in zip(ax.get_yticklabels(), names, strict=True):
         tick.set_fontweight("bold" if name == claimed else "normal")
     ax.invert_yaxis()  # the smallest upper bound on top

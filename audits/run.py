@@ -147,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="dp-audit" if Path(sys.argv[0]).name == "dp-audit" else "python -m audits.run",
         description="Audit a solver's privacy claim: neighbouring data sets with a worst-case canary, "
         "many trials, the strongest attack, empirical lower bounds on ε against every accountant's upper bound.",
-        epilog="Exit status: 0 consistent, 1 VIOLATION, 2 usage error. See README, 'Reading an audit report'.",
+        epilog="Exit status: 0 consistent, 1 VIOLATION, 2 usage error. How to read a report: the audits guide of "
+        "the documentation (docs/guides/audits.md, 'Reading an audit report').",
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("name", nargs="?", help="solver to audit (see --list)")

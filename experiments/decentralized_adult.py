@@ -54,6 +54,10 @@ from solvers.graph import GraphTopology
 __all__ = ["adult_problem", "main", "merge_parts", "run_experiment"]
 
 
+#: Figure panel titles of the two parts, by paper.
+PART_TITLES = {"001": "R-ADMM / MR-ADMM (Zhang, Khalili & Liu 2020)", "003": "PP / DVP (Zhang, Khalili & Liu 2018)"}
+
+
 def adult_problem(
     *,
     n_train: int = 40_000,
@@ -343,7 +347,7 @@ def figures(rows: list[dict], out: Path, suffix: str = "") -> None:
                 ax.axhline(1 - r["E_mean"], color="k", ls="--", lw=1, label=r["method"])
         ax.set_xlabel("total ε (pure β, paper's bound)")
         ax.set_ylabel("test accuracy of averaged classifier at T")
-        ax.set_title(f"seed {part}")
+        ax.set_title(PART_TITLES.get(part, part))
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / f"accuracy_vs_epsilon{suffix}.png", dpi=120)

@@ -49,7 +49,7 @@ class RunPlan(Generic[D]):
 
     Attributes:
       n_iterations: T.
-      events: events[k][i], the privacy event of agent i's release in iteration k.
+      events: ``events[k][i]``, the privacy event of agent i's release in iteration k.
       mechanism: the noise of one trial, ``mechanism.sample(streams, noise_shape)`` with
         ``streams`` the trial's per-agent ``AgentStreams``; None if noiseless.
       noise_shape: shape of one trial's noise, agents on axis 1, e.g. (T, N, d).

@@ -161,7 +161,7 @@ class _TrialNoise:
 
 @dataclass(frozen=True)
 class PDMLPlan:
-    """The public constants of a PDML run (Xu et al. 2021; ``RunPlan.details``), fixed before the
+    """The public constants of a PDML run (Wang et al. 2020; ``RunPlan.details``), fixed before the
     run; N servers (groups), T broadcasts.
 
     Attributes:

@@ -1,5 +1,5 @@
 """The local step of PDML shared by the vectorised iterations and the servers' agent programs
-(Xu et al. 2021, eq. (15))."""
+(Wang et al. 2020, eq. (15))."""
 
 from __future__ import annotations
 
