@@ -74,7 +74,7 @@ def upper_sum(pairs: Sequence[tuple[int, float]]) -> float:
         p = c * x
         if math.isinf(p):
             return math.inf
-        if abs(p) < 1e300 and abs(p) > 1e-290:
+        if 1e-290 < abs(p) < 1e300 and abs(c) < 1e299 and abs(x) < 1e299:  # Dekker's split cannot overflow
             ch, cl = _split(c)
             xh, xl = _split(x)
             parts += [p, ((ch * xh - p) + ch * xl + cl * xh) + cl * xl]

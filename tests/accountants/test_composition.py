@@ -105,3 +105,11 @@ def test_huge_per_release_epsilon_does_not_overflow():
     assert drv_delta(guarantees, 10.0) == 1.0
     assert optimal_epsilon(guarantees, 1e-5) == pytest.approx(2400.0)
     assert kov_heterogeneous_epsilon(guarantees, 1e-5) == 2400.0
+
+
+def test_an_upper_sum_near_the_top_of_the_float_range_is_a_number():
+    """Dekker's split of a count near 1e300 would overflow; the sum falls back to a relative margin."""
+    from accountants.composition import upper_sum
+
+    total = upper_sum([(2 * 10**300, 0.1)])
+    assert 2e299 <= total <= 2e299 * (1 + 1e-12)
