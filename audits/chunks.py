@@ -24,7 +24,7 @@ import numpy as np
 
 from audits.spec import AuditSpec
 
-__all__ = ["MIN_PARALLEL_JOBS", "ChunkJob", "ChunkOutcome", "default_workers", "run_chunk", "run_chunks"]
+__all__ = ["MIN_PARALLEL_JOBS", "ChunkJob", "ChunkOutcome", "default_workers", "run_chunk", "run_chunks", "run_trials"]
 
 #: Fewer chunks than this run here: starting workers would cost more than it saves.
 MIN_PARALLEL_JOBS = 4
@@ -63,12 +63,17 @@ def default_workers() -> int:
     return max(1, min(2, available))
 
 
-def run_chunk(spec: AuditSpec, job: ChunkJob) -> ChunkOutcome:
-    """Run one chunk of ``spec`` and keep what its attacks and utility need."""
-    problem = spec.problem_in if job.on_d else spec.problem_out
+def run_trials(spec: AuditSpec, problem: Any, seeds: Sequence[np.random.SeedSequence]) -> Any:
+    """One batched run of ``spec``'s solver on ``problem`` with these trials' seeds (no accounting,
+    no history; numpy's floating-point warnings silenced if the spec asks)."""
     quiet = np.errstate(divide="ignore", invalid="ignore") if spec.quiet_floating_point else contextlib.nullcontext()
     with quiet:
-        result = spec.solver.run(problem, seeds=job.seeds, accountants=(), record_history=False, **spec.run_options)
+        return spec.solver.run(problem, seeds=seeds, accountants=(), record_history=False, **spec.run_options)
+
+
+def run_chunk(spec: AuditSpec, job: ChunkJob) -> ChunkOutcome:
+    """Run one chunk of ``spec`` and keep what its attacks and utility need."""
+    result = run_trials(spec, spec.problem_in if job.on_d else spec.problem_out, job.seeds)
     utility = dict(spec.utility(result)) if job.on_d and spec.utility is not None else {}
     return ChunkOutcome(
         job.on_d,

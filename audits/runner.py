@@ -15,7 +15,6 @@ ledger (cached: the ledger depends only on public parameters).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 import time
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from audits.chunks import ChunkJob, default_workers, run_chunks
+from audits.chunks import ChunkJob, default_workers, run_chunks, run_trials
 from audits.spec import AuditContext, AuditSpec, Claim, Finding
 
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
@@ -161,9 +160,7 @@ def run_spec(
     )
 
     def run(problem: Any, seeds: Sequence[np.random.SeedSequence]) -> Any:
-        quiet = spec.quiet_floating_point
-        with np.errstate(divide="ignore", invalid="ignore") if quiet else contextlib.nullcontext():
-            result = spec.solver.run(problem, seeds=seeds, accountants=(), record_history=False, **spec.run_options)
+        result = run_trials(spec, problem, seeds)
         bar.update(len(seeds))
         return result
 
