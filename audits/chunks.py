@@ -32,16 +32,18 @@ MIN_PARALLEL_JOBS = 4
 
 @dataclass(frozen=True)
 class ChunkJob:
-    """One chunk: on D (``on_d``) or D′, with these trials' seeds."""
+    """One chunk: on D (``on_d``) or D′, with these trials' seeds; ``utility``: whether it
+    evaluates the spec's utility (a chunk on D among the first ``UTILITY_TRIALS``)."""
 
     on_d: bool
     seeds: Sequence[np.random.SeedSequence]
+    utility: bool = False
 
 
 @dataclass(frozen=True)
 class ChunkOutcome:
     """What a chunk leaves: each attack's observation (in ``spec.attacks`` order), the utility
-    values of a chunk on D, the run's ``info`` and ``details``, and its number of trials."""
+    values of a chunk that evaluates them, the run's ``info`` and ``details``, and its number of trials."""
 
     on_d: bool
     observations: tuple[Any, ...]
@@ -74,7 +76,7 @@ def run_trials(spec: AuditSpec, problem: Any, seeds: Sequence[np.random.SeedSequ
 def run_chunk(spec: AuditSpec, job: ChunkJob) -> ChunkOutcome:
     """Run one chunk of ``spec`` and keep what its attacks and utility need."""
     result = run_trials(spec, spec.problem_in if job.on_d else spec.problem_out, job.seeds)
-    utility = dict(spec.utility(result)) if job.on_d and spec.utility is not None else {}
+    utility = dict(spec.utility(result)) if job.utility and spec.utility is not None else {}
     return ChunkOutcome(
         job.on_d,
         tuple(attack.observe(result, job.on_d) for attack in spec.attacks),

@@ -149,7 +149,8 @@ def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
     setup = ("claim", "epsilon_meaning", "canary", "solver_params", "seed", "runtime_seconds", "toolkit_version")
     for key in setup:
         md.append(f"* **{key}**: {report.get(key)}")
-    md += ["", "## Utility (final global model, trials on D)", ""]
+    trials = f"the first {report['utility_trials']:,} trials on D" if "utility_trials" in report else "trials on D"
+    md += ["", f"## Utility (final global model, {trials})", ""]
     for key, value in report.get("utility", {}).items():
         md.append(f"* {key}: {_num(value)}")
     for section in report.get("sections", []):

@@ -19,22 +19,26 @@ import dataclasses
 import sys
 import time
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from audits.chunks import ChunkJob, default_workers, run_chunks, run_trials
 from audits.spec import AuditContext, AuditSpec, Claim, Finding
+from solvers.engine.seeding import TrialSeeds
 
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
     from accountants.ledger import Ledger
     from attacks.base import AttackScores
     from audits.stats import LowerBound
 
-__all__ = ["CHUNK", "AuditResult", "TrialSeeds", "deciding_bounds", "run_spec", "solver_ledger", "stream"]
+__all__ = ["CHUNK", "UTILITY_TRIALS", "AuditResult", "deciding_bounds", "run_spec", "solver_ledger", "stream"]
 
 #: Trials per ``solver.run`` call: bounds memory (every chunk is scored before the next runs).
 CHUNK = 5_000
+#: The utility (e.g. test accuracy, which can cost more than the run) is averaged over the first
+#: this many trials on D: its mean and spread are then known to far better than the report prints.
+UTILITY_TRIALS = 20_000
 #: Accountants' bounds by (ledger entries, δ, participant).
 _UPPER_CACHE: dict[tuple[Any, float, Hashable], dict[str, float]] = {}
 
@@ -54,36 +58,6 @@ class AuditResult:
 def stream(seed: int, key: tuple[int, ...]) -> np.random.SeedSequence:
     """Descendant ``key`` of ``SeedSequence(seed)`` (equal to spawning along ``key``)."""
     return np.random.SeedSequence(seed, spawn_key=key)
-
-
-class TrialSeeds(Sequence[np.random.SeedSequence]):
-    """Children ``start``, ``start`` + 1, … of ``parent`` (``length`` of them), each built when it is
-    read: equal, seed for seed, to ``parent.spawn(...)`` of a parent that has spawned nothing yet,
-    without building a million seed objects up front."""
-
-    def __init__(self, parent: np.random.SeedSequence, length: int, start: int = 0) -> None:
-        self.parent, self.length, self.start = parent, length, start
-
-    def __len__(self) -> int:
-        return self.length
-
-    @overload
-    def __getitem__(self, index: int) -> np.random.SeedSequence: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> TrialSeeds: ...
-
-    def __getitem__(self, index: int | slice) -> np.random.SeedSequence | TrialSeeds:
-        if isinstance(index, slice):
-            lo, hi, step = index.indices(self.length)
-            if step != 1:
-                raise ValueError("TrialSeeds slices must be contiguous")
-            return TrialSeeds(self.parent, max(0, hi - lo), self.start + lo)
-        if not -self.length <= index < self.length:
-            raise IndexError(f"trial {index} out of range for {self.length} trials")
-        child = self.start + (index % self.length)
-        parent = self.parent
-        return np.random.SeedSequence(parent.entropy, spawn_key=(*parent.spawn_key, child), pool_size=parent.pool_size)
 
 
 def solver_ledger(spec: AuditSpec) -> Ledger | None:
@@ -178,7 +152,7 @@ def run_spec(
     info: Any = None
     details: Any = None
     jobs = [
-        ChunkJob(on_d, seeds[lo : min(lo + CHUNK, n)])
+        ChunkJob(on_d, seeds[lo : min(lo + CHUNK, n)], utility=on_d and lo < UTILITY_TRIALS)
         for lo in range(0, n, CHUNK)
         for on_d, seeds in ((True, seeds_in), (False, seeds_out))
     ]
@@ -254,6 +228,8 @@ def run_spec(
         **report_extra,
         **{k: v for f in findings for k, v in f.report.items()},
     )
+    if per_trial:
+        report["utility_trials"] = min(n, UTILITY_TRIALS)
     report["random_streams"] = {
         "trials": f"trial r on D is child (0, r) of SeedSequence({seed}) (below stream key {list(stream_key)}), "
         "on D′ child (1, r); calibration and sections use children 2, 3, …; chunks of "

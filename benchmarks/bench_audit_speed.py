@@ -21,50 +21,21 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-
 from audits.run import run_audit
 from audits.targets.star import dpadmm_spec
+from benchmarks.floor import dpadmm_floor_seconds
 from benchmarks.timing import row
-from solvers.engine.blas import blas_threads
 
 TARGET_SECONDS = 20.0
 OTHER_TARGETS = ("radmm", "mradmm", "ppadmm", "dvp", "pdml", "sharing-output")
-#: Trials per block of the floor: its fastest block size on the 2-core machine (as the engine's).
-BLOCK = 64
 
 
 def dpadmm_floor(trials: int, calibration: int, seed: int = 0) -> float:
     """Seconds for the floor of item 1 (module docstring) on both hypotheses."""
     spec = dpadmm_spec()(None, 1e-5, False)
-    solver, plan = spec.solver, spec.solver.plan(spec.problem_in).details
-    rho, h, T = solver.rho, spec.problem_in.loss.h, solver.n_iterations
-    rng = np.random.default_rng(seed)
-    start = time.perf_counter()
-    with blas_threads(1):  # one thread: the fastest for these small products (solvers.engine.blas)
-        _floor_iterations(spec, plan, rho, h, T, trials + calibration, rng)
-    return time.perf_counter() - start
-
-
-def _floor_iterations(spec, plan, rho: float, h: float, T: int, total: int, rng: np.random.Generator) -> None:
-    for problem in (spec.problem_in, spec.problem_out):
-        X, y, weights = problem.partition.X, problem.partition.y, problem.partition.mask / problem.sizes[:, None]
-        Xy = X * y[..., None]  # (N, m, d)
-        XwT = (Xy * weights[..., None]).transpose(0, 2, 1)  # (N, d, m)
-        lam_n = problem.lam / problem.n_agents
-        N, _, d = X.shape
-        for lo in range(0, total, BLOCK):
-            R = min(BLOCK, total - lo)
-            w, w_tilde, gamma = np.zeros((R, d)), np.zeros((R, N, d)), np.zeros((R, N, d))
-            for k in range(T):
-                margins = np.matmul(Xy, w_tilde.transpose(1, 2, 0))  # (N, m, R)
-                slope = np.clip((1.0 + h - margins) / (2.0 * h), 0.0, 1.0)
-                gradient = -np.matmul(XwT, slope).transpose(2, 0, 1) + lam_n * w_tilde  # (R, N, d)
-                inverse_eta = 1.0 / plan.eta[k][:, None]
-                w_local = (rho * w[:, None] + gamma + w_tilde * inverse_eta - gradient) / (rho + inverse_eta)
-                w_tilde = w_local + rng.standard_normal((R, N, d)) * plan.sigma[k][:, None]
-                w = w_tilde.mean(axis=1)
-                gamma = gamma - rho * (w_tilde - w[:, None])
+    total = trials + calibration
+    problems = (spec.problem_in, spec.problem_out)
+    return sum(dpadmm_floor_seconds(spec.solver, problem, total, seed) for problem in problems)
 
 
 STARTUP_COMMANDS = {

@@ -11,7 +11,7 @@ here states. ``run(..., ledger_path=f)`` says the same next to the ledger file
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,7 +69,7 @@ class Result:
         = agent id, iteration = k.
       privacy: {accountant name: ε at ``delta``} for the worst agent; ∞ for a non-private run.
       delta: the target δ of ``privacy`` (None for a non-private solver).
-      seeds: the seed of each trial (a single run: one entry); ``solver.run(problem, seed=s)``
+      seeds: the seed of each trial (a sequence; a single run: one entry); ``solver.run(problem, seed=s)``
         reproduces trial r exactly with s = ``seeds[r]``. The seeds undo the noise: keep them
         secret (a run with a ``SecureReseedingGenerator`` keeps none, ``UnreplayableSeed``).
       solver: the solver's name and parameters.
@@ -89,7 +89,7 @@ class Result:
     ledger: Ledger
     privacy: Mapping[str, float]
     delta: float | None
-    seeds: tuple
+    seeds: Sequence[Any]
     solver: Mapping[str, object] = field(default_factory=dict)
     info: Mapping[str, object] = field(default_factory=dict)
     privacy_scope: str = ""

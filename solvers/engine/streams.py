@@ -11,12 +11,22 @@ own child and keeps its own block, so both backends release the same noise.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from mechanisms.rng import begin_release
+from solvers.engine.seeding import TrialSeeds, pcg64_states
 
-__all__ = ["AGENT_AXIS", "STREAM_LAYOUT", "AgentStreams", "ChunkStreams", "agent_generator", "agent_seeds"]
+__all__ = [
+    "AGENT_AXIS",
+    "STREAM_LAYOUT",
+    "AgentStreams",
+    "ChunkStreams",
+    "StreamState",
+    "agent_generator",
+    "agent_seeds",
+]
 
 #: The axis of the agents in every draw a solver's noise sampler makes.
 AGENT_AXIS = 1
@@ -29,6 +39,9 @@ STREAM_LAYOUT = (
 )
 
 AgentSeed = np.random.SeedSequence | np.random.Generator
+#: A stream held as its PCG64 state (from :func:`solvers.engine.seeding.pcg64_states`) rather than
+#: as an object: drawn through one shared generator set to it, then updated.
+StreamState = dict[str, Any]
 #: The bit generator of the stream objects themselves, never drawn from (every draw they support
 #: is overridden): one shared instance, as building a bit generator costs more than a draw.
 _NEVER_DRAWN = np.random.PCG64(0)
@@ -124,20 +137,32 @@ class ChunkStreams(AgentStreams):
     Agents without a stream (``None``) get zeros, as in :class:`AgentStreams`.
 
     Args:
-      rows: per trial, one agent seed (from :func:`agent_seeds`) or None per agent.
+      rows: per trial, per agent: an agent seed (from :func:`agent_seeds`), a PCG64 state (a
+        :data:`StreamState`) or None.
     """
 
-    def __init__(self, rows: Sequence[Sequence[AgentSeed | None]]) -> None:
+    def __init__(self, rows: Sequence[Sequence[AgentSeed | StreamState | None]]) -> None:
         np.random.Generator.__init__(self, _NEVER_DRAWN)
-        self._rows = [[None if s is None else agent_generator(s) for s in row] for row in rows]
+        self._rows: list[list[np.random.Generator | StreamState | None]] = [
+            [s if s is None or isinstance(s, dict) else agent_generator(s) for s in row] for row in rows
+        ]
         self._n_agents = len(self._rows[0]) if self._rows else 0
+        self._shared: np.random.Generator | None = None
 
     @classmethod
     def of_trials(
         cls, trial_seeds: Sequence[int | np.random.SeedSequence | np.random.Generator | None], n_agents: int
     ) -> ChunkStreams:
-        """Every agent's stream of every trial."""
-        return cls([agent_seeds(seed, n_agents) for seed in trial_seeds])
+        """Every agent's stream of every trial. Trials that are children of one ``SeedSequence``
+        (a :class:`~solvers.engine.seeding.TrialSeeds`, or seeds sharing entropy and key length)
+        get their streams' states computed all at once (:func:`~solvers.engine.seeding.pcg64_states`)."""
+        shared = _shared_entropy(trial_seeds)
+        if shared is None:
+            return cls([agent_seeds(seed, n_agents) for seed in trial_seeds])
+        entropy, pool_size, trial_keys = shared
+        agents = np.tile(np.arange(n_agents, dtype=np.uint64), len(trial_keys))[:, None]
+        states = pcg64_states(entropy, np.hstack([np.repeat(trial_keys, n_agents, axis=0), agents]), pool_size)
+        return cls([states[r * n_agents : (r + 1) * n_agents] for r in range(len(trial_keys))])
 
     @classmethod
     def of_agent(cls, seeds: Sequence[AgentSeed], n_agents: int, agent: int) -> ChunkStreams:
@@ -157,10 +182,44 @@ class ChunkStreams(AgentStreams):
         index = (slice(None),) * AGENT_AXIS
         for r, row in enumerate(self._rows):
             trial = out[r]
-            for i, rng in enumerate(row):
-                if rng is not None:
-                    trial[index + (i,)] = draw(begin_release(rng), block)
+            for i, stream in enumerate(row):
+                if stream is None:
+                    continue
+                if isinstance(stream, dict):
+                    shared = self._shared_generator()
+                    shared.bit_generator.state = stream
+                    trial[index + (i,)] = draw(shared, block)
+                    row[i] = shared.bit_generator.state
+                else:
+                    trial[index + (i,)] = draw(begin_release(stream), block)
         return out
+
+    def _shared_generator(self) -> np.random.Generator:
+        """The one generator every stream held as a state is drawn through (set to it first)."""
+        if self._shared is None:
+            self._shared = np.random.Generator(np.random.PCG64())
+        return self._shared
+
+
+def _shared_entropy(trial_seeds: Sequence[object]) -> tuple[int, int, np.ndarray] | None:
+    """(entropy, pool size, the trials' spawn keys as rows) when every trial seed is a child of one
+    ``SeedSequence`` with an int entropy and keys below 2^32; None otherwise."""
+    if isinstance(trial_seeds, TrialSeeds):
+        parent = trial_seeds.parent
+        keys = trial_seeds.spawn_keys()
+        entropy, pool_size = parent.entropy, parent.pool_size
+    else:
+        sequences = [s for s in trial_seeds if isinstance(s, np.random.SeedSequence)]
+        if not sequences or len(sequences) != len(trial_seeds):
+            return None
+        first = sequences[0]
+        entropy, pool_size, length = first.entropy, first.pool_size, len(first.spawn_key)
+        if any(s.entropy != entropy or s.pool_size != pool_size or len(s.spawn_key) != length for s in sequences):
+            return None
+        keys = np.array([s.spawn_key for s in sequences], dtype=object).reshape(len(sequences), length)
+    if not isinstance(entropy, int) or (keys.size and max(keys.max(), 0) >= 2**32):
+        return None
+    return entropy, pool_size, keys.astype(np.uint64)
 
 
 def _refuse(name: str) -> Callable[..., None]:

@@ -16,24 +16,41 @@ import numpy as np
 from mechanisms import SecureReseedingGenerator
 from mechanisms.rng import check_seed
 from solvers.engine.result import UnreplayableSeed
+from solvers.engine.seeding import TrialSeeds
 
-__all__ = ["MAX_CHUNK_BYTES", "MAX_CHUNK_TRIALS", "SeedLike", "chunks", "kept_seeds", "trial_seeds"]
+__all__ = [
+    "MAX_CHUNK_BYTES",
+    "MAX_CHUNK_TRIALS",
+    "MAX_SMALL_CHUNK_TRIALS",
+    "SMALL_TRIALS_CHUNK_BYTES",
+    "SeedLike",
+    "chunks",
+    "kept_seeds",
+    "trial_seeds",
+]
 
 SeedLike = int | np.random.SeedSequence | np.random.Generator | None
 
 #: Default bound on the memory of one chunk of trials (pre-drawn noise and work arrays).
 MAX_CHUNK_BYTES = 256 * 2**20
-#: Trials per chunk at most: larger chunks only add cache misses.
+#: Trials per chunk at most when a trial is large: larger chunks only add cache misses.
 MAX_CHUNK_TRIALS = 64
+#: Small trials fill a chunk up to this much pre-drawn memory (cache-sized), so the Python steps
+#: of an iteration are shared by more trials (e.g. 341 audit trials of DP-ADMM with 2 agents)...
+SMALL_TRIALS_CHUNK_BYTES = 2 * 2**20
+#: ... but at most this many.
+MAX_SMALL_CHUNK_TRIALS = 1024
 
 
 def trial_seeds(
     seed: SeedLike, trials: int | None, seeds: Sequence[int | np.random.SeedSequence] | None
-) -> tuple[list[SeedLike], bool]:
+) -> tuple[Sequence[SeedLike], bool]:
     """(the trials' seeds, whether the run is batched) from ``Solver.run``'s three arguments."""
     if seeds is not None:
         if seed is not None or trials is not None:
             raise ValueError("pass either seeds= (explicit per-trial seeds) or seed=/trials=, not both")
+        if isinstance(seeds, TrialSeeds) and len(seeds):
+            return seeds, True  # valid by construction, and built only when read
         explicit: list[SeedLike] = list(seeds)
         if not explicit:
             raise ValueError("seeds must hold at least one seed")
@@ -60,20 +77,26 @@ def trial_seeds(
         root = seed
     else:
         check_seed(seed)
-        root = np.random.SeedSequence(seed)
+        return TrialSeeds(np.random.SeedSequence(seed), int(trials)), True  # root.spawn of a fresh root
     return list(root.spawn(int(trials))), True
 
 
-def kept_seeds(seeds: Sequence[SeedLike]) -> tuple:
+def kept_seeds(seeds: Sequence[SeedLike]) -> Sequence[SeedLike | UnreplayableSeed]:
     """``Result.seeds``: the trials' seeds, except that a ``SecureReseedingGenerator`` (which
-    replays nothing, and whose seed_seq must not be kept) becomes an ``UnreplayableSeed``."""
+    replays nothing, and whose seed_seq must not be kept) becomes an ``UnreplayableSeed``
+    (:class:`~solvers.engine.seeding.TrialSeeds` are kept as they are: seeds built when read)."""
+    if isinstance(seeds, TrialSeeds):
+        return seeds
     return tuple(UnreplayableSeed() if isinstance(s, SecureReseedingGenerator) else s for s in seeds)
 
 
 def chunks(n_trials: int, bytes_per_trial: int, max_bytes: int) -> list[slice]:
     """Consecutive slices of the trials, each using at most ``max_bytes`` (and at most
-    ``MAX_CHUNK_TRIALS`` trials; at least one trial)."""
+    ``MAX_CHUNK_TRIALS`` trials, or for small trials as many as fill ``SMALL_TRIALS_CHUNK_BYTES``
+    up to ``MAX_SMALL_CHUNK_TRIALS``; at least one trial)."""
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral) or max_bytes < 1:
         raise ValueError(f"max_chunk_bytes must be a positive integer, got {max_bytes!r}")
-    size = max(1, min(MAX_CHUNK_TRIALS, max_bytes // max(bytes_per_trial, 1)))
+    per_trial = max(bytes_per_trial, 1)
+    cap = max(MAX_CHUNK_TRIALS, min(MAX_SMALL_CHUNK_TRIALS, SMALL_TRIALS_CHUNK_BYTES // per_trial))
+    size = max(1, min(cap, max_bytes // per_trial))
     return [slice(start, min(start + size, n_trials)) for start in range(0, n_trials, size)]

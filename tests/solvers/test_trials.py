@@ -3,7 +3,13 @@
 import numpy as np
 import pytest
 
-from solvers.engine.trials import MAX_CHUNK_TRIALS, chunks, trial_seeds
+from solvers.engine.trials import (
+    MAX_CHUNK_TRIALS,
+    MAX_SMALL_CHUNK_TRIALS,
+    SMALL_TRIALS_CHUNK_BYTES,
+    chunks,
+    trial_seeds,
+)
 
 
 def test_single_run_keeps_its_seed_and_none_draws_a_replayable_one():
@@ -31,5 +37,7 @@ def test_explicit_seeds_are_a_batched_run():
 def test_chunks_cover_all_trials_within_the_memory_bound():
     split = chunks(10, bytes_per_trial=100, max_bytes=350)
     assert [(c.start, c.stop) for c in split] == [(0, 3), (3, 6), (6, 9), (9, 10)]
-    assert len(chunks(1000, 1, 10**9)) == -(-1000 // MAX_CHUNK_TRIALS)
+    assert len(chunks(5000, 1, 10**9)) == -(-5000 // MAX_SMALL_CHUNK_TRIALS)  # tiny trials: large chunks
+    assert len(chunks(1000, SMALL_TRIALS_CHUNK_BYTES // 100, 10**9)) == 10  # cache-sized chunks
+    assert len(chunks(1000, SMALL_TRIALS_CHUNK_BYTES, 10**12)) == -(-1000 // MAX_CHUNK_TRIALS)  # large trials
     assert [(c.start, c.stop) for c in chunks(2, 10**9, 1)] == [(0, 1), (1, 2)]
