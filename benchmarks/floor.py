@@ -1,8 +1,8 @@
 """The plain-numpy floor of DP-ADMM trials: the least arithmetic any batched run must do.
 
-DP-ADMM (Huang et al. 2020, Algorithm 3): the linearised local step (3a) on the Huber-hinge loss,
-the Gaussian noise (3b), the average (3c) and the dual step (3d), for many trials at once, written
-as plain vectorised numpy in one process with one BLAS thread: no accounting, no checks, no
+DP-ADMM (Huang et al. 2020, Algorithm 3): the linearised local step (3a) on the problem's loss
+(Huber hinge or logistic), the Gaussian noise (3b), the average (3c) and the dual step (3d), for
+many trials at once, written as plain vectorised numpy in one process with one BLAS thread: no accounting, no checks, no
 transcript, no per-agent streams (one generator for all noise). The benchmarks hold the toolkit's
 runs against it, measured in the same run.
 """
@@ -12,9 +12,11 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from scipy.special import expit
 
 from solvers import DPADMM, HorizontalProblem
 from solvers.engine.blas import blas_threads
+from solvers.losses import HuberHingeLoss, LogisticLoss
 
 #: Trials per block: the floor's fastest block size on the 2-core machine (as the engine's).
 BLOCK = 64
@@ -23,7 +25,20 @@ BLOCK = 64
 def dpadmm_floor_seconds(solver: DPADMM, problem: HorizontalProblem, trials: int, seed: int = 0) -> float:
     """Seconds for ``trials`` trials of ``solver`` on ``problem`` at the floor (module docstring)."""
     plan = solver.plan(problem).details
-    rho, h, T = solver.rho, problem.loss.h, solver.n_iterations
+    rho, T, loss = solver.rho, solver.n_iterations, problem.loss
+    if isinstance(loss, HuberHingeLoss):
+        h = loss.h
+
+        def slope_of(margins: np.ndarray) -> np.ndarray:  # −φ'(z)
+            return np.clip((1.0 + h - margins) / (2.0 * h), 0.0, 1.0)
+
+    elif isinstance(loss, LogisticLoss):
+
+        def slope_of(margins: np.ndarray) -> np.ndarray:
+            return expit(-margins)
+
+    else:
+        raise TypeError(f"the floor knows the Huber-hinge and logistic losses, got {type(loss).__name__}")
     X, y, weights = problem.partition.X, problem.partition.y, problem.partition.mask / problem.sizes[:, None]
     Xy = X * y[..., None]  # (N, m, d)
     XwT = (Xy * weights[..., None]).transpose(0, 2, 1)  # (N, d, m)
@@ -38,7 +53,7 @@ def dpadmm_floor_seconds(solver: DPADMM, problem: HorizontalProblem, trials: int
             w, w_tilde, gamma = np.zeros((R, d)), np.zeros((R, N, d)), np.zeros((R, N, d))
             for k in range(T):
                 margins = np.matmul(Xy, w_tilde.transpose(1, 2, 0))  # (N, m, R)
-                slope = np.clip((1.0 + h - margins) / (2.0 * h), 0.0, 1.0)
+                slope = slope_of(margins)
                 gradient = -np.matmul(XwT, slope).transpose(2, 0, 1) + lam_n * w_tilde  # (R, N, d)
                 inverse_eta = 1.0 / eta[k][:, None]
                 w_local = (rho * w[:, None] + gamma + w_tilde * inverse_eta - gradient) / (rho + inverse_eta)
