@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from accountants.ledger import LedgerEntry as LedgerEntry
     from accountants.ledger import LedgerFile as LedgerFile
     from accountants.moments import MomentsAccountant as MomentsAccountant
+    from accountants.odometer import PrivacyOdometer as PrivacyOdometer
     from accountants.pld import PLDAccountant as PLDAccountant
 
 _EXPORTS = {
@@ -79,6 +80,7 @@ _EXPORTS = {
     "LedgerEntry": "accountants.ledger",
     "LedgerFile": "accountants.ledger",
     "MomentsAccountant": "accountants.moments",
+    "PrivacyOdometer": "accountants.odometer",
     "PLDAccountant": "accountants.pld",
 }
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-from accountants import composition
+from accountants import composition, lattice
 from accountants.base import Accountant
 from accountants.events import epsilon_delta_of, flatten
 from accountants.ledger import StrPath
@@ -87,10 +87,15 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
 
     Args:
       theorem: "optimal" (default): Kairouz–Oh–Viswanath's exact optimal composition, enumerated
-        in log space while the loss support has at most ``max_support`` atoms, else KOV Thm. 3.5;
-        "drv": Dwork–Rothblum–Vadhan. Both also take the basic sum when it is smaller.
+        in log space while the loss support has at most ``max_support`` atoms; beyond that the
+        smaller of two upper bounds on it: the pessimistic lattice privacy-loss distribution of
+        :func:`accountants.lattice.lattice_epsilon` (each ε_i rounded up to a lattice, the
+        composed losses convolved; within about ``resolution`` of the optimum, relative) and
+        KOV Thm. 3.5. "drv": Dwork–Rothblum–Vadhan. Both also take the basic sum when smaller.
       max_support: enumeration limit for the exact optimal composition (an integer in
         [1, ``MAX_SUPPORT``]).
+      resolution: the lattice step beyond the enumeration limit, as a fraction of Σε²/Σε (a
+        number in (0, 1]; smaller is tighter and slower).
     """
 
     def __init__(
@@ -99,6 +104,7 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
         max_support: int = 200_000,
         ledger_path: StrPath | None = None,
         neighboring_relation: NeighboringRelation = DEFAULT_RELATION,
+        resolution: float = lattice.DEFAULT_RESOLUTION,
     ) -> None:
         if not isinstance(theorem, str) or theorem not in ("optimal", "drv"):
             raise ValueError(f"theorem must be 'optimal' or 'drv', got {theorem!r}")
@@ -107,7 +113,10 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
             raise TypeError(f"max_support must be an integer >= 1, got {max_support!r}")
         if not 1 <= int(limit) <= MAX_SUPPORT:
             raise ValueError(f"max_support must be in [1, {MAX_SUPPORT}], got {max_support!r}")
+        if isinstance(resolution, bool) or not isinstance(resolution, numbers.Real) or not 0 < resolution <= 1:
+            raise ValueError(f"resolution must be a number in (0, 1], got {resolution!r}")
         super().__init__(ledger_path, neighboring_relation)
+        self.resolution: float = float(resolution)
         self.theorem: str = theorem
         self.max_support: int = int(limit)
         self.name = "optimal_composition" if theorem == "optimal" else "advanced_composition"
@@ -123,6 +132,8 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
         if delta > 0:
             second = composition.drv_epsilon if self.theorem == "drv" else composition.kov_heterogeneous_epsilon
             bound = min(bound, second(triples, delta))
+        if self.theorem == "optimal":
+            bound = min(bound, lattice.lattice_epsilon(triples, delta, self.resolution))
         return bound
 
     def delta_from_summary(self, summary: _Guarantees, epsilon: float) -> float:
@@ -132,7 +143,8 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
         basic = composition.basic_delta(triples, epsilon)
         if self.theorem == "drv":
             return min(basic, composition.drv_delta(triples, epsilon))
-        return min(basic, _invert_decreasing(lambda d: composition.kov_heterogeneous_epsilon(triples, d), epsilon))
+        kov = _invert_decreasing(lambda d: composition.kov_heterogeneous_epsilon(triples, d), epsilon)
+        return min(basic, kov, lattice.lattice_delta(triples, epsilon, self.resolution))
 
 
 def _invert_decreasing(epsilon_of_delta: Callable[[float], float], epsilon: float) -> float:

@@ -11,6 +11,8 @@ A guarantee multiset is a sequence of ``(epsilon, delta, count)`` triples.
   composition has k + 1 loss values, so 10^5 compositions cost one vectorised pass.
 - :func:`kov_heterogeneous_epsilon`: KOV Thm. 3.5, the closed-form bound for heterogeneous
   compositions too large to enumerate.
+- beyond the enumeration: :mod:`accountants.lattice` (a pessimistic privacy-loss distribution on a
+  lattice, within about its resolution of the optimum).
 
 Rounding: every result is rounded outward. Sums of products are formed exactly (error-free
 products, ``math.fsum``) and stepped one float up; the closed forms carry a relative margin of
@@ -41,11 +43,16 @@ __all__ = [
     "optimal_delta",
     "optimal_epsilon",
     "loss_support_size",
+    "log_keep_lower",
+    "total_epsilon",
+    "delta_from_log_rr",
+    "Guarantees",
+    "UNIT_ROUNDOFF",
 ]
 
 Guarantees = Sequence[tuple[float, float, int]]
 
-_U = 2.0**-53  # unit roundoff of binary64
+UNIT_ROUNDOFF = _U = 2.0**-53  # unit roundoff of binary64
 _MARGIN = 1.0 + 32 * _U  # relative outward margin of the closed forms (a few roundings each)
 _VELTKAMP = 134217729.0  # 2^27 + 1
 
@@ -103,7 +110,7 @@ def _total_delta(guarantees: Guarantees) -> float:
     return upper_sum([(count, delta) for _, delta, count in guarantees])
 
 
-def _total_epsilon(guarantees: Guarantees) -> float:
+def total_epsilon(guarantees: Guarantees) -> float:
     """An upper bound on Σ count·ε_i."""
     return upper_sum([(count, eps) for eps, _, count in guarantees])
 
@@ -117,12 +124,12 @@ def basic_epsilon(guarantees: Guarantees, delta: float) -> float:
     """Σ count·ε_i if ``delta`` ≥ Σ count·δ_i, else ∞."""
     if delta < _total_delta(guarantees):
         return math.inf
-    return _total_epsilon(guarantees)
+    return total_epsilon(guarantees)
 
 
 def basic_delta(guarantees: Guarantees, epsilon: float) -> float:
     """Σ count·δ_i if ``epsilon`` ≥ Σ count·ε_i, else 1."""
-    if epsilon >= _total_epsilon(guarantees):
+    if epsilon >= total_epsilon(guarantees):
         return min(1.0, _total_delta(guarantees))
     return 1.0
 
@@ -164,7 +171,7 @@ def kov_heterogeneous_epsilon(guarantees: Guarantees, delta: float) -> float:
     slack = _one_minus_exp(math.log1p(-delta) - log_keep) / _MARGIN  # δ̃ with 1 − (1−δ̃)Π(1−δ_i) = δ
     if slack <= 0:
         return math.inf
-    total = _total_epsilon(guarantees)
+    total = total_epsilon(guarantees)
     sum_squares = math.fsum(count * eps * eps for eps, _, count in guarantees)
     drift = math.fsum(count * eps * math.tanh(eps / 2.0) for eps, _, count in guarantees)
     root = math.sqrt(sum_squares)
@@ -250,10 +257,10 @@ def optimal_delta(guarantees: Guarantees, epsilon: float) -> float:
     """Smallest δ at which the composition is (ε, δ)-DP (KOV 2015, Thm. 3.3), rounded up."""
     if any(math.isinf(eps) for eps, _, count in guarantees if count):
         return 1.0
-    return _delta_at(_loss_distribution(guarantees), _log_keep_lower(guarantees), epsilon)
+    return _delta_at(_loss_distribution(guarantees), log_keep_lower(guarantees), epsilon)
 
 
-def _log_keep_lower(guarantees: Guarantees) -> float:
+def log_keep_lower(guarantees: Guarantees) -> float:
     """A lower bound on log Π (1 − δ_i)^{count_i}."""
     terms = [count * math.log1p(-delta) for _, delta, count in guarantees if delta > 0]
     return math.fsum(terms) - 4 * _U * (math.fsum(abs(t) for t in terms) + len(terms))
@@ -261,7 +268,13 @@ def _log_keep_lower(guarantees: Guarantees) -> float:
 
 def _delta_at(dist: _Losses, log_keep: float, epsilon: float) -> float:
     """An upper bound on δ = 1 − Π(1 − δ_i)^{k_i} (1 − δ_RR(ε)) of an enumerated loss distribution."""
-    log_rr = _log_hockey_stick_upper(dist, epsilon)
+    return delta_from_log_rr(_log_hockey_stick_upper(dist, epsilon), log_keep)
+
+
+def delta_from_log_rr(log_rr: float, log_keep: float) -> float:
+    """An upper bound on 1 − e^{log_keep} (1 − e^{log_rr}), from upper bounds on log_rr and
+    lower bounds on log_keep (Murtagh & Vadhan 2016: an (ε_i, δ_i) release is dominated by
+    randomized response with a δ_i atom, so the δ_i keep their own factor)."""
     if log_rr >= 0.0:
         return 1.0
     log_free = log_keep + math.log1p(-math.exp(log_rr))  # log of 1 − δ, up to a few u
@@ -280,13 +293,13 @@ def optimal_epsilon(guarantees: Guarantees, delta: float) -> float:
     """
     if any(math.isinf(eps) for eps, _, count in guarantees if count):
         return math.inf
-    total = _total_epsilon(guarantees)  # always safe when delta leaves room beyond the releases' δ
+    total = total_epsilon(guarantees)  # always safe when delta leaves room beyond the releases' δ
     keep = _log_keep(guarantees)
     rr_target = _one_minus_exp(math.log1p(-delta) - keep) if delta < 1 else 1.0  # allowed δ_RR
-    if rr_target <= 0 or not delta > -math.expm1(_log_keep_lower(guarantees)):
+    if rr_target <= 0 or not delta > -math.expm1(log_keep_lower(guarantees)):
         return basic_epsilon(guarantees, delta)  # no room beyond the releases' own δ
     dist = _loss_distribution(guarantees)
-    log_keep = _log_keep_lower(guarantees)
+    log_keep = log_keep_lower(guarantees)
 
     def safe(epsilon: float) -> bool:
         return epsilon >= total or _delta_at(dist, log_keep, epsilon) <= delta

@@ -13,7 +13,8 @@ from accountants import (
     UnsupportedEventError,
 )
 from accountants import strategies as dps
-from accountants.composition import drv_epsilon
+from accountants.composition import drv_epsilon, kov_heterogeneous_epsilon
+from accountants.lattice import lattice_epsilon
 
 KINDS = ("laplace", "pure", "approx", "randomized_response")
 
@@ -39,13 +40,18 @@ def test_drv_accountant_uses_the_theorem_and_the_sum():
         AdvancedCompositionAccountant(theorem="magic")
 
 
-def test_heterogeneous_beyond_enumeration_falls_back_to_kov_theorem_3_5():
+def test_heterogeneous_beyond_enumeration_takes_the_lattice_or_kov_theorem_3_5():
     small = AdvancedCompositionAccountant(max_support=10)
     exact = AdvancedCompositionAccountant()
     for acc in (small, exact):
         acc.register(PureDpEvent(0.1), 50).register(PureDpEvent(0.2), 50)
-    assert exact.get_epsilon(1e-5) < small.get_epsilon(1e-5) < 15.0
-    assert small.get_delta(small.get_epsilon(1e-5)) <= 1e-5 * (1 + 1e-6)
+    triples = [(0.1, 0.0, 50), (0.2, 0.0, 50)]
+    lattice, kov = lattice_epsilon(triples, 1e-5), kov_heterogeneous_epsilon(triples, 1e-5)
+    assert small.get_epsilon(1e-5) == min(lattice, kov) == lattice < kov
+    assert exact.get_epsilon(1e-5) <= small.get_epsilon(1e-5) <= exact.get_epsilon(1e-5) * 1.01
+    assert small.get_delta(small.get_epsilon(1e-5)) <= 1e-5
+    drv = AdvancedCompositionAccountant(theorem="drv", max_support=10).register(PureDpEvent(0.1), 50)
+    assert drv.get_epsilon(1e-5) == min(drv_epsilon([(0.1, 0.0, 50)], 1e-5), 5.000000000000001)  # no lattice
 
 
 @given(dps.ledgers(kinds=KINDS, max_size=6, max_count=10), st.floats(1e-8, 0.1))
