@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     from accountants.best import best_epsilon
 
     try:
-        best = best_epsilon(ledger, args.delta)
+        best = best_epsilon(ledger, args.delta, every_accountant=True)
     except ValueError as error:
         _usage_error(str(error))
     if args.json:

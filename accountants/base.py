@@ -192,10 +192,22 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
             summary = self._compose(summary, event, count)
         return summary
 
-    def register_ledger(self, ledger: Ledger) -> Accountant[SummaryT]:
-        """Register every entry of ``ledger`` in order; returns ``self``."""
-        for entry in ledger:
-            self.register(entry.event, entry.count, entry.participant, entry.iteration)
+    def register_ledger(self, ledger: Ledger | Iterable[LedgerEntry]) -> Accountant[SummaryT]:
+        """Register every entry of ``ledger`` (or of any iterable of entries); returns ``self``.
+
+        Each participant's releases compose once, as a batch (:meth:`compose_batch`: composition
+        does not depend on order), not entry by entry. All or nothing: if any release is refused
+        (bad parameters, named by their entry's index, or ``UnsupportedEventError``), none is
+        recorded.
+        """
+        entries = list(ledger) if isinstance(ledger, Iterable) else None
+        if entries is None or any(type(entry) is not LedgerEntry for entry in entries):
+            raise TypeError(f"ledger must be an accountants.Ledger (LedgerEntry values), got {ledger!r:.80}")
+        for index, entry in enumerate(entries):  # the one parameter check (numpy scalars become Python numbers)
+            event = check_event(entry.event, where=f"ledger entry {index}")
+            if event is not entry.event:
+                entries[index] = entry._replace(event=event)
+        self._accept_many(entries, self._composed_with(entries))
         return self
 
     def compose(self, event: dp_event.DpEvent, count: int = 1) -> Accountant[SummaryT]:

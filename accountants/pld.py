@@ -1,7 +1,11 @@
 """Privacy loss distributions (dp-accounting's PLD, connect-the-dots discretisation).
 
-Each participant's releases are kept as counts per distinct event; a query builds one PLD per
-distinct event, self-composes it by its count (FFT powers), and composes the results. The
+Each participant's releases are kept as counts per distinct event. A query folds every plain
+Gaussian release into one Gaussian PLD (their privacy losses are normal, so they compose exactly:
+Dong, Roth & Su 2022, Cor. 3.3), builds one PLD per other distinct event, self-composes it by its
+count (FFT powers), and composes the results. PLDs are cached: the pieces by their parameters
+(shared by participants and accountants), the composed ones per summary, so a budget filter that
+asks about a candidate release and then registers it builds that composition once. The
 pessimistic PLD gives upper bounds (what :meth:`get_epsilon` reports, rounded outward); the
 optimistic PLD gives estimates of the same quantity from below the discretisation, available
 through :meth:`get_epsilon_interval` (Doroshenko et al. 2022, "Connect the dots"); they are
@@ -10,8 +14,9 @@ estimates, not proven lower bounds.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -57,7 +62,8 @@ class PLDAccountant(Accountant[_Releases]):
     :func:`accountants.best_epsilon` uses the other accountants): more than
     ``MAX_SELF_COMPOSITIONS`` releases of one non-Gaussian event, or releases whose loss would need
     a grid step above ``MAX_GRID_INTERVAL`` nats (e.g. 10^12 Gaussian releases at noise 1). Infinite
-    noise gives ε = 0; noise scales above 10^4 are bounded by the PLD at 10^4 (a valid upper bound,
+    noise gives ε = 0; noise scales above 10^4 (of a release, or of the one Gaussian release a
+    participant's plain Gaussian releases compose to) are bounded by the PLD at 10^4 (a valid upper bound,
     where dp-accounting's Gaussian arithmetic is still accurate).
     """
 
@@ -79,7 +85,8 @@ class PLDAccountant(Accountant[_Releases]):
         super().__init__(ledger_path)
         self.value_discretization_interval = interval
         self.neighboring_relation = neighboring_relation
-        self._pld_cache: dict[tuple[_Key, bool], pld_lib.PrivacyLossDistribution | None] = {}
+        #: The most recently used composed PLDs (each can hold a million-point grid).
+        self._pld_cache: OrderedDict[tuple[_Key, bool], pld_lib.PrivacyLossDistribution | None] = OrderedDict()
         self._query_cache: dict[tuple[_Key, str, float, bool], float] = {}
 
     def _empty(self) -> _Releases:
@@ -115,8 +122,7 @@ class PLDAccountant(Accountant[_Releases]):
             )
 
     def _check_leaf(self, event: dp_event.DpEvent) -> None:
-        builder = _BUILDERS.get(type(event))
-        if builder is None:
+        if type(event) is not dp_event.GaussianDpEvent and type(event) not in _BUILDERS:
             raise self.unsupported(event, "no privacy loss distribution is known for it here")
         reason = _refusal(event, self.neighboring_relation)
         if reason:
@@ -155,25 +161,34 @@ class PLDAccountant(Accountant[_Releases]):
     def _pld(self, summary: _Releases, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
         """The composed PLD, or None if some release is not private at all."""
         key = (self._key(summary), pessimistic)
-        if key not in self._pld_cache:
-            composed: pld_lib.PrivacyLossDistribution | None = None
-            interval = self.grid_interval(summary)
-            if key[0]:  # each event passed on registration; together they may still need too coarse a grid
-                relation = self.neighboring_relation
-                self._check_grid(max(summary, key=lambda e: _loss_span(e, summary[e], relation)), interval)
-            kept = math.fsum(count * math.log1p(-e.delta) for e, count in key[0] if isinstance(e, ApproxDpEvent))
-            if kept < _LOG_MIN_KEPT_MASS:  # see _epsilon_delta: δ = 1 up to a negligible mass
-                self._pld_cache[key] = None
-                return None
-            for event, count in key[0]:
-                piece = _BUILDERS[type(event)](self, event, count, pessimistic, interval)
-                if piece is None:
-                    composed = None
-                    self._pld_cache[key] = None
-                    return None
-                composed = piece if composed is None else composed.compose(piece)
-            self._pld_cache[key] = composed if composed is not None else pld_lib.identity(interval)
-        return self._pld_cache[key]
+        if key in self._pld_cache:
+            self._pld_cache.move_to_end(key)
+            return self._pld_cache[key]
+        composed = self._composed_pld(summary, key[0], pessimistic)
+        self._pld_cache[key] = composed
+        if len(self._pld_cache) > _COMPOSED_CACHE_SIZE:
+            self._pld_cache.popitem(last=False)
+        return composed
+
+    def _composed_pld(self, summary: _Releases, key: _Key, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
+        interval = self.grid_interval(summary)
+        relation = self.neighboring_relation
+        if key:  # each event passed on registration; together they may still need too coarse a grid
+            self._check_grid(max(summary, key=lambda e: _loss_span(e, summary[e], relation)), interval)
+        kept = math.fsum(count * math.log1p(-e.delta) for e, count in key if isinstance(e, ApproxDpEvent))
+        if kept < _LOG_MIN_KEPT_MASS:  # see _epsilon_delta: δ = 1 up to a negligible mass
+            return None
+        # the other releases first: their composition is cached, so a budget filter adding Gaussian
+        # releases step by step composes it once, with the folded Gaussian piece of each step
+        others = tuple((event, count) for event, count in key if type(event) is not dp_event.GaussianDpEvent)
+        gaussians = [(event, count) for event, count in key if type(event) is dp_event.GaussianDpEvent]
+        composed = _composition(others, pessimistic, interval, relation) if others else pld_lib.identity(interval)
+        if composed is None or not gaussians:
+            return composed
+        gaussian = _gaussian_pld(_folded_noise(gaussians), pessimistic, interval, relation)
+        if gaussian is None or not others:
+            return gaussian
+        return composed.compose(gaussian)
 
     def grid_interval(self, summary: _Releases) -> float:
         """The grid step for a participant's releases: ``value_discretization_interval``, coarsened
@@ -207,9 +222,39 @@ class PLDAccountant(Accountant[_Releases]):
 
 
 def _uses_fft(key: _Key) -> bool:
-    """Whether the composed PLD of these releases was convolved (FFT): more than one distinct
-    event, or a self-composition of anything but a Gaussian (whose count folds into its σ)."""
-    return len(key) > 1 or any(count > 1 and not isinstance(e, dp_event.GaussianDpEvent) for e, count in key)
+    """Whether the composed PLD of these releases was convolved (FFT): more than one piece (all
+    plain Gaussian releases are one piece, see :func:`_folded_noise`), or a self-composition of
+    anything but a Gaussian."""
+    others = [count for e, count in key if type(e) is not dp_event.GaussianDpEvent]
+    pieces = len(others) + (len(others) < len(key))
+    return pieces > 1 or any(count > 1 for count in others)
+
+
+def _folded_noise(gaussians: list[tuple[dp_event.GaussianDpEvent, int]]) -> float:
+    """The noise multiplier σ of the one Gaussian release whose privacy loss is that of all these
+    (count, z) plain Gaussian releases, rounded down (less noise is pessimistic); 0 if one is
+    noiseless, ∞ if all are infinitely noisy (values above 10^4 are capped there when the PLD is
+    built, see ``_MAX_NOISE``).
+
+    Composition is exact: the privacy loss of a Gaussian release with multiplier z is normal,
+    N(±Δ²/(2z²), Δ²/z²) for the relation's sensitivity Δ, so k releases compose to the loss of one
+    with 1/σ² = Σ count/z² (Dong, Roth & Su 2022, Cor. 3.3). Rounding: each term count/z/z is
+    within 3 u (u = 2^-53) of its value, ``math.fsum`` adds 1 u, so the sum stepped up by 8 u is
+    at least the exact one (terms that underflow only matter below 10^-8, where σ is capped at
+    10^4 anyway); the square root and the division add 2 u, which the factor 1 − 4 u covers.
+    """
+    terms = []
+    for event, count in gaussians:
+        z = event.noise_multiplier
+        if z == 0:
+            return 0.0
+        if not math.isinf(z):
+            terms.append(float(count) / z / z)
+    total = math.fsum(terms)
+    if total == 0:  # all infinitely noisy (ε = 0), or so noisy that every term underflowed: the cap
+        return _MAX_NOISE if terms else math.inf
+    upper = math.nextafter(total * (1.0 + 2.0**-50), math.inf)
+    return math.nextafter(1.0 / math.sqrt(upper) * (1.0 - 2.0**-51), 0.0)
 
 
 def _raised_until_safe(pld: pld_lib.PrivacyLossDistribution, epsilon: float, delta: float, slack: float) -> float:
@@ -271,6 +316,11 @@ _MAX_NOISE = 1e4
 #: A composition of (ε, δ) releases whose finite part keeps less mass than e^-27 (~2e-12) is
 #: treated as not private (δ = 1 up to that mass).
 _LOG_MIN_KEPT_MASS = -27.0
+#: Composed PLDs an accountant keeps (the most recently used), and PLDs of releases other than
+#: plain Gaussians kept across accountants (by their parameters); a PLD on a fine grid can take
+#: several megabytes.
+_COMPOSED_CACHE_SIZE = 8
+_PIECE_CACHE_SIZE = 16
 #: Privacy-loss tails beyond this many standard deviations carry negligible mass (dp-accounting
 #: truncates at e^-50); used only to size the grid.
 _TAIL_SDS = 10.0
@@ -300,24 +350,48 @@ def _loss_span(event: dp_event.DpEvent, count: int, relation: NeighboringRelatio
     return 2.0 * _TAIL_SDS * math.sqrt(count) * sd
 
 
-def _gaussian(
-    acc: PLDAccountant, event: dp_event.GaussianDpEvent, count: int, pessimistic: bool, interval: float
+def _gaussian_pld(
+    sigma: float, pessimistic: bool, interval: float, relation: NeighboringRelation
 ) -> pld_lib.PrivacyLossDistribution | None:
-    if event.noise_multiplier == 0:
+    """The PLD of one Gaussian release with noise multiplier ``sigma`` (see :func:`_folded_noise`)."""
+    if sigma == 0:
         return None
-    if math.isinf(event.noise_multiplier):  # infinite noise reveals nothing: ε = 0
+    if math.isinf(sigma):  # infinite noise reveals nothing: ε = 0
         return pld_lib.identity(interval)
     return pld_lib.from_gaussian_mechanism(
-        standard_deviation=min(event.noise_multiplier / math.sqrt(count), _MAX_NOISE),  # exact: Gaussians compose
+        standard_deviation=min(sigma, _MAX_NOISE),
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
         use_connect_dots=pessimistic,  # connect-the-dots has no optimistic variant
-        neighboring_relation=acc.neighboring_relation,  # sensitivity 2 under REPLACE_ONE
+        neighboring_relation=relation,  # sensitivity 2 under REPLACE_ONE
     )
 
 
+@functools.lru_cache(maxsize=_PIECE_CACHE_SIZE)
+def _composition(
+    releases: _Key, pessimistic: bool, interval: float, relation: NeighboringRelation
+) -> pld_lib.PrivacyLossDistribution | None:
+    """The composed PLD of (event, count) releases, none of them a plain Gaussian, in the given
+    order (None: some release is not private)."""
+    composed: pld_lib.PrivacyLossDistribution | None = None
+    for event, count in releases:
+        piece = _piece(event, count, pessimistic, interval, relation)
+        if piece is None:
+            return None
+        composed = piece if composed is None else composed.compose(piece)
+    return composed
+
+
+@functools.lru_cache(maxsize=_PIECE_CACHE_SIZE)
+def _piece(
+    event: dp_event.DpEvent, count: int, pessimistic: bool, interval: float, relation: NeighboringRelation
+) -> pld_lib.PrivacyLossDistribution | None:
+    """The PLD of ``count`` releases of one event other than a plain Gaussian (None: not private)."""
+    return _BUILDERS[type(event)](relation, event, count, pessimistic, interval)
+
+
 def _laplace(
-    acc: PLDAccountant, event: dp_event.LaplaceDpEvent, count: int, pessimistic: bool, interval: float
+    relation: NeighboringRelation, event: dp_event.LaplaceDpEvent, count: int, pessimistic: bool, interval: float
 ) -> pld_lib.PrivacyLossDistribution | None:
     if event.noise_multiplier == 0:
         return None
@@ -325,7 +399,7 @@ def _laplace(
         return pld_lib.identity(interval)
     return pld_lib.from_laplace_mechanism(
         parameter=min(event.noise_multiplier, _MAX_NOISE),
-        sensitivity=sensitivity_factor(acc.neighboring_relation),
+        sensitivity=sensitivity_factor(relation),
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
         use_connect_dots=pessimistic,
@@ -333,7 +407,11 @@ def _laplace(
 
 
 def _randomized_response(
-    acc: PLDAccountant, event: dp_event.RandomizedResponseDpEvent, count: int, pessimistic: bool, interval: float
+    relation: NeighboringRelation,
+    event: dp_event.RandomizedResponseDpEvent,
+    count: int,
+    pessimistic: bool,
+    interval: float,
 ) -> pld_lib.PrivacyLossDistribution | None:
     if event.num_buckets == 1 or event.noise_parameter == 1:  # the output does not depend on the input
         return pld_lib.identity(interval)
@@ -344,12 +422,12 @@ def _randomized_response(
         num_buckets=event.num_buckets,
         pessimistic_estimate=pessimistic,
         value_discretization_interval=interval,
-        neighboring_relation=acc.neighboring_relation,
+        neighboring_relation=relation,
     ).self_compose(count)
 
 
 def _epsilon_delta(
-    acc: PLDAccountant, event: PureDpEvent | ApproxDpEvent, count: int, pessimistic: bool, interval: float
+    relation: NeighboringRelation, event: PureDpEvent | ApproxDpEvent, count: int, pessimistic: bool, interval: float
 ) -> pld_lib.PrivacyLossDistribution | None:
     """The dominating pair of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm. 2.2)."""
     epsilon = event.epsilon
@@ -375,7 +453,7 @@ def _epsilon_delta(
 
 
 def _poisson_sampled(
-    acc: PLDAccountant, event: dp_event.PoissonSampledDpEvent, count: int, pessimistic: bool, interval: float
+    relation: NeighboringRelation, event: dp_event.PoissonSampledDpEvent, count: int, pessimistic: bool, interval: float
 ) -> pld_lib.PrivacyLossDistribution | None:
     inner = event.event
     if event.sampling_probability == 0:
@@ -390,7 +468,7 @@ def _poisson_sampled(
             pessimistic_estimate=pessimistic,
             value_discretization_interval=interval,
             sampling_prob=event.sampling_probability,
-            neighboring_relation=acc.neighboring_relation,
+            neighboring_relation=relation,
             use_connect_dots=pessimistic,
         )
     else:
@@ -404,16 +482,16 @@ def _poisson_sampled(
     return pld.self_compose(count)
 
 
-#: Builds the PLD of ``count`` releases of one event (None: not private at all). Each builder takes
-#: its own event class, so the event argument is typed loosely here.
-_Builder = Callable[[PLDAccountant, Any, int, bool, float], pld_lib.PrivacyLossDistribution | None]
+#: Builds the PLD of ``count`` releases of one event (None: not private at all); plain Gaussian
+#: releases are folded into one instead (:func:`_gaussian_pld`). Each builder takes its own event
+#: class, so the event argument is typed loosely here.
+_Builder = Callable[[NeighboringRelation, Any, int, bool, float], pld_lib.PrivacyLossDistribution | None]
 
 _BUILDERS: dict[type[dp_event.DpEvent], _Builder] = {
-    dp_event.GaussianDpEvent: _gaussian,
     dp_event.LaplaceDpEvent: _laplace,
     dp_event.RandomizedResponseDpEvent: _randomized_response,
     dp_event.PoissonSampledDpEvent: _poisson_sampled,
     PureDpEvent: _epsilon_delta,
     ApproxDpEvent: _epsilon_delta,
-    dp_event.NonPrivateDpEvent: lambda acc, event, count, pessimistic, interval: None,
+    dp_event.NonPrivateDpEvent: lambda relation, event, count, pessimistic, interval: None,
 }

@@ -191,7 +191,7 @@ class Claim:
 
         if not 0 < delta < 1:
             raise ValueError(f"Claim.from_ledger: delta must be in (0, 1), got {delta!r}")
-        best = best_epsilon(ledger, delta, participant)
+        best = best_epsilon(ledger, delta, participant, every_accountant=True)
         return cls(
             delta=delta,
             noise=noise,
