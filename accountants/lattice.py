@@ -161,16 +161,25 @@ def _binomial_piece(multiple: int, count: int, step: float) -> _Piece:
 
     Error: each log-probability is a log-binomial coefficient (three ``gammaln``, each within 8 u of
     its magnitude) plus count·(log p, log q) (a few u each, and ε' = fl(step·multiple) is within
-    u·ε' of the lattice value, which moves log p and log q by at most that much each); ``exp`` adds
-    2 u, or an absolute 2^-1021 where it leaves the normal range."""
+    u·ε' of the lattice value, which moves log p by at most u·ε'·q and log q by u·ε'·p); ``exp``
+    adds 2 u, or an absolute 2^-1021 where it leaves the normal range. The relative error is the
+    largest over the terms whose mass can reach 2^-1021; the others are within the absolute one."""
     eps = step * multiple
     flips = np.arange(count + 1, dtype=float)
     log_q = -float(np.logaddexp(0.0, eps))
     log_p = -float(np.logaddexp(0.0, -eps))
     log_binom = special.gammaln(count + 1) - special.gammaln(flips + 1) - special.gammaln(count - flips + 1)
     log_probs = log_binom + (count - flips) * log_p + flips * log_q
-    magnitude = 3.0 * (float(special.gammaln(count + 1)) + 2.0) + count * (abs(log_p) + abs(log_q) + 2.0 + eps)
-    log_rel_err = 16 * _U * magnitude + 4 * _U * float(np.max(np.abs(log_probs))) + 2 * _U
+    # per term; the rounding of ε' moves log p by at most u·ε'·q and log q by u·ε'·p (their derivatives)
+    magnitude = (
+        3.0 * (float(special.gammaln(count + 1)) + 2.0)
+        + (count - flips) * (abs(log_p) + 2.0 + eps * math.exp(log_q))
+        + flips * (abs(log_q) + 2.0 + eps * math.exp(log_p))
+    )
+    errors = 16 * _U * magnitude + 4 * _U * np.abs(log_probs) + 2 * _U
+    # a term whose mass is below e^-708 < 2^-1021 even at the top of its error is covered by abs_err
+    relevant = log_probs + errors > -708.0
+    log_rel_err = float(np.max(errors[relevant])) if relevant.any() else 0.0
     masses = np.zeros(2 * multiple * count + 1)
     masses[:: 2 * multiple] = np.exp(log_probs[::-1])  # index 0: all −multiple
     piece = _Piece(
