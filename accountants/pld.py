@@ -146,10 +146,10 @@ class PLDAccountant(Accountant[_Releases]):
         by ``PLD_RELATIVE_ERROR`` (and ``PLD_ABSOLUTE_ERROR`` once an FFT composition was made),
         and dp-accounting's ε (whose own root finding may be a few ulps low) is raised until that
         stepped-up δ(ε) meets the target."""
-        key = (self._key(summary), kind, value, pessimistic)
-        if key not in self._query_cache and pessimistic and all(type(e) is dp_event.GaussianDpEvent for e in summary):
+        if pessimistic and all(type(e) is dp_event.GaussianDpEvent for e in summary):  # O(releases), no key
             mu = _folded_mu(list(summary.items()), self.neighboring_relation)
-            self._query_cache[key] = gaussian_epsilon(mu, value) if kind == "epsilon" else gaussian_delta(mu, value)
+            return gaussian_epsilon(mu, value) if kind == "epsilon" else gaussian_delta(mu, value)
+        key = (self._key(summary), kind, value, pessimistic)
         if key not in self._query_cache:
             pld = self._pld(summary, pessimistic)
             slack = PLD_ABSOLUTE_ERROR if _uses_fft(key[0]) else 0.0
