@@ -61,3 +61,24 @@ def dpadmm_floor_seconds(solver: DPADMM, problem: HorizontalProblem, trials: int
                 w = w_tilde.mean(axis=1)
                 gamma = gamma - rho * (w_tilde - w[:, None])
     return time.perf_counter() - start
+
+
+def dpadmm_unavoidable_seconds(solver: DPADMM, problem: HorizontalProblem, trials: int, seed: int = 0) -> float:
+    """Seconds for only what every iteration of ``trials`` trials cannot avoid: the two matrix
+    products of step (3a) per agent (the margins X_i w̃_i and the gradient X_iᵀ s_i, on random
+    operands of the problem's shapes, ``BLOCK`` trials at a time) and the Gaussian draws of (3b),
+    with one BLAS thread. Separate runs' time over it bounds what batching can gain."""
+    N, m, d = problem.partition.X.shape
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((N, m, d))
+    XT = np.ascontiguousarray(X.transpose(0, 2, 1))
+    start = time.perf_counter()
+    with blas_threads(1):
+        for lo in range(0, trials, BLOCK):
+            R = min(BLOCK, trials - lo)
+            W, S = rng.standard_normal((N, d, R)), rng.standard_normal((N, m, R))
+            for _ in range(solver.n_iterations):
+                np.matmul(X, W)
+                np.matmul(XT, S)
+                rng.standard_normal((R, N, d))
+    return time.perf_counter() - start
