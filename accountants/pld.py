@@ -252,16 +252,15 @@ def _folded_noise(gaussians: list[tuple[dp_event.GaussianDpEvent, int]]) -> floa
     at least the exact one (terms that underflow only matter below 10^-8, where σ is capped at
     10^4 anyway); the square root and the division add 2 u, which the factor 1 − 4 u covers.
     """
-    terms = []
-    for event, count in gaussians:
-        z = event.noise_multiplier
-        if z == 0:
-            return 0.0
-        if not math.isinf(z):
-            terms.append(float(count) / z / z)
-    total = math.fsum(terms)
+    return _noise_of(*_inverse_square_sum(gaussians))
+
+
+def _noise_of(total: float, finite: int) -> float:
+    """:func:`_folded_noise` from :func:`_inverse_square_sum`'s (Σ count/z², finite count)."""
+    if math.isinf(total):
+        return 0.0
     if total == 0:  # all infinitely noisy (ε = 0), or so noisy that every term underflowed: the cap
-        return _MAX_NOISE if terms else math.inf
+        return _MAX_NOISE if finite else math.inf
     upper = math.nextafter(total * (1.0 + 2.0**-50), math.inf)
     return math.nextafter(1.0 / math.sqrt(upper) * (1.0 - 2.0**-51), 0.0)
 
@@ -271,15 +270,31 @@ def _folded_mu(gaussians: list[tuple[dp_event.GaussianDpEvent, int]], relation: 
     up: the relation's sensitivity factor (1 or 2, exact) over :func:`_folded_noise` (rounded
     down), stepped one float up for the division. When every count/z² underflows (z > 10^154),
     μ <= sqrt(Σ count)/min z instead (each z at least the smallest), with a margin for roundings."""
-    finite = [(event.noise_multiplier, count) for event, count in gaussians if not math.isinf(event.noise_multiplier)]
-    if any(z == 0 for z, _ in finite):
+    total, finite = _inverse_square_sum(gaussians)
+    if math.isinf(total):
         return math.inf
     if not finite:
         return 0.0  # only infinitely noisy releases
-    if math.fsum(float(count) / z / z for z, count in finite) == 0:
-        bound = math.sqrt(float(sum(count for _, count in finite))) * (1.0 + 2.0**-50) / min(z for z, _ in finite)
-        return math.nextafter(sensitivity_factor(relation) * bound * (1.0 + 2.0**-51), math.inf)
-    return math.nextafter(sensitivity_factor(relation) / _folded_noise(gaussians), math.inf)
+    if total == 0:
+        smallest = min(e.noise_multiplier for e, _ in gaussians)
+        bound = math.sqrt(float(sum(count for e, count in gaussians if math.isfinite(e.noise_multiplier))))
+        return math.nextafter(
+            sensitivity_factor(relation) * bound * (1.0 + 2.0**-50) / smallest * (1.0 + 2.0**-51), math.inf
+        )
+    return math.nextafter(sensitivity_factor(relation) / _noise_of(total, finite), math.inf)
+
+
+def _inverse_square_sum(gaussians: list[tuple[dp_event.GaussianDpEvent, int]]) -> tuple[float, int]:
+    """(Σ count/z² over the releases with finite noise z, how many have finite noise); ∞ as the
+    sum if one release has no noise."""
+    terms = []
+    for event, count in gaussians:
+        z = event.noise_multiplier
+        if z == 0:
+            return math.inf, 0
+        if not math.isinf(z):
+            terms.append(float(count) / z / z)
+    return math.fsum(terms), len(terms)
 
 
 def _raised_until_safe(pld: pld_lib.PrivacyLossDistribution, epsilon: float, delta: float, slack: float) -> float:

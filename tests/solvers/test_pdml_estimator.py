@@ -6,32 +6,14 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
-from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import check_estimator
 
 from solvers import PDMLClassifier
-from solvers.datasets import twonorm
 from solvers.graph import GraphTopology
 from solvers.pdml import PDML
 from solvers.problem import HorizontalProblem
-
-
-@pytest.fixture(scope="module")
-def unit_rows():
-    dataset = twonorm(200, seed=0, dim=5)
-    return dataset.X / np.linalg.norm(dataset.X, axis=1).max(), np.where(dataset.y > 0, "yes", "no")
-
-
-@pytest.fixture(scope="module")
-def cancer():
-    X, y = load_breast_cancer(return_X_y=True)
-    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
-    scaler = StandardScaler().fit(X_train)
-    return scaler.transform(X_train), y_train, scaler.transform(X_test), y_test
 
 
 def test_sklearn_estimator_checks_pass():
