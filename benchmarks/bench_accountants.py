@@ -60,13 +60,18 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
+
+if not __package__:  # run as a file (python benchmarks/NAME.py): the benchmarks package is in the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 from dp_accounting import dp_event, get_epsilon_gaussian

@@ -15,7 +15,12 @@ import argparse
 import cProfile
 import math
 import pstats
+import sys
 import time
+from pathlib import Path
+
+if not __package__:  # run as a file (python benchmarks/NAME.py): the benchmarks package is in the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 

@@ -20,6 +20,10 @@ import math
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+if not __package__:  # run as a file (python benchmarks/NAME.py): the benchmarks package is in the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from audits.run import run_audit
 from audits.targets.star import dpadmm_spec

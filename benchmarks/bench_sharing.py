@@ -16,6 +16,11 @@ compare the vectorised solver with.
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file (python benchmarks/NAME.py): the benchmarks package is in the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 from scipy import optimize

@@ -21,6 +21,9 @@ import pkgutil
 import sys
 from pathlib import Path
 
+if not __package__:  # run as a file (python benchmarks/NAME.py): the benchmarks package is in the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 import benchmarks
 from accountants.version import __version__
 
