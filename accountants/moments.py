@@ -26,13 +26,26 @@ from accountants.base import Accountant
 from accountants.errors import UnsupportedEventError
 from accountants.events import ApproxDpEvent, PureDpEvent, flatten
 from accountants.ledger import StrPath
-from accountants.rdp import DEFAULT_ORDERS, FloatArray, gaussian_rdp, pure_dp_rdp, rdp_to_delta, rdp_to_epsilon
+from accountants.rdp import (
+    DEFAULT_ORDERS,
+    FloatArray,
+    gaussian_rdp,
+    laplace_rdp,
+    pure_dp_rdp,
+    rdp_to_delta,
+    rdp_to_epsilon,
+    repeat_and_select_rdp,
+)
 from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation
 
-__all__ = ["MomentsAccountant", "DELEGATED_CURVE_ERROR", "DELEGATED_MAX_ORDER", "MAX_ORDERS"]
+__all__ = ["MomentsAccountant", "DELEGATED_CURVE_ERROR", "DELEGATED_MAX_ORDER", "MAX_ORDERS", "OWN_CURVE_ERROR"]
 
-#: Largest order at which curves are taken from dp-accounting (its default grid stops at 1024).
+#: Largest order at which the curves of sampled releases are taken from dp-accounting (each costs
+#: O(α) there; its default grid stops at 1024).
 DELEGATED_MAX_ORDER = 1024.0
+#: Relative error bound of the closed-form curves here (Gaussian, Laplace, pure ε): a few
+#: roundings each, 256 units of 2^-53 with room to spare.
+OWN_CURVE_ERROR = 256 * 2.0**-53
 #: Assumed relative error bound of the RDP curves dp-accounting computes (series and log-sum-exp
 #: evaluations in float64); every such curve is stepped up by it.
 DELEGATED_CURVE_ERROR = 1e-12
@@ -44,7 +57,9 @@ class MomentsAccountant(Accountant[FloatArray]):
     """RDP / moments accountant.
 
     Args:
-      orders: RDP orders α > 1 (default: 1.001 … 10^6, see ``accountants.rdp.DEFAULT_ORDERS``).
+      orders: RDP orders α >= 1, ∞ allowed, as in dp-accounting (default: 1.001 … 10^12 and ∞, see
+        ``accountants.rdp.DEFAULT_ORDERS``); order 1 (the KL divergence) only enters the KL bound,
+        order ∞ is the pure-DP limit.
       conversion: "improved" (Canonne–Kamath–Steinke; default) or "classic" (Mironov Prop. 3,
         i.e. Abadi et al.'s tail bound).
       neighboring_relation: dp_accounting's relation (default ``ADD_OR_REMOVE_ONE``, as there):
@@ -68,8 +83,8 @@ class MomentsAccountant(Accountant[FloatArray]):
             grid = DEFAULT_ORDERS if orders is None else np.asarray(orders, dtype=float)
         except (TypeError, ValueError) as error:
             raise TypeError(f"orders must be a 1-D sequence of numbers > 1, got {orders!r:.80}") from error
-        if grid.ndim != 1 or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 1):
-            raise ValueError("orders must be a non-empty 1-D sequence of finite numbers > 1")
+        if grid.ndim != 1 or grid.size == 0 or np.any(np.isnan(grid)) or np.any(grid < 1):
+            raise ValueError(f"orders must be a non-empty 1-D sequence of numbers >= 1 (∞ allowed), got {orders!r:.80}")
         if grid.size > MAX_ORDERS:
             raise ValueError(f"orders must have at most {MAX_ORDERS} entries, got {grid.size}")
         if not isinstance(conversion, str) or conversion not in ("improved", "classic"):
@@ -119,14 +134,29 @@ class MomentsAccountant(Accountant[FloatArray]):
 
     def _upper_curve(self, event: dp_event.DpEvent) -> FloatArray:
         """The event's curve stepped up by a bound on its evaluation error: the closed forms here
-        by 64 units of 2^-53 (a handful of roundings), dp-accounting's curves by
-        ``DELEGATED_CURVE_ERROR`` (an assumed bound on its series and log-sum-exp evaluations).
-        A negative value (rounding around an exact 0) becomes 0."""
+        by ``OWN_CURVE_ERROR`` (a handful of roundings; repeat-and-select adds a few to its inner
+        curves, already stepped up), dp-accounting's curves by ``DELEGATED_CURVE_ERROR`` (an assumed
+        bound on their series and log-sum-exp evaluations). A negative value (rounding around an
+        exact 0) becomes 0."""
         curve = self._compute_curve(event)
-        own = isinstance(event, (dp_event.GaussianDpEvent, dp_event.LaplaceDpEvent, PureDpEvent, ApproxDpEvent))
-        error = 64 * 2.0**-53 if own and not _delegated(event) else DELEGATED_CURVE_ERROR
+        own = type(event) in (
+            dp_event.GaussianDpEvent,
+            dp_event.LaplaceDpEvent,
+            dp_event.RepeatAndSelectDpEvent,
+            PureDpEvent,
+            ApproxDpEvent,
+        )
+        error = OWN_CURVE_ERROR if own else DELEGATED_CURVE_ERROR
         with np.errstate(over="ignore"):
             return _up(np.maximum(curve, 0.0) * (1.0 + error))
+
+    def _composed_curve(self, event: dp_event.DpEvent) -> FloatArray:
+        """The (upper) curve of all the leaf releases of ``event`` composed."""
+        with np.errstate(over="ignore"):
+            total = np.zeros_like(self.orders)
+            for leaf, repeats in flatten(event, 1):
+                total = _up(total + _up(_count_up(repeats) * self._curve(leaf)))
+        return total
 
     def _compute_curve(self, event: dp_event.DpEvent) -> FloatArray:
         # Parameters were checked on entry (accountants.events.check_event).
@@ -134,11 +164,7 @@ class MomentsAccountant(Accountant[FloatArray]):
         if isinstance(event, dp_event.GaussianDpEvent):
             return gaussian_rdp(self.orders, event.noise_multiplier)
         if isinstance(event, dp_event.LaplaceDpEvent):
-            scale = event.noise_multiplier
-            if math.isinf(scale):  # infinite noise reveals nothing
-                return np.zeros_like(self.orders)
-            if scale == 0 or math.isinf(1.0 / scale):  # no noise, or ε = 1/b overflows: dp-accounting fails
-                return np.full_like(self.orders, math.inf)
+            return laplace_rdp(self.orders, event.noise_multiplier)
         if isinstance(event, PureDpEvent):
             return pure_dp_rdp(self.orders, event.epsilon)
         if isinstance(event, ApproxDpEvent):
@@ -147,12 +173,24 @@ class MomentsAccountant(Accountant[FloatArray]):
             return pure_dp_rdp(self.orders, event.epsilon)
         if type(event).__module__ != dp_event.__name__:
             raise self.unsupported(event, "not a dp_accounting event")
-        # dp-accounting's general curves cost O(α) per order; above DELEGATED_MAX_ORDER we use the
-        # trivial bound ∞, which only removes those orders from the minimisation.
-        low_orders = self.orders[self.orders <= DELEGATED_MAX_ORDER]
         if _reveals_nothing(event):  # under any relation; dp-accounting divides by ∞ noise or a 0 rate here
             return np.zeros_like(self.orders)
-        delegate = RdpAccountant(orders=low_orders, neighboring_relation=self.neighboring_relation)
+        if isinstance(event, dp_event.RepeatAndSelectDpEvent):
+            single = self._composed_curve(event.event)
+            return repeat_and_select_rdp(self.orders, single, float(event.mean), float(event.shape))
+        return self._delegated_curve(event)
+
+    def _delegated_curve(self, event: dp_event.DpEvent) -> FloatArray:
+        """dp-accounting's curve of ``event``: at every order > 1 for the events whose curve it
+        evaluates in closed form (O(1) an order); for the sampled ones (O(α) an order) at orders up
+        to ``DELEGATED_MAX_ORDER``, and above it the curve of the unsampled Gaussian release, which
+        bounds the Poisson-sampled one (Rényi divergence is jointly quasi-convex: van Erven &
+        Harremoës 2014, Thm. 13), or ∞ (no bound) for the others. Order 1 gets ∞."""
+        closed_form = isinstance(
+            event, (dp_event.RandomizedResponseDpEvent, dp_event.ZCDpEvent, dp_event.SingleEpochTreeAggregationDpEvent)
+        )
+        asked = (self.orders > 1.0) & (closed_form | (self.orders <= DELEGATED_MAX_ORDER))
+        delegate = RdpAccountant(orders=self.orders[asked], neighboring_relation=self.neighboring_relation)
         try:
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # ∞ is a valid curve value
                 if not delegate.supports(event):
@@ -167,7 +205,10 @@ class MomentsAccountant(Accountant[FloatArray]):
         if np.any(np.isnan(delegate.rdp)):
             raise self.unsupported(event, "dp_accounting's RDP curve is undefined (NaN) for these parameters")
         curve = np.full_like(self.orders, math.inf)
-        curve[self.orders <= DELEGATED_MAX_ORDER] = delegate.rdp
+        high = (self.orders > DELEGATED_MAX_ORDER) & ~asked
+        if isinstance(event, dp_event.PoissonSampledDpEvent) and type(event.event) is dp_event.GaussianDpEvent:
+            curve[high] = gaussian_rdp(self.orders[high], event.event.noise_multiplier)
+        curve[asked] = delegate.rdp
         return curve
 
     def epsilon_from_summary(self, summary: FloatArray, delta: float) -> float:
@@ -197,11 +238,6 @@ def _count_up(count: int) -> float:
     """The least float >= count."""
     value = float(count)
     return value if value >= count else math.nextafter(value, math.inf)
-
-
-def _delegated(event: dp_event.DpEvent) -> bool:
-    """Whether the curve of ``event`` comes from dp-accounting (a Laplace release does)."""
-    return isinstance(event, dp_event.LaplaceDpEvent) and 0 < event.noise_multiplier < math.inf
 
 
 def _reveals_nothing(event: dp_event.DpEvent) -> bool:

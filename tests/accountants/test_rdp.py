@@ -68,8 +68,8 @@ def test_improved_conversion_never_exceeds_classic(z, count, delta):
 
 
 def test_bad_curves_and_conversions_are_refused():
-    with pytest.raises(ValueError, match="orders must all be > 1"):
-        rdp_to_epsilon(np.array([1.0]), np.array([0.1]), 1e-5)
+    with pytest.raises(ValueError, match="orders must all be >= 1"):
+        rdp_to_epsilon(np.array([0.5]), np.array([0.1]), 1e-5)
     with pytest.raises(ValueError, match="conversion must be 'improved' or 'classic'"):
         rdp_to_epsilon(np.array([2.0]), np.array([0.1]), 1e-5, "fancy")
     with pytest.raises(ValueError, match="rdp contains NaN"):
