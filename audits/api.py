@@ -22,15 +22,17 @@ What runs (:func:`audit_spec` declares it, :func:`audits.runner.run_spec` runs i
    bound (worst case) and, for a Gaussian claim, its Gaussian-DP bound, held against the claim.
 3. Sections: the floating-point channel (its own finding, not the verdict) and reproducibility.
 
-With ``neighbours=[D1, D2, …]`` instead of ``D_prime``, a pilot audit per candidate on its own
-trials picks the most distinguishable pair; the final audit runs on fresh trials, so the choice
-needs no multiplicity correction (a held-out pilot).
+With ``neighbours`` instead of ``D_prime`` (candidates for D′, candidate pairs, or ``"patterns"``:
+the input patterns of Ding et al. 2018 around D), a pilot on each pair's own trials ranks the pairs
+(:mod:`audits.neighbour_search`); the final audit runs on fresh trials, so the choice needs no
+multiplicity correction (a held-out pilot). ``effort`` ("quick", "default", "thorough") sizes the
+trials, calibration and pilots (:mod:`audits.effort`).
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,8 +40,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, SearchedScore
+from audits.effort import effort_preset
 from audits.floating_point import LowBitsTest, floating_point_section
 from audits.mechanism import MechanismRuns, describe_callable, reproducibility_section
+from audits.neighbour_search import candidate_pairs, search_neighbours
 from audits.runner import deciding_bounds, run_spec
 from audits.spec import AuditSpec, Claim
 
@@ -48,10 +52,6 @@ if TYPE_CHECKING:  # attacks and the statistics are imported on first use
     from audits.stats import LowerBound
 
 __all__ = ["AuditReport", "audit", "audit_spec"]
-
-#: First element of the seed streams of the neighbour search's pilots (the audit's own streams are
-#: children 0, 1, 2, … of the root seed, so the pilots' trials never overlap them).
-PILOT_STREAM = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -180,8 +180,9 @@ def audit(
     D_prime: Any = None,
     *,
     claim: Claim,
-    neighbours: Iterable[Any] | None = None,
-    trials: int = 100_000,
+    neighbours: str | Iterable[Any] | None = None,
+    effort: str = "default",
+    trials: int | None = None,
     seed: int = 0,
     score: Score | None = None,
     batched: bool = True,
@@ -200,12 +201,19 @@ def audit(
         is a ``numpy.random.Generator`` the audit seeds (:mod:`audits.mechanism`).
       D, D_prime: the neighbouring data sets, in whatever form the mechanism takes.
       claim: the claimed (ε, δ) and the noise that backs it (:class:`audits.Claim`).
-      neighbours: candidates for D′ instead of ``D_prime`` (a held-out pilot picks one).
-      trials: audited trials per hypothesis. seed: the root seed of every trial.
+      neighbours: instead of ``D_prime``, candidates for D′, a sequence of
+        :class:`audits.neighbour_search.CandidatePair` (D=None: each pair names its D), or
+        ``"patterns"`` (Ding et al. 2018's input patterns around the query answers D); a held-out
+        pilot picks the pair (:func:`audits.neighbour_search.search_neighbours`).
+      effort: "quick", "default" or "thorough" (:mod:`audits.effort`): the defaults of ``trials``,
+        ``search_trials`` and ``pilot_trials``.
+      trials: audited trials per hypothesis (default: the effort's, 10^5 for "default").
+      seed: the root seed of every trial.
       score: releases → scores (higher: "ran on D"); None searches for a distinguisher.
-      confidence: of every lower bound. search_trials: calibration trials per side (default
-        trials/10 in [2,000, 20,000]). pilot_trials: per side and candidate (default trials/10 in
-        [1,000, 10,000]). resolution: of the scores (:func:`audits.distinguishers.quantize`).
+      confidence: of every lower bound. search_trials: calibration trials per side (default, for
+        "default": trials/10 in [2,000, 20,000]). pilot_trials: per side and candidate pair
+        (default, for "default": trials/10 in [1,000, 100,000]). resolution: of the scores
+        (:func:`audits.distinguishers.quantize`).
       name: the report's name. progress: a progress bar on stderr (None: when stderr is a terminal).
 
     Returns:
@@ -217,27 +225,26 @@ def audit(
     """
     if (D_prime is None) == (neighbours is None):
         raise ValueError("give exactly one of D_prime (the neighbour of D) and neighbours (candidates for it)")
-    trials = _check_count(trials, "trials", 10)
+    preset = effort_preset(effort)
+    trials = _check_count(preset.trials if trials is None else trials, "trials", 10)
     seed = _check_count(seed, "seed", 0)
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
         raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    n_search = min(20_000, max(2_000, trials // 10)) if search_trials is None else search_trials
+    n_search = preset.calibration_trials(trials) if search_trials is None else search_trials
     n_search = _check_count(n_search, "search_trials", 20)
     search: dict[str, Any] | None = None
     if neighbours is not None:
-        n_pilot = min(10_000, max(1_000, trials // 10)) if pilot_trials is None else pilot_trials
-        D_prime, search = _pick_neighbour(
+        n_pilot = preset.pilot_trials(trials) if pilot_trials is None else pilot_trials
+        chosen = search_neighbours(
             mechanism,
-            D,
-            list(neighbours),
-            claim=claim,
-            score=score,
-            batched=batched,
+            candidate_pairs(D, neighbours),
+            fits=_score_candidates(score),
             trials=_check_count(n_pilot, "pilot_trials", 10),
             seed=seed,
-            confidence=confidence,
-            resolution=resolution,
+            delta=claim.delta,
+            batched=batched,
         )
+        D, D_prime, search = chosen.pair.D, chosen.pair.D_prime, chosen.report
     spec = audit_spec(
         mechanism,
         D,
@@ -256,40 +263,3 @@ def audit(
     if search is not None:
         report["neighbour_search"] = search
     return AuditReport(report, tuple(result.attacks), dict(result.lower))
-
-
-def _pick_neighbour(
-    mechanism: Callable[..., Any],
-    D: Any,
-    candidates: Sequence[Any],
-    *,
-    trials: int,
-    seed: int,
-    confidence: float,
-    **options: Any,
-) -> tuple[Any, dict[str, Any]]:
-    """The candidate D′ with the largest deciding lower bound in a pilot audit of its own, and what
-    the search did (for the report)."""
-    if not candidates:
-        raise ValueError("neighbours must hold at least one candidate data set")
-    pilot: list[float] = []
-    for index, candidate in enumerate(candidates):
-        spec = audit_spec(mechanism, D, candidate, trials=trials, **options)
-        result = run_spec(
-            spec,
-            trials=trials,
-            confidence=confidence,
-            seed=seed,
-            stream_key=(PILOT_STREAM + index,),
-            calibration_trials=max(20, trials // 5),
-            progress=False,
-        )
-        pilot.append(max(b.epsilon for b in result.lower.values()))
-    best = int(np.argmax(pilot))
-    return candidates[best], {
-        "candidates": len(candidates),
-        "pilot_trials": trials,
-        "pilot_epsilon_lower": pilot,
-        "chosen": best,
-        "correction": "none needed: the pair was chosen on pilot trials disjoint from the audited trials",
-    }

@@ -1,0 +1,55 @@
+"""How hard :func:`audits.audit` tries: the presets of its ``effort`` argument.
+
+An effort fixes the audited trials per side and how the calibration trials (the distinguisher
+search, :mod:`audits.distinguishers`) and the neighbour search's pilot trials
+(:mod:`audits.neighbour_search`) scale with them; an argument the caller gives overrides its preset.
+
+* ``"quick"``: 10^4 trials per side, 2,000 calibration and 1,000 pilot trials — a smoke test.
+* ``"default"``: 10^5 trials per side; calibration trials/10 in [2,000, 20,000], pilots trials/10
+  in [1,000, 100,000].
+* ``"thorough"``: 10^7 trials per side, for violations whose tail events have probabilities near
+  10^−6 (a Clopper–Pearson bound needs tens of such events on each side); calibration trials/50 in
+  [2,000, 200,000], pilots trials/20 in [2,000, 500,000]. The releases are drawn in chunks, so the
+  memory stays bounded; on two cores a vectorised mechanism takes minutes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["EFFORTS", "Effort", "effort_preset"]
+
+
+@dataclass(frozen=True)
+class Effort:
+    """One preset: ``trials`` per side, and (divisor, least, most) of the calibration and pilot trials."""
+
+    name: str
+    trials: int
+    calibration: tuple[int, int, int]
+    pilot: tuple[int, int, int]
+
+    def calibration_trials(self, trials: int) -> int:
+        """Calibration trials per side for ``trials`` audited trials per side."""
+        divisor, least, most = self.calibration
+        return min(most, max(least, trials // divisor))
+
+    def pilot_trials(self, trials: int) -> int:
+        """Pilot trials per side and candidate pair for ``trials`` audited trials per side."""
+        divisor, least, most = self.pilot
+        return min(most, max(least, trials // divisor))
+
+
+#: The presets by name.
+EFFORTS = {
+    "quick": Effort("quick", 10_000, calibration=(10, 2_000, 2_000), pilot=(10, 1_000, 1_000)),
+    "default": Effort("default", 100_000, calibration=(10, 2_000, 20_000), pilot=(10, 1_000, 100_000)),
+    "thorough": Effort("thorough", 10_000_000, calibration=(50, 2_000, 200_000), pilot=(20, 2_000, 500_000)),
+}
+
+
+def effort_preset(effort: object) -> Effort:
+    """The preset named ``effort`` (ValueError naming the choices otherwise)."""
+    if not isinstance(effort, str) or effort not in EFFORTS:
+        raise ValueError(f"effort must be one of {', '.join(map(repr, EFFORTS))}, got {effort!r}")
+    return EFFORTS[effort]

@@ -1,0 +1,287 @@
+"""Which neighbouring pair (D, D′) to audit: candidate pairs, built-in input patterns, and a pilot
+search that ranks them by a continuous statistic on trials the audit never reuses.
+
+A mechanism's worst case is often at one particular pair: report noisy max releasing the maximum
+leaks most when every query moves the same way, a sparse vector when the queries move in opposite
+directions. :func:`input_patterns` builds the patterns of Ding, Wang, Wang, Zhang & Kifer (2018),
+"Detecting violations of differential privacy" (CCS 2018, Section 5.1) around a vector of query
+answers: one below, one above, one above and the rest below, one below and the rest above, half
+and half, all above, all below, and the X shape (whose D is not the base vector), each also with D
+and D′ swapped. The pairs are not tied to one D: a :class:`CandidatePair` names both data sets.
+
+:func:`search_neighbours` runs a pilot on each candidate pair, on seed streams of its own: the
+distinguishers are fitted on the first part of the pilot's releases and scored on the rest, where
+:func:`pilot_statistic` measures how far apart the two score distributions are — the largest, over
+thresholds and both tails, of log(P̂(tail | D) − δ) − log P̂(tail | D′) minus 1.645 delta-method
+standard errors: an approximate 95 % lower confidence bound on ε at one threshold that is not
+clipped at 0, so pairs are ranked even when none of them gives a positive bound yet (a 0/1 bound
+would tie and fall back to the first candidate). The pair with the largest statistic is audited
+on fresh trials, which alone give the audit's bounds: the choice was made on data the bounds never
+see, so it needs no multiplicity correction (a held-out pilot, as in Jagielski, Ullman & Oprea 2020).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from audits.distinguishers import DEFAULT_RESOLUTION, Fit, Score, quantize
+from audits.mechanism import MechanismRuns
+from solvers.engine.seeding import TrialSeeds
+
+__all__ = [
+    "FIT_ROWS",
+    "PILOT_STREAM",
+    "PILOT_Z",
+    "CandidatePair",
+    "NeighbourSearch",
+    "candidate_pairs",
+    "input_patterns",
+    "pilot_statistic",
+    "search_neighbours",
+]
+
+#: First element of the pilots' seed streams: pair i draws on child (PILOT_STREAM + i,) of the root
+#: seed, while the audit's own trials use children 0, 1, 2, …, so the pilots never overlap them.
+PILOT_STREAM = 1_000_000
+#: Standard errors subtracted in :func:`pilot_statistic` (the one-sided 95 % normal quantile).
+PILOT_Z = 1.645
+#: Releases per side the pilot fits its distinguishers on at most (the rest are scored).
+FIT_ROWS = 50_000
+#: Releases per mechanism call in the pilot (bounds its memory).
+PILOT_CHUNK = 20_000
+#: Thresholds :func:`pilot_statistic` tries at most (quantiles of the pooled scores).
+LEVELS = 512
+
+
+@dataclass(frozen=True, eq=False)
+class CandidatePair:
+    """A neighbouring pair to audit: ``D`` and ``D_prime`` in whatever form the mechanism takes."""
+
+    name: str
+    D: Any
+    D_prime: Any
+
+
+def input_patterns(
+    queries: Any, *, sensitivity: float = 1.0, all_differ: bool = True, both_orientations: bool = True
+) -> tuple[CandidatePair, ...]:
+    """Ding et al. (2018)'s input patterns around the query answers ``queries`` (a 1-d array).
+
+    Args:
+      queries: the base vector of query answers (StatDP uses all ones).
+      sensitivity: how far one answer moves between neighbours.
+      all_differ: every answer may move (the patterns with several moving answers); False: only one
+        answer moves (one below and one above only).
+      both_orientations: also every pair with D and D′ swapped.
+
+    Returns:
+      The distinct pairs, named by pattern ("half half", "X shape (swapped)", ...).
+    """
+    base = np.asarray(queries, dtype=np.float64)
+    if base.ndim != 1 or base.size == 0 or not np.isfinite(base).all():
+        raise ValueError(f"queries must be a non-empty 1-d array of finite query answers, got {queries!r:.80}")
+    if isinstance(sensitivity, bool) or not isinstance(sensitivity, (int, float)) or not 0 < sensitivity < math.inf:
+        raise ValueError(f"sensitivity must be a positive finite number, got {sensitivity!r}")
+    m, s, half = base.size, float(sensitivity), base.size // 2
+    first = np.zeros(m)
+    first[0] = 1.0
+    moves = [("one below", -first), ("one above", first)]
+    if all_differ:
+        rest = 1.0 - first
+        halves = np.where(np.arange(m) < half, 1.0, -1.0)
+        moves += [
+            ("one above rest below", first - rest),
+            ("one below rest above", rest - first),
+            ("half half", halves),
+            ("all above", np.ones(m)),
+            ("all below", -np.ones(m)),
+        ]
+    pairs = [(name, base, base + s * move) for name, move in moves]
+    if all_differ and m > 1:
+        pairs.append(("X shape", base - s * (np.arange(m) >= half), base - s * (np.arange(m) < half)))
+    if both_orientations:
+        pairs += [(f"{name} (swapped)", d_prime, d) for name, d, d_prime in pairs]
+    distinct: list[CandidatePair] = []
+    for name, d, d_prime in pairs:
+        if not any(np.array_equal(d, c.D) and np.array_equal(d_prime, c.D_prime) for c in distinct):
+            distinct.append(CandidatePair(name, d, d_prime))
+    return tuple(distinct)
+
+
+def candidate_pairs(D: Any, neighbours: str | Iterable[Any]) -> tuple[CandidatePair, ...]:
+    """The pairs :func:`audits.audit`'s ``neighbours`` stands for.
+
+    ``neighbours`` is ``"patterns"`` (:func:`input_patterns` around the query answers D), a sequence
+    of :class:`CandidatePair` (then D must be None: each pair names its own D), or a sequence of
+    candidates for D′ (paired with D).
+    """
+    if isinstance(neighbours, str):
+        if neighbours != "patterns":
+            raise ValueError(f"neighbours must be 'patterns' or a sequence of candidates, got {neighbours!r}")
+        if D is None:
+            raise ValueError("neighbours='patterns' builds the pairs around D: D must be a 1-d array of query answers")
+        return input_patterns(D)
+    items = list(neighbours)
+    if not items:
+        raise ValueError("neighbours must hold at least one candidate data set")
+    pairs = [item for item in items if isinstance(item, CandidatePair)]
+    if pairs and len(pairs) != len(items):
+        raise ValueError("neighbours must be either all CandidatePair objects or all candidates for D′, not a mix")
+    if pairs:
+        if D is not None:
+            raise ValueError("with CandidatePair neighbours each pair names its own D: pass D=None")
+        return tuple(pairs)
+    if D is None:
+        raise ValueError("neighbours holds candidates for D′: D must be given")
+    return tuple(CandidatePair(f"candidate {i}", D, d_prime) for i, d_prime in enumerate(items))
+
+
+def pilot_statistic(scores_in: np.ndarray, scores_out: np.ndarray, *, delta: float = 0.0, z: float = PILOT_Z) -> float:
+    """How far apart the scores on D (``scores_in``) and on D′ are, continuously (module docstring).
+
+    For each threshold t (every distinct score, or :data:`LEVELS` quantiles of the pooled scores)
+    and each of the four tails (S ≥ t or S < t, D over D′ or D′ over D), with p̂ = (count + ½)/(n + 1):
+    log((p̂_num − δ)/p̂_den) − z·sqrt((1 − p̂_num)/((n + 1) p̂_num) + (1 − p̂_den)/((n + 1) p̂_den)); the
+    largest. Not clipped at 0; finite (the whole population is a tail).
+    """
+    a, b = np.sort(np.asarray(scores_in, dtype=np.float64)), np.sort(np.asarray(scores_out, dtype=np.float64))
+    if a.size == 0 or b.size == 0:
+        raise ValueError("pilot_statistic needs scores on both D and D′")
+    pooled = np.concatenate([a, b])
+    distinct = np.unique(pooled)
+    if distinct.size > LEVELS:
+        distinct = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, LEVELS + 1)))
+    above_a = a.size - np.searchsorted(a, distinct, side="left")
+    above_b = b.size - np.searchsorted(b, distinct, side="left")
+    tails = (
+        (above_a, a.size, above_b, b.size),
+        (above_b, b.size, above_a, a.size),
+        (a.size - above_a, a.size, b.size - above_b, b.size),
+        (b.size - above_b, b.size, a.size - above_a, a.size),
+    )
+    best = -math.inf
+    for num, n_num, den, n_den in tails:
+        p_num, p_den = (num + 0.5) / (n_num + 1), (den + 0.5) / (n_den + 1)
+        usable = p_num - delta > 0
+        if not usable.any():
+            continue
+        p_num, p_den = p_num[usable], p_den[usable]
+        error = np.sqrt((1 - p_num) / ((n_num + 1) * p_num) + (1 - p_den) / ((n_den + 1) * p_den))
+        best = max(best, float(np.max(np.log((p_num - delta) / p_den) - z * error)))
+    return best
+
+
+@dataclass(frozen=True)
+class NeighbourSearch:
+    """What :func:`search_neighbours` chose: the pair, its index, and the report section."""
+
+    pair: CandidatePair
+    index: int
+    report: dict[str, Any]
+
+
+def _releases(runs: MechanismRuns, dataset: Any, seeds: TrialSeeds) -> Iterable[np.ndarray]:
+    for lo in range(0, len(seeds), PILOT_CHUNK):
+        yield np.asarray(runs.run(dataset, seeds=seeds[lo : lo + PILOT_CHUNK]).values)
+
+
+def _finite(scores: np.ndarray, name: str) -> np.ndarray:
+    values = np.asarray(scores, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"distinguisher {name!r} returned NaN or infinite scores in the neighbour search's pilot")
+    return values
+
+
+def _pilot(
+    runs: MechanismRuns, pair: CandidatePair, fits: Mapping[str, Fit], trials: int, root: np.random.SeedSequence
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each distinguisher's scores on D and on D′ on one pair's pilot (fitted on its first releases,
+    scored on the rest), rounded as the audit rounds them (:func:`audits.distinguishers.quantize`):
+    a score that is constant in a tail must not split into atoms by its last bits."""
+    seeds_in, seeds_out = (TrialSeeds(child, trials) for child in root.spawn(2))
+    fit_rows = min(FIT_ROWS, trials // 2)
+    fit_in = np.concatenate(list(_releases(runs, pair.D, seeds_in[:fit_rows])))
+    fit_out = np.concatenate(list(_releases(runs, pair.D_prime, seeds_out[:fit_rows])))
+    scorers: dict[str, Score] = {}
+    for name, fit in fits.items():
+        fitted = fit(fit_in, fit_out)
+        if fitted is not None:  # None: the distinguisher does not apply to these releases
+            scorers[name] = fitted
+    scored: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {name: ([], []) for name in scorers}
+    for side, dataset, seeds in ((0, pair.D, seeds_in), (1, pair.D_prime, seeds_out)):
+        for values in _releases(runs, dataset, seeds[fit_rows:]):
+            for name, score in scorers.items():
+                scored[name][side].append(_finite(score(values), name))
+    quantized = {}
+    for name, (parts_in, parts_out) in scored.items():
+        scores_in, scores_out = np.concatenate(parts_in), np.concatenate(parts_out)
+        largest = max(float(np.max(np.abs(scores_in))), float(np.max(np.abs(scores_out))), 1e-300)
+        grid = DEFAULT_RESOLUTION * largest
+        quantized[name] = (quantize(scores_in, grid), quantize(scores_out, grid))
+    return quantized
+
+
+def search_neighbours(
+    mechanism: Callable[..., Any],
+    pairs: Sequence[CandidatePair],
+    *,
+    fits: Mapping[str, Fit],
+    trials: int,
+    seed: int,
+    delta: float,
+    batched: bool = True,
+) -> NeighbourSearch:
+    """The pair of ``pairs`` with the largest :func:`pilot_statistic` in a pilot of ``trials``
+    releases per side of its own (module docstring), and the report section that says which pair
+    won, by how much, and with which distinguisher.
+
+    Args:
+      mechanism, batched: as :func:`audits.audit`. pairs: the candidates (:func:`candidate_pairs`).
+      fits: the distinguishers to fit (name → fit), e.g. :data:`audits.distinguishers.CANDIDATES`.
+      trials: pilot releases per side and pair (at least 4). seed: the audit's root seed.
+      delta: δ of the claim (enters the statistic).
+    """
+    if not pairs:
+        raise ValueError("the neighbour search needs at least one candidate pair")
+    if trials < 4:
+        raise ValueError(f"pilot trials must be at least 4 per side, got {trials}")
+    runs = MechanismRuns(mechanism, batched)
+    statistics: list[float] = []
+    chosen_by: list[str] = []
+    for index, pair in enumerate(pairs):
+        root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index,))
+        scores = _pilot(runs, pair, fits, trials, root)
+        by_fit = {name: pilot_statistic(s_in, s_out, delta=delta) for name, (s_in, s_out) in scores.items()}
+        best_fit = max(by_fit, key=lambda name: by_fit[name])
+        statistics.append(by_fit[best_fit])
+        chosen_by.append(best_fit)
+    order = sorted(range(len(pairs)), key=lambda i: -statistics[i])
+    best = order[0]
+    margin = statistics[best] - statistics[order[1]] if len(pairs) > 1 else None
+    summary = f"pair {pairs[best].name!r} won with pilot statistic {statistics[best]:.4g}"
+    if margin is not None:
+        summary += f", {margin:.4g} above the runner-up {pairs[order[1]].name!r} ({statistics[order[1]]:.4g})"
+    return NeighbourSearch(
+        pairs[best],
+        best,
+        {
+            "candidates": len(pairs),
+            "pilot_trials": trials,
+            "pilot_epsilon_lower": statistics,
+            "chosen": best,
+            "pairs": [pair.name for pair in pairs],
+            "chosen_pair": pairs[best].name,
+            "distinguishers": chosen_by,
+            "margin": margin,
+            "summary": summary,
+            "statistic": "the largest, over thresholds and tails, of log((P(tail|D) - δ)/P(tail|D′)) minus "
+            f"{PILOT_Z} delta-method standard errors, on pilot releases not used to fit the distinguishers "
+            "(an approximate lower confidence bound on ε at one threshold, not clipped at 0; for ranking only)",
+            "correction": "none needed: the pair was chosen on pilot trials disjoint from the audited trials",
+        },
+    )
