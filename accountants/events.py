@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import TypeVar
 
 import attr
 from dp_accounting import dp_event
 
+from accountants.rounding import log1p_up, reciprocal_up
 from accountants.validation import MAX_COUNT, check_delta, check_epsilon
 
 __all__ = ["PureDpEvent", "ApproxDpEvent", "check_event", "check_events", "epsilon_delta_of", "flatten"]
@@ -288,7 +290,8 @@ def epsilon_delta_of(event: dp_event.DpEvent) -> tuple[float, float] | None:
 
     Pure and approximate events state theirs; a Laplace release with noise multiplier b is
     (1/b, 0)-DP; k-ary randomized response with noise parameter p is (ln(1 + k(1-p)/p), 0)-DP under
-    replace-one (dp_accounting's definition: with probability p output a uniform bucket).
+    replace-one (dp_accounting's definition: with probability p output a uniform bucket). Both ε
+    are rounded up (:mod:`accountants.rounding`), never to a float below the exact value.
 
     Raises TypeError / ValueError for an event with invalid parameters (see :func:`check_event`).
     """
@@ -300,14 +303,14 @@ def epsilon_delta_of(event: dp_event.DpEvent) -> tuple[float, float] | None:
     if isinstance(event, dp_event.LaplaceDpEvent):
         if event.noise_multiplier <= 0:
             return math.inf, 0.0
-        return 1.0 / event.noise_multiplier, 0.0
+        return reciprocal_up(event.noise_multiplier), 0.0
     if isinstance(event, dp_event.RandomizedResponseDpEvent):
         p, k = event.noise_parameter, event.num_buckets
         if k == 1 or p >= 1:
             return 0.0, 0.0
         if p <= 0:
             return math.inf, 0.0
-        return math.log1p(k * (1.0 - p) / p), 0.0
+        return log1p_up(k * (1 - Fraction(p)) / Fraction(p)), 0.0
     return None
 
 

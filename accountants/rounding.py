@@ -7,10 +7,14 @@ passes such a check, so the result is safe whatever the estimate it starts from.
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Callable
+from fractions import Fraction
 
-__all__ = ["ordinal", "from_ordinal", "tightest"]
+__all__ = ["ordinal", "from_ordinal", "tightest", "float_up", "reciprocal_up", "log1p_up"]
+
+_U = 2.0**-53  # unit roundoff of binary64
 
 
 def ordinal(x: float) -> int:
@@ -57,3 +61,32 @@ def tightest(safe: Callable[[float], bool], x: float, safe_end: float, unsafe_en
         else:
             bad = middle
     return from_ordinal(good)
+
+
+def float_up(value: Fraction) -> float:
+    """The least float >= the exact rational ``value`` (∞ beyond the float range)."""
+    try:
+        nearest = float(value)
+    except OverflowError:
+        return math.inf
+    if math.isfinite(nearest) and Fraction(nearest) < value:
+        return math.nextafter(nearest, math.inf)
+    return nearest
+
+
+def reciprocal_up(x: float) -> float:
+    """The least float >= 1/x for x > 0 (∞ if 1/x overflows, 0 for x = ∞): e.g. the ε = 1/b of a
+    Laplace release, which rounding to nearest can put an ulp below the truth."""
+    if math.isinf(x):
+        return 0.0
+    return float_up(1 / Fraction(x))
+
+
+def log1p_up(y: Fraction) -> float:
+    """A float >= log(1 + y) for an exact rational y >= 0: log1p of the least float >= y (the
+    logarithm increases), stepped up past the error of the platform's log1p (a few ulps at most
+    for a correctly implemented libm; 4 units of 2^-53 relative and one float are allowed)."""
+    upper = float_up(y)
+    if upper == 0 or math.isinf(upper):
+        return upper
+    return math.nextafter(math.log1p(upper) * (1.0 + 4 * _U), math.inf)

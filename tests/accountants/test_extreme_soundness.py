@@ -8,6 +8,10 @@ copies, whose exact curve is a sum over all outcomes), δ from 1e-300 to 1 − 1
   δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018, Thm. 8).
 - k pure ε₀-DP releases are dominated by k-fold randomized response (Kairouz, Oh & Viswanath 2015,
   Thm. 3.3): δ(ε) = Σ_l C(k, l) [e^{(k−l)ε₀} − e^ε e^{lε₀}]₊ / (1 + e^{ε₀})^k.
+- One Laplace release of scale b (ε₀ = 1/b): δ(ε) = [1 − e^{(ε − ε₀)/2}]₊ (the hockey-stick
+  divergence of two Laplace densities one sensitivity apart, integrated in closed form); k of them
+  are ε₀k-DP, which the basic-composition accountant must report exactly or above.
+- k-ary randomized response with noise parameter p (replace-one): δ(ε) = [1 − p + p/k − e^ε p/k]₊.
 
 δ(ε) decreases in ε, so a published ε is sound iff the true δ at it is within the target δ, and a
 published δ is sound iff it is at least the true δ(ε): one exact evaluation per result, with no
@@ -17,13 +21,24 @@ tolerance at all.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 from dp_accounting import dp_event
+from dp_accounting.privacy_accountant import NeighboringRelation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountants import ACCOUNTANTS, PureDpEvent, UnsupportedEventError
+from accountants import (
+    ACCOUNTANTS,
+    AdvancedCompositionAccountant,
+    ExactGaussianAccountant,
+    MomentsAccountant,
+    PLDAccountant,
+    PureDpEvent,
+    PureEpsilonAccountant,
+    UnsupportedEventError,
+)
 
 
 def _log_uniform(low: float, high: float) -> st.SearchStrategy[float]:
@@ -58,10 +73,24 @@ def pure_delta(eps0: float, k: int, eps: float) -> mpmath.mpf:
         return min(mpmath.mpf(1), total / (1 + mpmath.exp(e0)) ** k)  # δ ≤ 1: no rounding above it
 
 
-def results(event: dp_event.DpEvent, count: int, delta: float, epsilon: float) -> dict[str, tuple[float, float]]:
+def under(relation: NeighboringRelation) -> dict:
+    """Every accountant under ``relation`` (the classic moments accountant has only the default)."""
+    return {
+        "exact_gaussian": lambda: ExactGaussianAccountant(neighboring_relation=relation),
+        "rdp": lambda: MomentsAccountant(neighboring_relation=relation),
+        "pld": lambda: PLDAccountant(neighboring_relation=relation),
+        "optimal_composition": lambda: AdvancedCompositionAccountant(neighboring_relation=relation),
+        "advanced_composition": lambda: AdvancedCompositionAccountant("drv", neighboring_relation=relation),
+        "pure": lambda: PureEpsilonAccountant(neighboring_relation=relation),
+    }
+
+
+def results(
+    event: dp_event.DpEvent, count: int, delta: float, epsilon: float, accountants: dict | None = None
+) -> dict[str, tuple[float, float]]:
     """{accountant: (ε at delta, δ at epsilon)} for every accountant that takes the releases."""
     out = {}
-    for name, factory in ACCOUNTANTS.items():
+    for name, factory in (accountants or ACCOUNTANTS).items():
         accountant = factory()
         try:
             accountant.register(event, count)
@@ -101,6 +130,47 @@ def test_pure_releases_are_never_below_the_truth(eps0, k, delta, epsilon):
     assert unsound(found, lambda e: pure_delta(eps0, k, e), delta, epsilon) == {}
 
 
+def laplace_delta(b: float, eps: float) -> mpmath.mpf:
+    with mpmath.workdps(60):
+        return max(mpmath.mpf(0), -mpmath.expm1((mpmath.mpf(eps) - 1 / mpmath.mpf(b)) / 2))
+
+
+def randomized_response_delta(p: float, k: int, eps: float) -> mpmath.mpf:
+    with mpmath.workdps(60):
+        p_, k_ = mpmath.mpf(p), mpmath.mpf(k)
+        return max(mpmath.mpf(0), 1 - p_ + p_ / k_ - mpmath.exp(mpmath.mpf(eps)) * p_ / k_)
+
+
+@settings(max_examples=60)
+@given(b=_log_uniform(1e-6, 1e9), delta=deltas, epsilon=epsilons)
+def test_laplace_release_is_never_below_the_truth(b, delta, epsilon):
+    found = results(dp_event.LaplaceDpEvent(b), 1, delta, epsilon)
+    assert {"pld", "rdp", "optimal_composition", "pure"} <= set(found)
+    assert unsound(found, lambda e: laplace_delta(b, e), delta, epsilon) == {}
+
+
+@settings(max_examples=60)
+@given(b=_log_uniform(1e-6, 1e9), k=counts, delta=deltas)
+def test_composed_laplace_is_never_below_its_pure_total(b, k, delta):
+    """Basic composition reports k/b at every δ: never a float below the exact rational k/b."""
+    found = PureEpsilonAccountant().register(dp_event.LaplaceDpEvent(b), k).get_epsilon(delta)
+    assert Fraction(found) >= k / Fraction(b)
+
+
+@settings(max_examples=30)
+@given(
+    p=st.one_of(_log_uniform(1e-12, 1.0), st.floats(0.5, 1.0)),
+    k=st.integers(2, 10**6),
+    delta=deltas,
+    epsilon=epsilons,
+)
+def test_randomized_response_is_never_below_the_truth(p, k, delta, epsilon):
+    event = dp_event.RandomizedResponseDpEvent(min(p, 1.0), k)
+    found = results(event, 1, delta, epsilon, under(NeighboringRelation.REPLACE_ONE))
+    assert {"pld", "optimal_composition", "pure"} <= set(found)
+    assert unsound(found, lambda e: randomized_response_delta(min(p, 1.0), k, e), delta, epsilon) == {}
+
+
 def test_reported_extremes_are_sound():
     """The cases the issue reported, each against its exact value."""
     with mpmath.workdps(50):
@@ -111,3 +181,7 @@ def test_reported_extremes_are_sound():
     found = results(PureDpEvent(1.8734699710205016), 209, delta, 1.0)
     assert "optimal_composition" in found
     assert unsound(found, lambda e: pure_delta(1.8734699710205016, 209, e), delta, 1.0) == {}
+    b = 47094.47182404248  # 1/b rounded to nearest is below the exact value
+    assert Fraction(PureEpsilonAccountant().register(dp_event.LaplaceDpEvent(b)).get_epsilon(1e-291)) >= 1 / Fraction(b)
+    found = results(dp_event.LaplaceDpEvent(b), 1, 1e-291, 0.0)
+    assert unsound(found, lambda e: laplace_delta(b, e), 1e-291, 0.0) == {}

@@ -9,11 +9,8 @@ computed independently with mpmath at 40 digits (far more precise than the compa
   δ(ε) = Σ_l C(k, l) [e^{(k−l)ε₀} − e^ε e^{lε₀}]₊ / (1 + e^{ε₀})^k (Kairouz, Oh & Viswanath 2015).
 
 The exact ε at δ is the root of the decreasing δ(ε), found by bisection in mpmath to 1e-24
-relative. The accountants whose results are rounded outward (the exact Gaussian one) get no
-tolerance at all; the others may sit below the truth by at most ``LAST_DIGITS`` relative (a few ulps
-of their floating-point evaluation): rounding those outward to the last digit is the accountants'
-"strictly sound to the last digit" work, and this slack must shrink to 0 with it. Anything larger
-is a wrong ε, not rounding.
+relative (far below an ulp). Every accountant rounds its results outward, so none gets any
+tolerance: an ε even one ulp below the truth fails.
 """
 
 from __future__ import annotations
@@ -37,10 +34,6 @@ from accountants.events import PureDpEvent
 
 #: mpmath's working precision here (set per computation: other tests change the global one).
 DIGITS = 30
-#: Relative slack for accountants not yet rounded outward to the last digit (see the module docstring).
-LAST_DIGITS = 1e-13
-#: Accountants whose every result is rounded outward: no slack at all.
-OUTWARD_ROUNDED = {"exact_gaussian"}
 
 ACCOUNTANTS = {
     "exact_gaussian": ExactGaussianAccountant,
@@ -96,12 +89,8 @@ def pure_curve(eps0: float, k: int):
 
 
 def below_truth(found: dict[str, float], truth: mpmath.mpf) -> dict[str, float]:
-    """The accountants whose ε is below the truth (beyond their allowed slack)."""
-    return {
-        name: eps
-        for name, eps in found.items()
-        if not eps >= truth * (1 if name in OUTWARD_ROUNDED else 1 - LAST_DIGITS)
-    }
+    """The accountants whose ε is below the truth (no slack)."""
+    return {name: eps for name, eps in found.items() if not eps >= truth}
 
 
 def bounds(events: list[dp_event.DpEvent], delta: float) -> dict[str, float]:
