@@ -19,7 +19,7 @@ from accountants import composition, lattice
 from accountants.base import Accountant
 from accountants.events import epsilon_delta_of, flatten
 from accountants.ledger import StrPath
-from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation
+from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation, relation_refusal
 
 __all__ = ["PureEpsilonAccountant", "AdvancedCompositionAccountant", "MAX_SUPPORT"]
 
@@ -37,7 +37,8 @@ class _GuaranteeAccountant(Accountant[_Guarantees]):
     ``neighboring_relation`` (default ``ADD_OR_REMOVE_ONE``): a Laplace multiplier b is relative to
     the add-or-remove sensitivity, so a release is (1/b)-DP, and (2/b)-DP under ``REPLACE_ONE``
     (see :mod:`accountants.relations`); stated guarantees hold under the relation they are
-    registered with; randomized response states its ``REPLACE_ONE`` guarantee.
+    registered with; randomized response states its ``REPLACE_ONE`` guarantee, and is refused under
+    ``ADD_OR_REMOVE_ONE`` (:func:`accountants.relations.relation_refusal`).
     """
 
     def __init__(
@@ -55,6 +56,9 @@ class _GuaranteeAccountant(Accountant[_Guarantees]):
             if isinstance(leaf, dp_event.NonPrivateDpEvent):
                 updated[(math.inf, 0.0)] += repeats
                 continue
+            refusal = relation_refusal(leaf, self.neighboring_relation)
+            if refusal:
+                raise self.unsupported(leaf, refusal)
             guarantee = epsilon_delta_of(add_or_remove_equivalent(leaf, self.neighboring_relation))
             if guarantee is None:
                 raise self.unsupported(leaf, "it states no (ε, δ) guarantee to compose")

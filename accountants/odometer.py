@@ -62,7 +62,7 @@ from accountants.events import epsilon_delta_of, flatten
 from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon
 from accountants.ledger import StrPath
-from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation
+from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation, relation_refusal
 from accountants.validation import check_positive
 
 __all__ = ["PrivacyOdometer"]
@@ -131,6 +131,9 @@ class PrivacyOdometer(Accountant[_OdometerSummary]):
                     [dp_event.SelfComposedDpEvent(leaf, repeats)],
                 )
             else:
+                refusal = relation_refusal(leaf, self.neighboring_relation)
+                if refusal:
+                    raise self.unsupported(leaf, refusal)
                 guarantee = epsilon_delta_of(add_or_remove_equivalent(leaf, self.neighboring_relation))
                 if guarantee is None:
                     raise self.unsupported(leaf, "no fully adaptive rule: only Gaussian and (ε, δ) releases")

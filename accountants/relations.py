@@ -11,7 +11,11 @@ quantity); our accountants follow the PLD accountant, the one whose meaning is s
 ``REPLACE_SPECIAL`` (replace one record by a special one) has sensitivity 1, as add-or-remove.
 
 Events that state their guarantee (``PureDpEvent``, ``ApproxDpEvent``) hold under the relation of
-the accountant they are registered with; randomized response is defined under ``REPLACE_ONE``.
+the accountant they are registered with. Randomized response is defined under ``REPLACE_ONE`` (one
+record's answer changes); under ``ADD_OR_REMOVE_ONE`` the number of answers changes, which it does
+not bound, so every accountant refuses it there, as dp-accounting's PLD and RDP accountants do
+(:func:`relation_refusal`); ``REPLACE_SPECIAL`` neighbours are ``REPLACE_ONE`` neighbours, so its
+guarantee holds there too.
 """
 
 from __future__ import annotations
@@ -21,7 +25,13 @@ import math
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
 
-__all__ = ["DEFAULT_RELATION", "check_relation", "add_or_remove_equivalent", "sensitivity_factor"]
+__all__ = [
+    "DEFAULT_RELATION",
+    "check_relation",
+    "add_or_remove_equivalent",
+    "relation_refusal",
+    "sensitivity_factor",
+]
 
 #: dp-accounting's default, and every accountant's here.
 DEFAULT_RELATION = NeighboringRelation.ADD_OR_REMOVE_ONE
@@ -51,3 +61,14 @@ def add_or_remove_equivalent(event: dp_event.DpEvent, relation: NeighboringRelat
         return event
     z = event.noise_multiplier
     return type(event)(z if math.isinf(z) else z / factor)
+
+
+def relation_refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
+    """Why ``event`` has no guarantee under ``relation`` ("" when it has one): randomized response
+    needs ``REPLACE_ONE`` or ``REPLACE_SPECIAL`` (dp-accounting's convention)."""
+    if isinstance(event, dp_event.RandomizedResponseDpEvent) and relation not in (
+        NeighboringRelation.REPLACE_ONE,
+        NeighboringRelation.REPLACE_SPECIAL,
+    ):
+        return f"randomized response needs REPLACE_ONE or REPLACE_SPECIAL, the accountant uses {relation}"
+    return ""
