@@ -112,6 +112,18 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
             return False
         return True
 
+    def check_registration(self, event: dp_event.DpEvent, count: int = 1, participant: Hashable = None) -> None:
+        """Raise what ``register(event, count, participant)`` would raise now, given what is already
+        registered (e.g. too many releases for one participant, or kinds that do not mix); record
+        nothing. Cheap: no ε or δ is computed.
+
+        Raises:
+          TypeError / ValueError: bad arguments.
+          UnsupportedEventError: this accountant cannot bound these releases on top of the ledger.
+        """
+        summary = self.participant_summary(check_participant(participant))
+        self._compose(summary, check_event(event), check_count(count))
+
     def register(
         self,
         event: dp_event.DpEvent,

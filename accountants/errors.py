@@ -15,6 +15,7 @@ class UnsupportedEventError(_DpUnsupportedEventError, ValueError):
     def __init__(self, accountant: str, event: object, reason: str = "") -> None:
         self.accountant = accountant
         self.event = event
+        self.reason = reason
         detail = f": {reason}" if reason else ""
         super().__init__(f"{accountant} cannot bound the event {event!r}{detail}")
 

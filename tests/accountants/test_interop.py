@@ -16,7 +16,10 @@ from accountants import (
     ExactGaussianAccountant,
     MomentsAccountant,
     PLDAccountant,
+    PrivacyOdometer,
+    PureDpEvent,
     PureEpsilonAccountant,
+    UnsupportedEventError,
 )
 
 RELATIONS = [NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_ONE]
@@ -102,3 +105,114 @@ def test_a_dp_sgd_accounting_loop_runs_unchanged():
     assert theirs_rdp * 0.99 <= ours_rdp <= theirs_rdp * (1 + 1e-10)
     ours_pld, theirs_pld = train(DpAccountingView(PLDAccountant())), train(DpPLDAccountant())
     assert ours_pld == pytest.approx(theirs_pld, rel=1e-3)  # one 500-fold self-composition vs 5 of 100
+
+
+# ---------------------------------------------------------------------------------------------
+# A refused release is an error, recorded nowhere (the view once returned it from _maybe_compose
+# and recorded it in its own ledger: ε = 0 after 10^12 Gaussian releases).
+def test_releases_a_pld_cannot_hold_are_refused_and_the_exact_accountant_bounds_them():
+    view = DpAccountingView(PLDAccountant())
+    with pytest.raises(
+        UnsupportedEventError, match=r"grid step of 1e\+06 nats .*\] caused by subevent GaussianDpEvent"
+    ) as raised:
+        view.compose(dp_event.GaussianDpEvent(1.0), 10**12)
+    assert raised.value.event == dp_event.GaussianDpEvent(1.0)
+    assert view.ledger == dp_event.NoOpDpEvent() and len(view.accountant.ledger) == 0
+    exact = DpAccountingView(ExactGaussianAccountant()).compose(dp_event.GaussianDpEvent(1.0), 10**12)
+    assert exact.get_epsilon(1e-6) == pytest.approx(get_epsilon_gaussian(1e-6, 1e-6), rel=1e-9)  # μ = 10^6
+    assert exact.get_epsilon(1e-6) >= get_epsilon_gaussian(1e-6, 1e-6) * (1 - 1e-12)
+
+
+def test_a_release_over_the_pld_limit_is_refused_given_what_is_registered():
+    """600,000 Laplace releases fit a privacy loss distribution; 600,000 more do not (the limit is
+    10^6 self-compositions): the second compose raises and the first stays the whole record;
+    ``supports`` and the dry run are checked with the real count against the real ledger."""
+    view = DpAccountingView(PLDAccountant())
+    laplace = dp_event.LaplaceDpEvent(10.0)
+    assert view._maybe_compose(laplace, 600_000, do_compose=False) is None
+    view.compose(laplace, 600_000)
+    details = view._maybe_compose(laplace, 600_000, do_compose=False)
+    assert details is not None and details.invalid_event == laplace and "1200000 releases" in details.error_message
+    with pytest.raises(UnsupportedEventError, match="1200000 releases of it exceed 1000000"):
+        view.compose(laplace, 600_000)
+    assert view.ledger == dp_event.SelfComposedDpEvent(laplace, 600_000)
+    assert [entry.count for entry in view.accountant.ledger] == [600_000]
+    view.compose(laplace, 399_999)
+    assert view.supports(laplace)  # one more is the 10^6-th
+    view.compose(laplace)
+    assert not view.supports(laplace) and PLDAccountant().supports(laplace)
+
+
+def test_twice_600000_laplace_releases_are_bounded_by_the_accountants_that_hold_them():
+    for accountant in (PureEpsilonAccountant(), MomentsAccountant()):
+        view = DpAccountingView(accountant)
+        view.compose(dp_event.LaplaceDpEvent(10.0), 600_000).compose(dp_event.LaplaceDpEvent(10.0), 600_000)
+        direct = type(accountant)().register(dp_event.LaplaceDpEvent(10.0), 1_200_000)
+        assert view.get_epsilon(1e-6) == direct.get_epsilon(1e-6)
+    assert DpAccountingView(PureEpsilonAccountant()).compose(dp_event.LaplaceDpEvent(10.0), 1_200_000).get_epsilon(
+        1e-6
+    ) == pytest.approx(120_000.0, rel=1e-15)
+
+
+def test_an_odometer_refuses_a_pure_release_after_gaussian_ones():
+    """The odometer's Gaussian and (ε, δ) rules do not mix within a participant: after ten
+    Gaussian releases a pure one is refused (it was dropped, leaving ε at 1.5), whereas an empty
+    odometer supports it."""
+    view = DpAccountingView(PrivacyOdometer())
+    view.compose(dp_event.GaussianDpEvent(10.0), 10)
+    before = view.get_epsilon(1e-6)
+    assert PrivacyOdometer().supports(PureDpEvent(5.0)) and not view.supports(PureDpEvent(5.0))
+    with pytest.raises(UnsupportedEventError, match="releases must all be Gaussian or all"):
+        view.compose(PureDpEvent(5.0))
+    assert view.get_epsilon(1e-6) == before
+    assert before == PrivacyOdometer().register(dp_event.GaussianDpEvent(10.0), 10).get_epsilon(1e-6)
+    assert view.ledger == dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(10.0), 10)
+
+
+def test_the_unsupported_part_of_a_nested_event_and_the_reason_are_reported():
+    view = DpAccountingView(ExactGaussianAccountant())
+    event = dp_event.ComposedDpEvent([dp_event.GaussianDpEvent(1.0), dp_event.LaplaceDpEvent(1.0)])
+    details = view._maybe_compose(event, 1, do_compose=False)
+    assert details == view.CompositionErrorDetails(
+        invalid_event=dp_event.LaplaceDpEvent(1.0), error_message="only Gaussian releases compose exactly as μ-GDP"
+    )
+    with pytest.raises(UnsupportedEventError) as raised:
+        view.compose(event)
+    assert str(raised.value) == (
+        f"ExactGaussianAccountant cannot bound the event {event!r}: [only Gaussian releases compose exactly as "
+        "μ-GDP] caused by subevent LaplaceDpEvent(noise_multiplier=1.0)"
+    )
+    assert len(view.accountant.ledger) == 0  # the Gaussian part is not recorded either
+
+
+def test_bad_arguments_are_named_and_nothing_is_recorded():
+    view = DpAccountingView(PLDAccountant())
+    with pytest.raises(ValueError, match="GaussianDpEvent.noise_multiplier must be >= 0"):
+        view.compose(dp_event.GaussianDpEvent(math.nan))
+    with pytest.raises(ValueError, match="GaussianDpEvent.noise_multiplier must be >= 0"):
+        view.supports(dp_event.GaussianDpEvent(-1.0))
+    with pytest.raises(TypeError, match="event must be a dp_accounting DpEvent"):
+        view.compose("GaussianDpEvent(1.0)")
+    with pytest.raises(ValueError, match="count must be a non-negative integer"):
+        view.compose(dp_event.GaussianDpEvent(1.0), -1)
+    assert len(view.accountant.ledger) == 0
+
+
+def test_the_ledger_is_the_wrapped_accountants_record(tmp_path):
+    """Releases registered on the accountant directly, or loaded from its ledger file, are in the
+    view's ledger (the default participant's); another participant's are not."""
+    path = tmp_path / "ledger.jsonl"
+    ExactGaussianAccountant(ledger_path=path).register(dp_event.GaussianDpEvent(2.0), 4)
+    accountant = ExactGaussianAccountant(ledger_path=path)
+    view = DpAccountingView(accountant)
+    accountant.register(dp_event.GaussianDpEvent(2.0), 2)
+    accountant.register(dp_event.GaussianDpEvent(1.0), 5, participant="agent-1")
+    view.compose(dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(3.0), 2))
+    assert view.ledger == dp_event.ComposedDpEvent(
+        [
+            dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(2.0), 6),
+            dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(3.0), 2),
+        ]
+    )
+    assert view.get_epsilon(1e-5) == accountant.get_epsilon(1e-5, participant="agent-1")  # the worst
+    assert view.get_epsilon(1e-5, participant=None) == accountant.get_epsilon(1e-5)
