@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.api import AuditReport as AuditReport
     from audits.api import audit as audit
     from audits.api import audit_spec as audit_spec
+    from audits.encoding import ReleaseFormat as ReleaseFormat
     from audits.registry import TARGETS as TARGETS
     from audits.registry import get_target as get_target
     from audits.replay import whitebox_replay as whitebox_replay
@@ -53,6 +54,7 @@ _EXPORTS = {
     "AuditReport": "audits.api",
     "audit": "audits.api",
     "audit_spec": "audits.api",
+    "ReleaseFormat": "audits.encoding",
     "whitebox_replay": "audits.replay",
     "OneRunReport": "audits.single_run",
     "audit_one_run": "audits.single_run",

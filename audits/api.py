@@ -41,6 +41,7 @@ import numpy as np
 
 from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, SearchedScore
 from audits.effort import effort_preset
+from audits.encoding import ReleaseFormat
 from audits.floating_point import LowBitsTest, floating_point_section
 from audits.mechanism import MechanismRuns, describe_callable, reproducibility_section
 from audits.neighbour_search import candidate_pairs, search_neighbours
@@ -125,6 +126,7 @@ def audit_spec(
     claim: Claim,
     score: Score | None = None,
     batched: bool = True,
+    release: ReleaseFormat | None = None,
     trials: int = 100_000,
     resolution: float = DEFAULT_RESOLUTION,
     name: str | None = None,
@@ -138,7 +140,7 @@ def audit_spec(
     """
     if not isinstance(claim, Claim):
         raise TypeError(f"claim must be an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5), got {claim!r:.80}")
-    runs = MechanismRuns(mechanism, batched)
+    runs = MechanismRuns(mechanism, batched, ReleaseFormat() if release is None else release)
     search = SearchedScore(
         _score_candidates(score),
         delta=claim.delta,
@@ -146,10 +148,14 @@ def audit_spec(
         deciding=deciding_bounds(claim),
         resolution=resolution,
     )
-    low_bits = LowBitsTest()
+    low_bits, rounded_bits = LowBitsTest(), LowBitsTest(rounded=True)
 
     def calibrate(result_in: Any, result_out: Any) -> dict[str, Any]:
-        return {**search.calibrate(result_in, result_out), **low_bits.calibrate(result_in, result_out)}
+        return {
+            **search.calibrate(result_in, result_out),
+            **low_bits.calibrate(result_in, result_out),
+            **rounded_bits.calibrate(result_in, result_out),
+        }
 
     return AuditSpec(
         name=name or describe_callable(mechanism),
@@ -157,7 +163,7 @@ def audit_spec(
         problem_in=D,
         problem_out=D_prime,
         participant=None,
-        attacks=(search, low_bits),
+        attacks=(search, low_bits, rounded_bits),
         claim=claim,
         canary=canary or "D and D′ as the caller gave them",
         epsilon_meaning=f"ε of the claim: {claim.statement}",
@@ -186,6 +192,7 @@ def audit(
     seed: int = 0,
     score: Score | None = None,
     batched: bool = True,
+    release: ReleaseFormat | None = None,
     confidence: float = 0.95,
     search_trials: int | None = None,
     pilot_trials: int | None = None,
@@ -199,6 +206,10 @@ def audit(
       mechanism: ``mechanism(dataset, rng, n)`` returning n releases (leading axis n, any trailing
         shape); with ``batched=False``, ``mechanism(dataset, rng)`` returning one release. ``rng``
         is a ``numpy.random.Generator`` the audit seeds (:mod:`audits.mechanism`).
+      release: what the releases may hold beyond real arrays of one shape: NaN/None/masked
+        entries as a category, variable-length sequences padded with an abort value
+        (:class:`audits.encoding.ReleaseFormat`; integers, booleans, strings and mixed tuples need
+        no declaration).
       D, D_prime: the neighbouring data sets, in whatever form the mechanism takes.
       claim: the claimed (ε, δ) and the noise that backs it (:class:`audits.Claim`).
       neighbours: instead of ``D_prime``, candidates for D′, a sequence of
@@ -252,6 +263,7 @@ def audit(
         claim=claim,
         score=score,
         batched=batched,
+        release=release,
         trials=trials,
         resolution=resolution,
         name=name,

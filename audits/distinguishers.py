@@ -2,12 +2,13 @@
 
 A distinguisher is fitted on releases from D and from D′ and returns a score function (higher:
 "ran on D"). :class:`SearchedScore` fits every candidate on one half of its calibration trials,
-picks the one whose deciding lower bound is largest on the other half, and is then run on fresh
-trials, which alone give the audit's bounds: selecting among candidates on data the bounds never
-see keeps the bounds valid without a multiplicity correction (the "held-out" route of Jagielski
+picks the one whose deciding lower bound is largest on the other half (ties, such as every bound
+being 0, broken by the same bounds at 50 % confidence), and is then run on fresh trials, which
+alone give the audit's bounds: selecting among candidates on data the bounds never see keeps the
+bounds valid without a multiplicity correction (the "held-out" route of Jagielski
 et al. 2020; Nasr et al. 2021).
 
-Candidates (:data:`CANDIDATES`), each fitted in closed form or by one convex fit:
+Candidates (:data:`CANDIDATES`), each fitted in closed form, by counting, or by one classifier fit:
 
 * ``mean-difference projection``: Fisher's linear discriminant with a diagonal covariance,
   score = (x − (m₁ + m₀)/2) · (m₁ − m₀)/v (Fisher 1936);
@@ -16,7 +17,25 @@ Candidates (:data:`CANDIDATES`), each fitted in closed form or by one convex fit
 * ``laplace likelihood ratio``: the same with Laplace coordinates (medians and mean absolute
   deviations), the Neyman–Pearson test of the Laplace mechanism (Neyman & Pearson 1933);
 * ``logistic classifier``: scikit-learn's L2-regularised logistic regression on the standardised,
-  flattened releases.
+  flattened releases;
+* ``pooled laplace likelihood ratio``: the Laplace log-likelihood ratio with one scale per
+  coordinate pooled over both sides, monotone in every coordinate and constant in the tails (with
+  two scales the ratio turns back in the tails and the top threshold selects a band, not a tail);
+* ``joint-category likelihood ratio`` and ``category likelihood ratio``: the smoothed frequency
+  ratio of a release's joint category, or the product over its coordinates' categories
+  (:mod:`audits.categories`: repeated values such as abort codes and sentinels, quantile bins of the
+  rest), the Neyman–Pearson test of a discrete release;
+* ``one-hot mean-difference projection`` and ``one-hot logistic classifier``: the linear fits on
+  the one-hot features (an indicator per repeated value next to the continuous part);
+* ``gradient boosting``: scikit-learn's histogram gradient-boosted trees (Friedman 2001; Ke et al.
+  2017) on the flattened releases, for mixed discrete and continuous outputs.
+
+A candidate that does not apply returns None and is left out of the search: the categorical and
+one-hot candidates and the boosted trees apply only to releases that repeat values (a continuous
+release never does), and the joint table only when its categories are few enough to be counted.
+The built-in candidates see every coordinate scaled by a power of two (exact in floating point)
+that brings the fitting releases into [−1, 1], so releases of any magnitude (1e200) are scored
+without overflow.
 
 Scores are rounded to a grid of ``resolution`` × (the largest absolute validation score) before any
 bound is computed (:func:`quantize`): floating-point noise in the last bits of a score cannot decide
@@ -26,11 +45,13 @@ a verdict about the mechanism (the low bits of the releases are audited separate
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from audits.categories import BINS, MAX_JOINT, CategoryTable, ColumnCategories, repeats_values
 from audits.spec import chunk_scores
 
 if TYPE_CHECKING:  # attacks and the statistics are imported on first use
@@ -39,25 +60,38 @@ if TYPE_CHECKING:  # attacks and the statistics are imported on first use
 __all__ = [
     "CANDIDATES",
     "DEFAULT_RESOLUTION",
+    "TIE_BREAK_CONFIDENCE",
     "Fit",
     "Score",
     "SearchedScore",
+    "category_likelihood_ratio",
     "flat",
     "gaussian_likelihood_ratio",
+    "gradient_boosting",
+    "joint_category_likelihood_ratio",
     "laplace_likelihood_ratio",
     "logistic_classifier",
     "mean_difference_projection",
+    "one_hot_logistic_classifier",
+    "one_hot_mean_difference_projection",
+    "pooled_laplace_likelihood_ratio",
+    "power_of_two_scales",
     "quantize",
 ]
 
 #: A score function: releases (R, ...) → (R,) scores, higher meaning "ran on D".
 Score = Callable[[np.ndarray], np.ndarray]
-#: Fits a score function on releases from D and from D′ (each (n, ...)).
-Fit = Callable[[np.ndarray, np.ndarray], Score]
+#: Fits a score function on releases from D and from D′ (each (n, ...)); None: it does not apply.
+Fit = Callable[[np.ndarray, np.ndarray], Score | None]
 #: Relative resolution of the scores the bounds are computed on (:func:`quantize`).
 DEFAULT_RESOLUTION = 1e-9
+#: Confidence of the bounds that break ties between candidates' selection bounds (the median
+#: bound, which moves with a candidate's power even where every 95 % bound is 0).
+TIE_BREAK_CONFIDENCE = 0.5
 #: Releases per side the logistic classifier is fitted on at most (the fit is the search's cost).
 _MAX_CLASSIFIER_ROWS = 10_000
+#: Coordinates the boosted trees are fitted on at most (beyond, their fit would dominate the audit).
+_MAX_BOOSTED_COORDINATES = 256
 
 
 def flat(values: np.ndarray) -> np.ndarray:
@@ -70,9 +104,41 @@ def _variance_floor(*means: np.ndarray) -> float:
     """A variance below which a coordinate counts as constant: (1e-9 × its scale)², so that a
     deterministic coordinate gives large but finite scores."""
     scale = 1.0 + max(float(np.max(np.abs(m), initial=0.0)) for m in means)
-    return (1e-9 * scale) ** 2
+    return min(1e-9 * scale, 1e150) ** 2
 
 
+def power_of_two_scales(x: np.ndarray) -> np.ndarray:
+    """Per column of ``x`` (m, p), the power of two 2^−e that brings its largest magnitude into
+    [½, 1) (1 for a column of zeros): multiplying by it is exact in floating point."""
+    top = np.max(np.abs(x), axis=0, initial=0.0)
+    exponent = np.frexp(top)[1]
+    scales: np.ndarray = np.where(top > 0, np.ldexp(1.0, -exponent), 1.0)
+    return scales
+
+
+def _scaled(fit: Callable[[np.ndarray, np.ndarray], Score | None]) -> Fit:
+    """``fit`` on the flattened releases scaled by :func:`power_of_two_scales` of the fitting
+    releases; its score applies the same scales."""
+
+    @functools.wraps(fit)
+    def scaled_fit(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+        x_in, x_out = flat(values_in), flat(values_out)
+        scales = power_of_two_scales(np.concatenate([x_in, x_out]))
+        fitted = fit(x_in * scales, x_out * scales)
+        if fitted is None:
+            return None
+        inner: Score = fitted
+
+        def score(values: np.ndarray) -> np.ndarray:
+            with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused as a non-finite score
+                return inner(flat(values) * scales)
+
+        return score
+
+    return scaled_fit
+
+
+@_scaled
 def mean_difference_projection(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     """Fisher's diagonal linear discriminant (module docstring)."""
     x_in, x_out = flat(values_in), flat(values_out)
@@ -87,6 +153,7 @@ def mean_difference_projection(values_in: np.ndarray, values_out: np.ndarray) ->
     return score
 
 
+@_scaled
 def gaussian_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     """Log-likelihood ratio of independent Gaussian coordinates, each side with its own means and
     variances (quadratic discriminant with diagonal covariances)."""
@@ -103,6 +170,7 @@ def gaussian_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> 
     return score
 
 
+@_scaled
 def laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     """Log-likelihood ratio of independent Laplace coordinates (medians, mean absolute deviations)."""
     x_in, x_out = flat(values_in), flat(values_out)
@@ -119,6 +187,7 @@ def laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> S
     return score
 
 
+@_scaled
 def logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     """scikit-learn's ``LogisticRegression`` (L2, C = 1) on standardised flattened releases, fitted
     on at most 10,000 releases per side; the score is its decision function."""
@@ -138,12 +207,125 @@ def logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     return score
 
 
+@_scaled
+def pooled_laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score:
+    """Log-likelihood ratio of independent Laplace coordinates with one pooled scale per coordinate
+    (the mean absolute deviation from each side's median, over both sides): the score is monotone
+    along every coordinate and constant beyond the two medians, so its top scores form a tail."""
+    x_in, x_out = flat(values_in), flat(values_out)
+    c_in, c_out = np.median(x_in, axis=0), np.median(x_out, axis=0)
+    deviations = np.concatenate([np.abs(x_in - c_in), np.abs(x_out - c_out)])
+    scale = np.maximum(deviations.mean(axis=0), np.sqrt(_variance_floor(c_in, c_out)))
+
+    def score(values: np.ndarray) -> np.ndarray:
+        x = flat(values)
+        return np.asarray(((np.abs(x - c_out) - np.abs(x - c_in)) / scale).sum(axis=1))
+
+    return score
+
+
+@_scaled
+def joint_category_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+    """The smoothed frequency ratio of the releases' joint category (:class:`audits.categories.CategoryTable`);
+    None when the joint has too many categories to be counted."""
+    x_in, x_out = flat(values_in), flat(values_out)
+    pooled = np.concatenate([x_in, x_out])
+    if x_in.shape[1] > 1 and BINS ** x_in.shape[1] > MAX_JOINT and not repeats_values(pooled):
+        return None  # a continuous release of several coordinates: too many bins to count
+    categories = ColumnCategories(pooled)
+    if CategoryTable.joint_cells(categories, x_in, x_out) is None:
+        return None
+    return CategoryTable(categories, x_in, x_out, joint=True).score
+
+
+@_scaled
+def category_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+    """The product over coordinates of their categories' smoothed frequency ratios; None for a
+    release that repeats no value (a continuous one)."""
+    x_in, x_out = flat(values_in), flat(values_out)
+    pooled = np.concatenate([x_in, x_out])
+    if not repeats_values(pooled):
+        return None
+    categories = ColumnCategories(pooled)
+    if not categories.has_atoms:
+        return None
+    return CategoryTable(categories, x_in, x_out, joint=False).score
+
+
+def _on_one_hot(fit: Fit, x_in: np.ndarray, x_out: np.ndarray) -> Score | None:
+    """``fit`` on the one-hot features (:meth:`audits.categories.ColumnCategories.features`); None
+    for a release that repeats no value."""
+    pooled = np.concatenate([x_in, x_out])
+    if not repeats_values(pooled):
+        return None
+    categories = ColumnCategories(pooled)
+    if not categories.has_atoms:
+        return None
+    fitted = fit(categories.features(x_in), categories.features(x_out))
+    if fitted is None:
+        return None
+    inner: Score = fitted
+
+    def score(values: np.ndarray) -> np.ndarray:
+        return inner(categories.features(flat(values)))
+
+    return score
+
+
+@_scaled
+def one_hot_mean_difference_projection(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+    """Fisher's diagonal discriminant on the one-hot features (an indicator per repeated value, the
+    continuous part with its repeated values replaced by the mean of the others); None for a
+    release that repeats no value."""
+    return _on_one_hot(mean_difference_projection, flat(values_in), flat(values_out))
+
+
+@_scaled
+def one_hot_logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+    """The logistic classifier on the one-hot features; None for a release that repeats no value."""
+    return _on_one_hot(logistic_classifier, flat(values_in), flat(values_out))
+
+
+@_scaled
+def gradient_boosting(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+    """scikit-learn's ``HistGradientBoostingClassifier`` (100 trees of at most 15 leaves, no early
+    stopping, seed 0) on the flattened releases, fitted on at most 10,000 releases per side; the
+    score is its decision function (the log odds of D). None for a release that repeats no value
+    or has more than 256 coordinates. Fitted and run on one thread, so that the audit's forked
+    worker processes never inherit an OpenMP thread pool."""
+    x_in, x_out = flat(values_in)[:_MAX_CLASSIFIER_ROWS], flat(values_out)[:_MAX_CLASSIFIER_ROWS]
+    pooled = np.concatenate([x_in, x_out])
+    if x_in.shape[1] > _MAX_BOOSTED_COORDINATES or not repeats_values(pooled):
+        return None
+    if not ColumnCategories(pooled).has_atoms:
+        return None
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from threadpoolctl import threadpool_limits
+
+    labels = np.concatenate([np.ones(len(x_in)), np.zeros(len(x_out))])
+    model = HistGradientBoostingClassifier(max_iter=100, max_leaf_nodes=15, early_stopping=False, random_state=0)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        model.fit(pooled, labels)
+
+    def score(values: np.ndarray) -> np.ndarray:
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return np.asarray(model.decision_function(flat(values)), dtype=np.float64)
+
+    return score
+
+
 #: The distinguishers the search tries, in order of preference on ties.
 CANDIDATES: Mapping[str, Fit] = {
     "mean-difference projection": mean_difference_projection,
     "gaussian likelihood ratio": gaussian_likelihood_ratio,
     "laplace likelihood ratio": laplace_likelihood_ratio,
     "logistic classifier": logistic_classifier,
+    "pooled laplace likelihood ratio": pooled_laplace_likelihood_ratio,
+    "joint-category likelihood ratio": joint_category_likelihood_ratio,
+    "category likelihood ratio": category_likelihood_ratio,
+    "one-hot mean-difference projection": one_hot_mean_difference_projection,
+    "one-hot logistic classifier": one_hot_logistic_classifier,
+    "gradient boosting": gradient_boosting,
 }
 
 
@@ -198,19 +380,18 @@ class SearchedScore:
         self.score: Score | None = None
         self.grid = resolution
         self.validation: dict[str, float] = {}
+        self.tie_break: dict[str, float] = {}
 
     @property
     def name(self) -> str:
         return "distinguisher" if self.chosen is None else self.chosen
 
-    def _selection_epsilon(self, scores_in: np.ndarray, scores_out: np.ndarray) -> float:
+    def _selection_epsilon(self, scores_in: np.ndarray, scores_out: np.ndarray, confidence: float) -> float:
         from audits.stats import clopper_pearson_audit, gdp_audit
 
         methods = {"clopper_pearson": clopper_pearson_audit, "gdp": gdp_audit}
         usable = [m for m in self.deciding if m != "gdp" or self.delta > 0]
-        return max(
-            methods[m](scores_in, scores_out, delta=self.delta, confidence=self.confidence).epsilon for m in usable
-        )
+        return max(methods[m](scores_in, scores_out, delta=self.delta, confidence=confidence).epsilon for m in usable)
 
     def calibrate(self, result_in: Any, result_out: Any) -> dict[str, Any]:
         """Fit every candidate on the first half of the calibration releases, select on the second
@@ -221,22 +402,35 @@ class SearchedScore:
         validation: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for name, fit in self.candidates.items():
             score = fit(values_in[:half_in], values_out[:half_out])
+            if score is None:  # the candidate does not apply to these releases
+                continue
             fitted[name] = score
             validation[name] = (
                 _checked_scores(score(values_in[half_in:]), len(values_in) - half_in, name),
                 _checked_scores(score(values_out[half_out:]), len(values_out) - half_out, name),
             )
+        if not fitted:
+            raise ValueError(f"no candidate distinguisher applies to these releases (tried {sorted(self.candidates)})")
         self.validation = {}
+        quantized: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         for name, (scores_in, scores_out) in validation.items():
             grid = self.resolution * max(float(np.max(np.abs(np.concatenate([scores_in, scores_out])))), 1e-300)
-            self.validation[name] = self._selection_epsilon(quantize(scores_in, grid), quantize(scores_out, grid))
-        self.chosen = max(self.validation, key=lambda n: self.validation[n])  # first on ties
+            quantized[name] = (quantize(scores_in, grid), quantize(scores_out, grid))
+            self.validation[name] = self._selection_epsilon(*quantized[name], self.confidence)
+        best = max(self.validation.values())
+        tied = [name for name, epsilon in self.validation.items() if epsilon == best]
+        self.tie_break = {}
+        if len(tied) > 1:  # e.g. every bound 0 on a small validation half: the median bounds decide
+            self.tie_break = {name: self._selection_epsilon(*quantized[name], TIE_BREAK_CONFIDENCE) for name in tied}
+        self.chosen = max(tied, key=lambda n: self.tie_break.get(n, 0.0))  # first on ties
         self.score = fitted[self.chosen]
         both = np.concatenate(validation[self.chosen])
         self.grid = self.resolution * max(float(np.max(np.abs(both))), 1e-300)
         return {
             "distinguisher": self.chosen,
             "distinguisher_validation_epsilon": dict(self.validation),
+            "distinguishers_not_applicable": [n for n in self.candidates if n not in fitted],
+            "distinguisher_tie_break_epsilon": dict(self.tie_break),
             "score_grid": self.grid,
         }
 

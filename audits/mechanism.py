@@ -10,9 +10,12 @@ per-trial seeds; :class:`MechanismRuns` adapts any user function to that contrac
 * ``batched=False``: ``mechanism(dataset, rng)`` returns one release; the adapter calls it once
   per trial with the trial's own generator and stacks the releases.
 
-Every chunk is checked before anything is computed from it: a release that is not a real array of
-the expected length and shape, or that holds NaN or ±∞, stops the audit with an error that names the
-mechanism and what was wrong (a NaN never reaches a privacy computation).
+Every chunk is read by :func:`audits.encoding.encode_releases` before anything is computed from it:
+integers, booleans, strings, mixed tuples, and (when declared with :class:`audits.encoding.ReleaseFormat`)
+NaN/None/masked entries as categories and variable-length sequences padded with an abort value
+become finite real arrays; anything else stops the audit with an error that names the mechanism
+and what to declare (a NaN never reaches a privacy computation as a number). The trailing shape of
+the first batch is remembered: a later batch of another shape is refused with both shapes named.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from audits.encoding import ReleaseFormat, describe_format, encode_releases
 from audits.spec import AuditContext, Finding
 
 __all__ = ["MechanismRuns", "Releases", "describe_callable", "reproducibility_section"]
@@ -51,10 +55,14 @@ class MechanismRuns:
 
     Attributes:
       mechanism: the user's function. batched: its calling convention (module docstring).
+      release: what the releases may hold beyond real arrays of one shape.
+      shape: the trailing shape of the first batch, once it ran (every later batch must match).
     """
 
     mechanism: Callable[..., Any]
     batched: bool = True
+    release: ReleaseFormat = field(default_factory=ReleaseFormat)
+    shape: list[tuple[int, ...]] = field(default_factory=list, init=False, repr=False)
 
     @property
     def stream_layout(self) -> str:
@@ -71,10 +79,18 @@ class MechanismRuns:
             raise TypeError(f"mechanism must be callable, got {type(self.mechanism).__name__}: {self.mechanism!r:.80}")
         if not isinstance(self.batched, bool):
             raise TypeError(f"batched must be True or False, got {self.batched!r}")
+        if not isinstance(self.release, ReleaseFormat):
+            raise TypeError(
+                "release must be an audits.encoding.ReleaseFormat, e.g. ReleaseFormat(missing='category'), "
+                f"got {self.release!r:.80}"
+            )
 
     def get_params(self) -> dict[str, Any]:
         """The mechanism and its calling convention, for the report."""
-        return {"mechanism": describe_callable(self.mechanism), "batched": self.batched}
+        params: dict[str, Any] = {"mechanism": describe_callable(self.mechanism), "batched": self.batched}
+        if self.release != ReleaseFormat():
+            params["release"] = describe_format(self.release)
+        return params
 
     def run(
         self,
@@ -90,49 +106,34 @@ class MechanismRuns:
         which a user's mechanism has no use for.
 
         Raises:
-          ValueError: the mechanism returned something other than finite real releases of the
-            expected count and a shape that is the same for every trial.
+          ValueError: the mechanism returned something :func:`audits.encoding.encode_releases`
+            refuses, a count other than the trials', or a shape other than the first batch's.
         """
         if seeds is None:
             seeds = [np.random.SeedSequence(0 if seed is None else seed)]
         n = len(seeds)
+        name = describe_callable(self.mechanism)
         if self.batched:
             releases = self.mechanism(dataset, np.random.default_rng(seeds[0]), n)
         else:
             releases = [self.mechanism(dataset, np.random.default_rng(s)) for s in seeds]
-            shapes = {np.shape(r) for r in releases}
+            shapes = {np.shape(r) for r in releases} if self.release.length is None else set()
             if len(shapes) > 1:
                 raise ValueError(
-                    f"mechanism {describe_callable(self.mechanism)} returned releases of different shapes "
-                    f"{sorted(shapes)[:3]}: every trial must release an array of one shape"
+                    f"mechanism {name} returned releases of different shapes {sorted(shapes)[:3]}: every trial "
+                    "must release an array of one shape (declare release=ReleaseFormat(length=..., pad=...) for "
+                    "variable-length releases)"
                 )
-        return Releases(self._checked(releases, n))
-
-    def _checked(self, releases: Any, n: int) -> np.ndarray:
-        name = describe_callable(self.mechanism)
-        try:
-            values = np.asarray(releases)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"mechanism {name} must return an array of releases: {error}") from error
-        if values.dtype.kind not in "biuf":
+        values = encode_releases(releases, n, self.release, name)
+        if not self.shape:
+            self.shape.append(values.shape[1:])  # the first batch (on D, before any worker starts) fixes it
+        elif values.shape[1:] != self.shape[0]:
             raise ValueError(
-                f"mechanism {name} must return real numbers (an array with a leading axis of n), "
-                f"got dtype {values.dtype}"
+                f"mechanism {name} returned releases of shape {values.shape[1:]} after releases of shape "
+                f"{self.shape[0]} in an earlier call: every call must release arrays of one shape (declare "
+                "release=ReleaseFormat(length=..., pad=...) for variable-length releases)"
             )
-        if values.ndim == 0 or values.shape[0] != n:
-            raise ValueError(
-                f"mechanism {name} must return n = {n} releases (an array with a leading axis of {n}), "
-                f"got shape {values.shape}" + ("; with batched=False it returns one release" if self.batched else "")
-            )
-        values = values.astype(np.float64, copy=False).reshape(n, -1) if values.ndim == 1 else values
-        finite = np.isfinite(values)
-        if not finite.all():
-            bad = int(np.count_nonzero(~finite.reshape(n, -1).all(axis=1)))
-            raise ValueError(
-                f"mechanism {name} returned NaN or infinite values in {bad} of {n} releases: a privacy "
-                "audit cannot score them (fix the mechanism, or clip its outputs explicitly in its code)"
-            )
-        return values.astype(np.float64, copy=False)
+        return Releases(values)
 
 
 def reproducibility_section(context: AuditContext) -> Finding:
