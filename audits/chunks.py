@@ -7,7 +7,11 @@ process runs them, and they are returned in chunk order: the number of workers c
 time, never the report.
 
 Workers are forked (POSIX), so that they inherit the spec, its calibrated attacks and the imported
-modules instead of receiving them pickled; where ``fork`` is unavailable the chunks run here.
+modules instead of receiving them pickled; where ``fork`` is unavailable the chunks run here. They
+never outlive the audit: each dies with its parent, however the parent ends
+(:func:`audits.workers.die_with_parent`), and any exception in the parent while the chunks run
+(``KeyboardInterrupt``, :class:`audits.workers.Terminated`, an error, the caller closing the
+iterator) terminates them before it propagates.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from audits.spec import AuditSpec
+from audits.workers import die_with_parent, terminate
 
 __all__ = ["MIN_PARALLEL_JOBS", "ChunkJob", "ChunkOutcome", "default_workers", "run_chunk", "run_chunks", "run_trials"]
 
@@ -111,11 +116,22 @@ def run_chunks(
             yield outcome
         return
     _INHERITED = (spec, jobs)
+    others = set(multiprocessing.active_children())  # processes this call did not start
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)),
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=context) as pool:
-            for outcome in pool.map(_inherited_job, range(len(jobs))):
-                done(outcome.trials)
-                yield outcome
+        for outcome in pool.map(_inherited_job, range(len(jobs))):
+            done(outcome.trials)
+            yield outcome
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        terminate(set(multiprocessing.active_children()) - others)
+        raise
+    else:
+        pool.shutdown()
     finally:
         _INHERITED = None

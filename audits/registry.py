@@ -4,8 +4,10 @@ A target is an :class:`AuditTarget`: a name, a one-line description, and a funct
 :class:`audits.spec.AuditSpec` for (epsilon, delta, quick), or the reason it cannot run yet.
 :func:`get_target` resolves, in order:
 
-1. a ``module:attribute`` name (``package.module:attr.sub`` too): the module is imported and the
-   attribute taken; it must be an :data:`Accepted` object;
+1. a ``module:attribute`` name (``package.module:attr.sub`` too): the module is imported, which
+   executes its code, and the attribute taken; it must be an :data:`Accepted` object. The command line
+   (``dp-audit`` and ``python -m audits.run`` alike) puts the current directory first on the module
+   path, so ``mymodule:target`` finds ``./mymodule.py``;
 2. a built-in name (:data:`TARGETS`, and the deliberately broken variants, reachable but not listed);
 3. an entry point of the group :data:`ENTRY_POINT_GROUP` (``dp_admm_audit.audits``) that another
    installed package declares, e.g. in its ``pyproject.toml``::
@@ -186,9 +188,20 @@ def as_target(name: str, obj: object) -> AuditTarget:
 
 
 def _from_module(name: str) -> AuditTarget:
+    """The target a ``module:attribute`` name resolves to; importing the module runs its code, so whatever
+    that code raises is the user's error, reported in one line."""
     from solvers.registry import load_attribute
 
-    obj = load_attribute(name, "target")
+    try:
+        obj = load_attribute(name, "target")
+    except ValueError:
+        raise
+    except Exception as error:  # the module's own code failed on import: the user's code, not the toolkit
+        module = name.partition(":")[0]
+        raise ValueError(
+            f"target {name!r}: importing module {module!r} raised {type(error).__name__}: {error} "
+            f"(python -c 'import {module}' shows the traceback)"
+        ) from error
     try:
         return as_target(name, obj)
     except TypeError as error:
@@ -223,7 +236,7 @@ def get_target(name: str) -> AuditTarget:
             )
         try:
             target = as_target(name, installed[name].load())
-        except (ImportError, AttributeError, TypeError) as error:
+        except Exception as error:  # another package's code: whatever it raises is reported in one line
             raise ValueError(f"target {name!r} (entry point {installed[name].value}): {error}") from error
     if not target.available:
         raise UnavailableTarget(f"{name}: {target.unavailable}")

@@ -2,21 +2,24 @@
 
 report.json never holds NaN or infinity: an infinite bound is written as null. Its keys are described by
 the JSON Schema shipped as ``audits/schema/report.schema.json`` (:func:`report_schema`); every report
-carries the schema's version (``schema_version``) and the toolkit's (``toolkit_version``).
+carries the schema's version (``schema_version``) and the toolkit's (``toolkit_version``). Reports and
+figures are written all or none (:mod:`audits.atomic`): never a half file next to a previous report.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from audits.atomic import write_files
 from audits.spec import CLAIMED
 
 if TYPE_CHECKING:  # attacks is imported on first use
@@ -31,6 +34,7 @@ __all__ = [
     "report_schema",
     "roc_figure",
     "utility_metric",
+    "write_audit",
     "write_figures",
     "write_privacy_utility",
     "write_report",
@@ -141,10 +145,15 @@ _EXPLAIN = """\
 
 
 def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
-    """Write report.json and report.md into ``out`` (created); return their paths."""
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out / "report.json", "md": out / "report.md"}
-    paths["json"].write_text(json.dumps(json_ready(report), indent=2, allow_nan=False, ensure_ascii=False))
+    """Write report.json and report.md into ``out`` (created), both or neither (:mod:`audits.atomic`);
+    return their paths."""
+    written = write_files(out, _report_writers(report))
+    return {"json": written["report.json"], "md": written["report.md"]}
+
+
+def _report_writers(report: Mapping[str, Any]) -> dict[str, Callable[[Path], object]]:
+    """report.md and report.json (written last, so that a complete report.json marks a complete report)."""
+    text = json.dumps(json_ready(report), indent=2, allow_nan=False, ensure_ascii=False)
     md = [f"# Privacy audit: `{report['solver']}`", "", format_table(report), "", "## Setup", ""]
     setup = ("claim", "epsilon_meaning", "canary", "solver_params", "seed", "runtime_seconds", "toolkit_version")
     for key in setup:
@@ -159,29 +168,62 @@ def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
     for figure in report.get("figures", []):
         md.append(f"![{figure}]({figure})")
     md += ["", _EXPLAIN]
-    paths["md"].write_text("\n".join(md) + "\n")
-    return paths
+    markdown = "\n".join(md) + "\n"
+    return {
+        "report.md": lambda path: path.write_text(markdown, encoding="utf-8"),
+        "report.json": lambda path: path.write_text(text, encoding="utf-8"),
+    }
 
 
 def write_figures(report: Mapping[str, Any], attacks: Sequence[AttackScores], out: Path) -> list[str]:
-    """Write the figures into ``out`` and return their file names: roc.png (every attack, linear and
-    log-log; attacks with identical ROC curves share one line and a note says why), bounds.png (every
-    upper bound with its value, ∞ drawn as such, against the lower bounds) and, when the report has a
-    test accuracy, privacy_utility.png (the audited setting's accuracy against its ε interval, the
-    non-private accuracy for reference). ``attacks`` are ``attacks.AttackScores``."""
+    """Write the figures into ``out``, all or none (:mod:`audits.atomic`), and return their file names:
+    roc.png (every attack, linear and log-log; attacks with identical ROC curves share one line and a
+    note says why), bounds.png (every upper bound with its value, ∞ drawn as such, against the lower
+    bounds) and, when the report has a test accuracy, privacy_utility.png (the audited setting's accuracy
+    against its ε interval, the non-private accuracy for reference). ``attacks`` are ``attacks.AttackScores``."""
+    return list(write_files(out, _figure_writers(report, attacks)))
+
+
+def write_audit(
+    report: dict[str, Any], attacks: Sequence[AttackScores], out: Path, *, figures: bool = True
+) -> dict[str, Path]:
+    """Write an audit's report.md, report.json and (``figures``) its figures into ``out``, all or none
+    (:mod:`audits.atomic`): a failure (a full disk) leaves ``out`` as it was, a previous report included.
+    ``report["figures"]`` is set to the figures' file names.
+
+    Returns:
+      "md", "json" and each figure's file name → its path.
+    """
+    writers = _figure_writers(report, attacks) if figures else {}
+    if figures:
+        report["figures"] = list(writers)
+    written = write_files(out, {**writers, **_report_writers(report)})
+    return {"md": written.pop("report.md"), "json": written.pop("report.json"), **written}
+
+
+def _figure_writers(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> dict[str, Callable[[Path], object]]:
+    """The figures of :func:`write_figures`, each drawn when it is written (one open figure at a time)."""
+    drawers: dict[str, Callable[[], Any]] = {
+        "roc.png": lambda: roc_figure(report, attacks),
+        "bounds.png": lambda: bounds_figure(report),
+    }
+    if "test_accuracy" in report.get("utility", {}):
+        drawers["privacy_utility.png"] = lambda: privacy_utility_figure([report], "test_accuracy")
+    return {name: functools.partial(_save, draw) for name, draw in drawers.items()}
+
+
+def _save(draw: Callable[[], Any], path: Path) -> None:
+    """Draw a figure and save it as PNG at ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out.mkdir(parents=True, exist_ok=True)
-    figures = {"roc.png": roc_figure(report, attacks), "bounds.png": bounds_figure(report)}
-    if "test_accuracy" in report.get("utility", {}):
-        figures["privacy_utility.png"] = privacy_utility_figure([report], "test_accuracy")
-    for name, fig in figures.items():
-        fig.savefig(out / name, dpi=110, bbox_inches="tight")
+    fig = draw()
+    try:
+        fig.savefig(path, format="png", dpi=110, bbox_inches="tight")
+    finally:
         plt.close(fig)
-    return list(figures)
 
 
 #: Line styles that keep partly overlapping ROC curves apart.
@@ -336,20 +378,13 @@ def write_privacy_utility(
     with several values): each audit's utility against the interval its ε lies in, marked with its
     ``labels`` entry (e.g. the ``--epsilon`` value). None (nothing is written) if the reports share no
     utility metric."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     metric = utility_metric(reports)
     if metric is None:
         return None
-    out.mkdir(parents=True, exist_ok=True)
-    fig = privacy_utility_figure(reports, metric, labels)
-    path = out / "privacy_utility.png"
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    written = write_files(
+        out, {"privacy_utility.png": functools.partial(_save, lambda: privacy_utility_figure(reports, metric, labels))}
+    )
+    return written["privacy_utility.png"]
 
 
 def _interval(report: Mapping[str, Any]) -> tuple[float, str, float | None]:

@@ -20,8 +20,10 @@ and ``dvp`` the paper's total β (default 6); for ``sharing-*`` the per-iteratio
 for ``pdml`` the users' label ε. The report's ``epsilon_meaning`` repeats it. Several values
 (``--epsilon 0.3 0.6 1``) run one audit per value, each into its own folder ``OUT/epsilon-VALUE/``, and
 draw them together in ``OUT/privacy_utility.png``.
-Exit status: 0 consistent, 1 VIOLATION (in any audit), 2 usage error (unknown name, bad value, solver missing).
-Every path printed is absolute.
+Exit status: 0 consistent, 1 VIOLATION (in any audit; no other path exits 1), 2 usage error (unknown
+name, bad value, solver missing, an output that cannot be written), 3 internal error (one line on stderr
+naming the error and the file its traceback was saved to), 128 + N when stopped by signal N (the worker
+processes are stopped first, :mod:`audits.workers`). Every path printed is absolute.
 """
 
 from __future__ import annotations
@@ -30,21 +32,25 @@ import argparse
 import dataclasses
 import math
 import os
+import signal
 import sys
+import tempfile
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from accountants.version import __version__
 from audits.registry import TARGETS, UnavailableTarget, as_target, get_target, installed_targets
+from audits.workers import Terminated, signals_raise
 
 if TYPE_CHECKING:  # attacks and the spec are imported on first use
     from attacks.base import AttackScores
     from audits.spec import AuditSpec
 
-__all__ = ["build_spec", "check_options", "main", "run_audit"]
+__all__ = ["EPILOG", "build_spec", "check_options", "check_output", "internal_error", "main", "run_audit"]
 
 
 def run_audit(
@@ -95,17 +101,19 @@ def run_audit(
 
 
 def check_options(*, trials: int | None, delta: float, confidence: float, seed: int) -> None:
-    """Check the options of :func:`run_audit` that every target shares.
+    """Check the options of :func:`run_audit` that every target shares (trials within
+    :data:`audits.runner.MAX_TRIALS`, seeds below :data:`audits.runner.MAX_SEED`).
 
     Raises:
-      ValueError: the first bad value (the message names the argument).
+      ValueError: the first bad value (the message names the argument and the range).
     """
+    from audits.runner import check_seed, check_trials
+
     _check(delta, "delta", 0, 1)
     _check(confidence, "confidence", 0, 1)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if trials is not None and (isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 10):
-        raise ValueError(f"trials must be an integer >= 10 (per hypothesis), got {trials!r}")
+    check_seed(seed)
+    if trials is not None:
+        check_trials(trials, "trials")
 
 
 def build_spec(name: str, epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
@@ -142,13 +150,30 @@ def _check(value: object, name: str, low: float, high: float) -> None:
         raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error on one line (``prog: error: message``) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+#: The --help epilog: the exit statuses and what a module:attribute name does.
+EPILOG = (
+    "Exit status: 0 consistent, 1 VIOLATION (the only way to exit 1), 2 usage error (bad name or value, an --out "
+    "that cannot be written, a report that cannot be written), 3 internal error (one line naming the error and "
+    "the file its traceback was saved to), 128 + N when stopped by signal N (130 Ctrl-C, 143 SIGTERM; the "
+    "worker processes are stopped first). A NAME of the form module:attribute imports that module and runs its "
+    "code, from the current directory or the module path. How to read a report: the audits guide of the "
+    "documentation (docs/guides/audits.md, 'Reading an audit report')."
+)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="dp-audit" if Path(sys.argv[0]).name == "dp-audit" else "python -m audits.run",
         description="Audit a solver's privacy claim: neighbouring data sets with a worst-case canary, "
         "many trials, the strongest attack, empirical lower bounds on ε against every accountant's upper bound.",
-        epilog="Exit status: 0 consistent, 1 VIOLATION, 2 usage error. How to read a report: the audits guide of "
-        "the documentation (docs/guides/audits.md, 'Reading an audit report').",
+        epilog=EPILOG,
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     p.add_argument("name", nargs="?", help="solver to audit (see --list)")
@@ -184,24 +209,62 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def check_output(out: Path) -> Path:
-    """The absolute path of the output directory ``out``, checked before any work is done: it is a
-    directory that can be written, or it can be created (nothing is created here).
+    """The absolute path of the output directory ``out``, checked before any work is done by creating
+    (and removing) a file in it, or in its nearest existing ancestor when it does not exist yet (no
+    directory is created here).
 
     Raises:
-      ValueError: ``out`` or one of its ancestors is a file, or the directory cannot be written.
+      ValueError: ``out`` or one of its ancestors is a file, or no file can be created there.
     """
     out = out.expanduser().absolute()
     existing = next(path for path in (out, *out.parents) if path.exists())
     if not existing.is_dir():
         raise ValueError(f"--out {out} cannot be a directory: {existing} is a file")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"--out {out} cannot be written: {existing} is not writable")
+    try:
+        descriptor, probe = tempfile.mkstemp(prefix=".dp-audit-probe-", dir=existing)
+        os.close(descriptor)
+        os.unlink(probe)
+    except OSError as error:
+        raise ValueError(f"--out {out} cannot be written: no file can be created in {existing} ({error})") from error
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command (module docstring): its exit status, never a traceback on the console.
+
+    An exception that is not a usage error is an internal error: one line on stderr names it and the
+    file its traceback was saved to, and the status is 3, so that a crash is never read as a verdict.
+    """
     parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        with signals_raise():
+            return _main(parser, parser.parse_args(argv))
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted (SIGINT): the audit was stopped, nothing more was written", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except Terminated as stop:
+        print(f"{parser.prog}: {stop}: the audit was stopped, nothing more was written", file=sys.stderr)
+        return 128 + stop.signum
+    except Exception as error:
+        print(f"{parser.prog}: internal error: {internal_error(error)}", file=sys.stderr)
+        return 3
+
+
+def internal_error(error: BaseException) -> str:
+    """``error`` in one line (its class and message) with the path of a file holding its traceback."""
+    message = " ".join(str(error).split())
+    text = "".join(traceback.format_exception(error))
+    try:
+        descriptor, path = tempfile.mkstemp(prefix="dp-audit-", suffix=".traceback.txt")
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+        saved = f"traceback saved to {path}"
+    except OSError as failure:
+        saved = f"its traceback could not be saved ({failure})"
+    return f"{type(error).__name__}: {message[:500]} ({saved}; please report it)"
+
+
+def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.list:
         for target in TARGETS.values():
             status = "" if target.available else f" [{target.unavailable}]"
@@ -209,12 +272,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         for entry_name, entry in installed_targets().items():
             try:
                 description = as_target(entry_name, entry.load()).description
-            except (ImportError, AttributeError, TypeError) as error:
-                description = f"[cannot load {entry.value}: {error}]"
+            except Exception as error:  # another package's code: whatever it raises, the listing goes on
+                description = f"[cannot load {entry.value}: {type(error).__name__}: {error}]"
             print(f"{entry_name}\n    {description} (from {entry.value})")
         return 0
     if args.name is None:
         parser.error("a solver name is required (see --list)")
+    if os.getcwd() not in sys.path and "" not in sys.path:  # module:attribute names resolve as with python -m
+        sys.path.insert(0, os.getcwd())
     epsilons: list[float | None] = list(args.epsilon) if args.epsilon else [None]
     try:
         get_target(args.name)
@@ -239,15 +304,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(reports) > 1 and not args.no_figures:
         from audits.report import write_privacy_utility
 
-        path = write_privacy_utility(reports, out, [f"--epsilon {e:g}" for e in args.epsilon])
+        try:
+            path = write_privacy_utility(reports, out, [f"--epsilon {e:g}" for e in args.epsilon])
+        except OSError as error:
+            print(f"{parser.prog}: error: privacy_utility.png could not be written to {out}: {error}", file=sys.stderr)
+            return 2
         print(f"wrote {path}" if path is not None else "no utility metric shared by the audits: no privacy_utility.png")
     return 1 if any(report["verdict"] == "VIOLATION" for report in reports) else 0
 
 
 def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None, out: Path) -> dict[str, Any] | None:
     """Run one audit of the command line at ``epsilon``, print its table, write its report into
-    ``out``; return the report, or None after printing why it could not be run or written."""
-    from audits.report import format_table, write_figures, write_report
+    ``out`` (all files or none, :func:`audits.report.write_audit`); return the report, or None after
+    printing why it could not be run or written."""
+    from audits.report import format_table, write_audit
 
     try:
         report, attacks = run_audit(
@@ -266,11 +336,13 @@ def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None,
     print(format_table(report))  # the verdict is shown before anything can fail to be written
     print(f"runtime: {report['runtime_seconds']} s")
     try:
-        if not args.no_figures:
-            report["figures"] = write_figures(report, attacks, out)
-        paths = write_report(report, out)
+        paths = write_audit(report, attacks, out, figures=not args.no_figures)
     except OSError as error:
-        print(f"{prog}: error: the audit ran, but its report could not be written to {out}: {error}", file=sys.stderr)
+        print(
+            f"{prog}: error: the audit ran, but its report could not be written to {out} (nothing was written "
+            f"there): {error}",
+            file=sys.stderr,
+        )
         return None
     figures = report.get("figures", [])
     print(f"wrote {paths['md']}, {paths['json']}" + (f" and {len(figures)} figures in {out}" if figures else ""))

@@ -16,6 +16,7 @@ ledger (cached: the ledger depends only on public parameters).
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import sys
 import time
 from collections.abc import Hashable, Sequence
@@ -32,10 +33,36 @@ if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on fir
     from attacks.base import AttackScores
     from audits.stats import LowerBound
 
-__all__ = ["CHUNK", "UTILITY_TRIALS", "AuditResult", "deciding_bounds", "run_spec", "solver_ledger", "stream"]
+__all__ = [
+    "CALIBRATION_CHUNK",
+    "CHUNK",
+    "MAX_CALIBRATION_TRIALS",
+    "MAX_SEED",
+    "MAX_TRIALS",
+    "UTILITY_TRIALS",
+    "AuditResult",
+    "check_seed",
+    "check_trials",
+    "deciding_bounds",
+    "run_spec",
+    "shown",
+    "solver_ledger",
+    "stream",
+]
 
 #: Trials per ``solver.run`` call: bounds memory (every chunk is scored before the next runs).
 CHUNK = 5_000
+#: Trials per hypothesis at most: the audited attack keeps a score per trial (8 bytes × 2 hypotheses ×
+#: attacks: 1.6 GB per attack at this ceiling), and a run this long takes days on the reference machine.
+MAX_TRIALS = 100_000_000
+#: Calibration trials per hypothesis at most: the calibration keeps every release of its trials.
+MAX_CALIBRATION_TRIALS = 10_000_000
+#: Calibration trials per ``solver.run`` call at most (the largest default calibration, so that default
+#: audits run their calibration in one call each, as before the calibration was chunked).
+CALIBRATION_CHUNK = 20_000
+#: Root seeds are below this: a ``SeedSequence`` takes 128 bits of entropy (numpy's recommendation),
+#: and the report prints the seed.
+MAX_SEED = 2**128
 #: The utility (e.g. test accuracy, which can cost more than the run) is averaged over the first
 #: this many trials on D: its mean and spread are then known to far better than the report prints.
 UTILITY_TRIALS = 20_000
@@ -82,6 +109,41 @@ def _accountant_bounds(ledger: Ledger, delta: float, participant: Hashable) -> d
     return dict(_UPPER_CACHE[key])
 
 
+def check_trials(value: object, name: str, minimum: int = 10, maximum: int = MAX_TRIALS) -> int:
+    """``value`` as an int if it is an integer in [minimum, maximum], checked before anything is allocated.
+
+    Raises:
+      ValueError: otherwise (the message names ``name`` and the bound it breaks).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum} (per hypothesis), got {shown(value)}")
+    if int(value) > maximum:
+        raise ValueError(
+            f"{name} must be at most {maximum:,} per hypothesis (the ceiling of one audit, which keeps its memory "
+            f"and time bounded), got {shown(value)}"
+        )
+    return int(value)
+
+
+def check_seed(value: object) -> int:
+    """``value`` as an int if it is an integer in [0, :data:`MAX_SEED`).
+
+    Raises:
+      ValueError: otherwise (the message names the seed and the range).
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < MAX_SEED:
+        raise ValueError(f"seed must be a non-negative integer below 2**128, got {shown(value)}")
+    return int(value)
+
+
+def shown(value: object) -> str:
+    """``value`` for an error message: an integer too long to print by its size, anything else by its
+    repr cut to 60 characters."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value).bit_length() > 128:
+        return f"an integer of {int(value).bit_length():,} bits"
+    return f"{value!r:.60}"
+
+
 def deciding_bounds(claim: Claim) -> tuple[str, ...]:
     """The lower-bound methods that may decide the verdict on ``claim``: the Gaussian-DP bound only
     for a Gaussian claim with δ > 0 (Dong, Roth & Su 2022), the worst-case Clopper–Pearson always."""
@@ -119,11 +181,19 @@ def run_spec(
     from audits.verdict import assemble_report
 
     start = time.perf_counter()
+    n = check_trials((spec.quick_trials if quick else spec.trials) if trials is None else trials, "trials")
+    seed = check_seed(seed)
+    n_cal = min(2000, max(200, n // 50)) if calibration_trials is None else calibration_trials
+    n_cal = check_trials(n_cal, "calibration_trials", maximum=MAX_CALIBRATION_TRIALS)
+    if spec.calibration is not None and spec.merge is None and n_cal > CALIBRATION_CHUNK:
+        raise ValueError(
+            f"calibration_trials must be at most {CALIBRATION_CHUNK:,} for {spec.name!r}, whose spec cannot join "
+            f"the results of several runs (AuditSpec.merge), got {n_cal:,}"
+        )
+    _check_claimed_bound(spec)
     ledger = solver_ledger(spec)
-    n = (spec.quick_trials if quick else spec.trials) if trials is None else int(trials)
     root = stream(seed, stream_key)
     seeds_in, seeds_out = (TrialSeeds(child, n) for child in root.spawn(2))
-    n_cal = calibration_trials if calibration_trials is not None else min(2000, max(200, n // 50))
     bar = tqdm(
         total=2 * n + (2 * n_cal if spec.calibration is not None else 0),
         desc=f"audit {spec.name}",
@@ -141,10 +211,18 @@ def run_spec(
     def streams(index: int) -> np.random.SeedSequence:
         return stream(seed, (*stream_key, 2 + index))
 
+    def calibration_run(problem: Any, seeds: Sequence[np.random.SeedSequence]) -> Any:
+        if len(seeds) <= CALIBRATION_CHUNK or spec.merge is None:
+            return run(problem, seeds)
+        n_seeds = len(seeds)
+        bounds = [(lo, min(lo + CALIBRATION_CHUNK, n_seeds)) for lo in range(0, n_seeds, CALIBRATION_CHUNK)]
+        return spec.merge([run(problem, seeds[lo:hi]) for lo, hi in bounds])
+
     report_extra: dict[str, Any] = {}
     if spec.calibration is not None:
         calibrated = spec.calibration(
-            run(spec.problem_in, TrialSeeds(streams(0), n_cal)), run(spec.problem_out, TrialSeeds(streams(1), n_cal))
+            calibration_run(spec.problem_in, TrialSeeds(streams(0), n_cal)),
+            calibration_run(spec.problem_out, TrialSeeds(streams(1), n_cal)),
         )
         report_extra["diagnostics"] = {"calibration_trials": n_cal, **calibrated}
     observations: dict[str, tuple[list[Any], list[Any]]] = {a.name: ([], []) for a in spec.attacks}
@@ -242,6 +320,16 @@ def run_spec(
         _merge_verdicts(report, finding)
     report["runtime_seconds"] = round(time.perf_counter() - start, 1)
     return AuditResult(report, all_attacks, lower, upper, observations)
+
+
+def _check_claimed_bound(spec: AuditSpec) -> None:
+    """A spec without a ledger can only claim one of its claim's own bounds (checked before any trial)."""
+    bound = spec.claim.bound
+    if not spec.accounted and bound is not None and bound not in spec.claim.upper:
+        raise ValueError(
+            f"claim.bound must name one of the claim's upper bounds {sorted(spec.claim.upper)} (no accountant bounds "
+            f"{spec.name!r}: it has no ledger), got {bound!r:.60}"
+        )
 
 
 def _merge_verdicts(report: dict[str, Any], finding: Finding) -> None:

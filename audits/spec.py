@@ -146,6 +146,13 @@ class Claim:
             raise ValueError(f"Claim.delta must be in [0, 1), got {self.delta!r}")
         if self.noise not in NOISE_FAMILIES:
             raise ValueError(f"Claim.noise must be one of {NOISE_FAMILIES}, got {self.noise!r}")
+        if not isinstance(self.upper, Mapping):
+            raise TypeError(
+                f"Claim.upper must be a mapping of bound names to ε, e.g. {{'paper': 1.0}}, got "
+                f"{type(self.upper).__name__}: {self.upper!r:.60}"
+            )
+        if self.bound is not None and not isinstance(self.bound, str):
+            raise TypeError(f"Claim.bound must be the name of an upper bound (a string), got {self.bound!r:.60}")
         upper = dict(self.upper)
         for key, value in upper.items():
             if (
@@ -285,6 +292,9 @@ class AuditSpec:
       accounted: the solver registers its releases in a ledger that the accountants bound (False:
         a user's mechanism without a ledger; only the claim's own bounds are upper bounds).
       quiet_floating_point: silence numpy's divide/invalid warnings during the trials.
+      merge: joins the results of consecutive runs into the result of all their trials, in order, so
+        that a large calibration runs in chunks of :data:`audits.runner.CALIBRATION_CHUNK` trials (None:
+        the calibration runs in one call and is refused beyond that many trials).
     """
 
     name: str
@@ -307,6 +317,7 @@ class AuditSpec:
     ledger: Ledger | None = None
     accounted: bool = True
     quiet_floating_point: bool = False
+    merge: Callable[[Sequence[Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if not self.attacks:

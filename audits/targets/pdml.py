@@ -57,7 +57,15 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from solvers.pdml import PDML
     from solvers.problem import HorizontalProblem
 
-__all__ = ["broadcast_neighbours", "broadcast_solver", "broadcast_spec", "pdml_neighbours", "pdml_spec"]
+__all__ = [
+    "EPSILON_RANGE",
+    "MAX_DELTA",
+    "broadcast_neighbours",
+    "broadcast_solver",
+    "broadcast_spec",
+    "pdml_neighbours",
+    "pdml_spec",
+]
 
 #: Audit configuration: a small graph so that 10^5 trials per hypothesis stay cheap.
 AGENTS = 3
@@ -71,6 +79,13 @@ BROADCAST_ITERATIONS = 3
 BROADCAST_RHO = 0.8
 BROADCAST_MU = 0.5
 BROADCAST_TRIAL_FRACTION = 0.4
+#: ``--epsilon`` (the users' label ε) lies in this interval: below it the debiasing coefficient
+#: c(ε) = 1/(e^ε − 1) (Wang et al. 2020, eq. (19)) exceeds 1000 and the servers' Newton solves lose
+#: convergence; above it a label flips with probability 1/(1 + e^ε) < 2·10⁻²², which no audit can observe.
+EPSILON_RANGE = (1e-3, 50.0)
+#: ``--delta`` lies below this: 2Φ(μ/2) − 1 for the broadcasts' derived μ (Dong, Roth & Su 2022,
+#: Corollary 2.13 at ε = 0), at and above which their derived ε is 0 and the broadcast audit tests nothing.
+MAX_DELTA = math.erf(BROADCAST_MU / (2.0 * math.sqrt(2.0)))
 
 
 def _transcript(transcript: Transcript | None) -> Transcript:
@@ -211,7 +226,7 @@ def _broadcast_section(context: AuditContext) -> Finding:
     mu_replayed = math.sqrt(float(mu_sq.mean()))
     rows = "\n".join(
         f"| {name} | {value:.4f} | {by_bound[name]} | "
-        + ", ".join(f"{b.epsilon / value:.3f}" for b in lower.values())
+        + ", ".join(_ratio(b.epsilon, value) for b in lower.values())
         + " |"
         for name, value in sorted(upper.items(), key=lambda kv: kv[1])
     )
@@ -255,13 +270,18 @@ def _broadcast_section(context: AuditContext) -> Finding:
             "epsilon_upper": upper,
             "claimed": _DERIVED,
             "verdicts": by_bound,
-            "tightness": {m: b.epsilon / upper[_DERIVED] for m, b in lower.items()},
+            "tightness": {m: b.epsilon / upper[_DERIVED] if upper[_DERIVED] > 0 else None for m, b in lower.items()},
         },
     }
     # The broadcast audit is a different mechanism: its bounds are held against its own upper bounds.
     return Finding(
         section=section, attacks=(attack,), verdicts={f"broadcasts: {name}": v for name, v in by_bound.items()}
     )
+
+
+def _ratio(lower: float, upper: float) -> str:
+    """lower / upper for the broadcast table; "–" where the upper bound is 0 (no ratio)."""
+    return f"{lower / upper:.3f}" if upper > 0 else "–"
 
 
 def _mu(bound: LowerBound) -> str:
@@ -306,6 +326,17 @@ def pdml_spec(claimed_epsilon: float | None = None) -> SpecBuilder:
         from solvers.pdml import PDML
 
         eps = DEFAULT_EPSILON if epsilon is None else float(epsilon)
+        low, high = EPSILON_RANGE
+        if not low <= eps <= high:
+            raise ValueError(
+                f"--epsilon (the users' label ε) must be in [{low:g}, {high:g}] (below, the debiased loss's "
+                f"coefficient 1/(e^ε − 1) exceeds 1000; above, no label ever flips), got {eps:g}"
+            )
+        if not 0 < delta < MAX_DELTA:
+            raise ValueError(
+                f"--delta must be in (0, {MAX_DELTA:.4f}): at δ ≥ 2Φ(μ/2) − 1 the broadcasts' derived ε (μ = "
+                f"{BROADCAST_MU:g}) is 0 and their audit tests nothing, got {delta:g}"
+            )
         nb = pdml_neighbours()
         solver = PDML(eps_label=eps, eta_bound=1.0, V=0.1, rho_decay=0.8, n_iterations=ITERATIONS, delta=delta)
         agent, slot = nb.agent, nb.slot

@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
 
 __all__ = [
     "DEFAULT_EPSILON",
+    "MIN_EPSILON",
     "SETTINGS",
     "SharingNeighbours",
     "build_solver",
@@ -67,6 +68,9 @@ __all__ = [
 
 #: Per-iteration ε of Theorem 1 each audit is calibrated to by default (``--epsilon``).
 DEFAULT_EPSILON = {"parameter": 0.1, "output": 1.0}
+#: ``--epsilon`` is at least this: the noise grows as 1/ε, and far below it (at 10⁻³⁰⁰) the z-update's
+#: Newton steps no longer converge (both audits run at 10⁻¹²).
+MIN_EPSILON = 1e-6
 
 
 _PAPER_COR1 = "paper (Theorem 1 + Corollary 1)"
@@ -307,9 +311,10 @@ def sharing_spec(mode: str) -> SpecBuilder:
         from solvers.sharing import corollary1_epsilon
 
         eps_it = DEFAULT_EPSILON[mode] if epsilon is None else float(epsilon)
-        if not 0 < eps_it <= 1:
+        if not MIN_EPSILON <= eps_it <= 1:
             raise ValueError(
-                f"epsilon must be a per-iteration ε in (0, 1] (Theorem 1's classical calibration), got {epsilon!r}"
+                f"epsilon must be a per-iteration ε in [{MIN_EPSILON:g}, 1] (Theorem 1's classical calibration, "
+                f"and a z-update whose Newton steps converge under its noise), got {epsilon!r}"
             )
         T = SETTINGS[mode].n_iterations
         nb = sharing_neighbours(mode)

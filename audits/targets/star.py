@@ -34,6 +34,7 @@ __all__ = [
     "DPADMM_ITERATIONS",
     "DPADMM_RECORDS",
     "HUBER_H",
+    "NAIVE_MIN_EPSILON",
     "dpadmm_spec",
     "naive_spec",
     "unit_mu_epsilon",
@@ -47,13 +48,21 @@ HUBER_H = 0.1
 _MOMENTS = "moments_classic"
 
 
-def _classic_epsilon(epsilon: float) -> float:
+#: ``--epsilon`` of ``dpadmm-naive`` is at least this: its noise grows as 1/ε, and below it the exact local
+#: argmin's Newton solve on the noisy problem no longer converges in double precision (it fails at 10⁻⁶).
+NAIVE_MIN_EPSILON = 1e-3
+
+
+def _classic_epsilon(epsilon: float, minimum: float = 0.0) -> float:
     """``--epsilon`` of the DP-ADMM targets: a per-iteration ε of the paper's classic calibration,
-    which holds only for ε ≤ 1 (Dwork & Roth 2014, Theorem A.1)."""
-    if not 0 < epsilon <= 1:
+    which holds only for ε ≤ 1 (Dwork & Roth 2014, Theorem A.1), and at least ``minimum``."""
+    if not (0 < epsilon <= 1 and epsilon >= minimum):
+        interval = f"[{minimum:g}, 1]" if minimum > 0 else "(0, 1]"
         raise ValueError(
-            f"--epsilon must be a per-iteration ε in (0, 1] for the paper's classic Gaussian calibration "
-            f"(Dwork & Roth 2014, Theorem A.1), got {epsilon:g}"
+            f"--epsilon must be a per-iteration ε in {interval} for the paper's classic Gaussian calibration "
+            f"(Dwork & Roth 2014, Theorem A.1)"
+            + (" and a Newton solve that converges under its noise" if minimum > 0 else "")
+            + f", got {epsilon:g}"
         )
     return epsilon
 
@@ -196,7 +205,7 @@ def naive_spec(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
     from audits.neighbours import canary_neighbours
     from solvers import HuberHingeLoss, NaiveNoisyADMM
 
-    eps = unit_mu_epsilon(delta) if epsilon is None else _classic_epsilon(epsilon)
+    eps = unit_mu_epsilon(delta) if epsilon is None else _classic_epsilon(epsilon, NAIVE_MIN_EPSILON)
     solver = NaiveNoisyADMM(epsilon=eps, delta=delta, n_iterations=DPADMM_ITERATIONS, tol=1e-9)
     nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H))
     lam, N, rho = nb.problem_in.lam, nb.problem_in.n_agents, solver.rho

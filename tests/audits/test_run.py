@@ -162,10 +162,10 @@ def test_an_unusable_out_is_refused_before_any_work(tmp_path, monkeypatch, capsy
 def test_a_report_that_cannot_be_written_is_exit_2_after_the_table_was_shown(tmp_path, monkeypatch, capsys):
     import audits.report
 
-    def disk_full(report, out):
+    def disk_full(report, attacks, out, figures):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(audits.report, "write_report", disk_full)
+    monkeypatch.setattr(audits.report, "write_audit", disk_full)
     code = main(["dpadmm", "--quick", "--no-figures", "--no-progress", "--out", str(tmp_path / "r"), "--seed", "1"])
     captured = capsys.readouterr()
     assert code == 2
