@@ -146,7 +146,8 @@ def test_the_accountant_interface():
     assert [entry.iteration for entry in odometer.ledger] == [3, None, None]
     assert odometer.get_epsilon(0.0, participant="b") == 1.0
     assert odometer.supports(dp_event.GaussianDpEvent(1.0)) and odometer.supports(PureDpEvent(1.0))
-    assert not odometer.supports(dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0)))
+    assert odometer.supports(dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.0)))  # the RDP rule
+    assert not odometer.supports(dp_event.UnsupportedDpEvent())
 
 
 def test_bad_input_is_refused_by_name():
@@ -159,10 +160,16 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(TypeError, match="first_mu must be a real number"):
         PrivacyOdometer(first_mu="1")
     odometer = PrivacyOdometer().register(dp_event.GaussianDpEvent(2.0), participant="a")
-    with pytest.raises(UnsupportedEventError, match="must all be Gaussian or all"):
+    with pytest.raises(UnsupportedEventError, match="first release fixed the gaussian rule"):
         odometer.register(PureDpEvent(0.1), participant="a")
-    with pytest.raises(UnsupportedEventError, match="no fully adaptive rule"):
-        odometer.register(dp_event.PoissonSampledDpEvent(0.5, dp_event.GaussianDpEvent(1.0)))
+    with pytest.raises(UnsupportedEventError, match="first release fixed the gaussian rule"):
+        odometer.register(dp_event.PoissonSampledDpEvent(0.5, dp_event.GaussianDpEvent(1.0)), participant="a")
+    with pytest.raises(UnsupportedEventError, match="no fully adaptive rule bounds it"):
+        odometer.register(dp_event.UnsupportedDpEvent())
+    with pytest.raises(ValueError, match="rule must be 'auto' or 'rdp'"):
+        PrivacyOdometer(rule="gdp")
+    with pytest.raises(ValueError, match="rdp_orders must be 1 to 1000 finite numbers > 1"):
+        PrivacyOdometer(rdp_orders=[1.0, 2.0])
     with pytest.raises(ValueError, match="delta must not be NaN"):
         odometer.get_epsilon(float("nan"))
     with pytest.raises(ValueError, match="noise_multiplier"):
