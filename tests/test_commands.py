@@ -42,3 +42,21 @@ def test_list_from_an_empty_directory_names_every_target(tmp_path):
     names = [line for line in listed.stdout.splitlines() if line and not line.startswith(" ")]
     assert names == list(TARGETS)
     assert list(tmp_path.iterdir()) == []  # listing writes nothing
+
+
+@pytest.mark.parametrize("how", ["dp-audit", "python -m audits.run"])
+def test_a_module_attribute_target_resolves_from_the_current_directory_with_both_commands(how, tmp_path):
+    (tmp_path / "goodmod.py").write_text((Path(__file__).parent / "audits" / "tiny_target.py").read_text())
+    (tmp_path / "badmod.py").write_text("raise ZeroDivisionError('fails on import')\n")
+    start = [command("dp-audit")] if how == "dp-audit" else [sys.executable, "-m", "audits.run"]
+    options = ["--quick", "--no-figures", "--no-progress", "--out", str(tmp_path / "out")]
+    ran = subprocess.run(
+        [*start, "goodmod:build", *options], cwd=tmp_path, env=CLEAN_ENV, capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "VERDICT: consistent" in ran.stdout and (tmp_path / "out" / "report.json").exists()
+    bad = subprocess.run(
+        [*start, "badmod:build", *options], cwd=tmp_path, env=CLEAN_ENV, capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+    assert "importing module 'badmod' raised ZeroDivisionError: fails on import" in bad.stderr
