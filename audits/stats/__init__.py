@@ -21,8 +21,11 @@ Methods:
 * :func:`one_run_fdp_audit` — its f-DP refinement for μ-GDP (Mahloujifar, Melis & Chaudhuri 2024).
 * :func:`roc_curve`, :func:`auroc`, :func:`tpr_at_fpr` — attack metrics.
 
-Threshold choice: :class:`Split` (default: 20 % select / 80 % evaluate, seed 0),
-:class:`Bonferroni` (K thresholds at α/K) or :class:`Fixed` (pre-registered).
+Threshold choice: :class:`Split` (default: 20 % select / 80 % evaluate, seed 0; the test whose bound
+predicted on the evaluation part is largest, randomised tests on tied scores among the candidates),
+:class:`Bonferroni` (K thresholds at α/K) or :class:`Fixed` (pre-registered, optionally randomised:
+``Fixed(t, tie_probability=p)`` guesses "in" with probability p on a score equal to t, the draws
+seeded so that the counts stay binomial; :mod:`audits.stats.decision`).
 """
 
 from attacks.metrics import ROC, auroc, roc_curve, tpr_at_fpr

@@ -23,6 +23,7 @@ __all__ = [
     "check_fraction",
     "check_labels",
     "check_seed",
+    "check_tie_probability",
 ]
 
 
@@ -51,6 +52,16 @@ def check_confidence(confidence: float, name: str = "confidence") -> float:
 def check_fraction(fraction: float, name: str = "fraction") -> float:
     """``fraction`` as a float in the open interval (0, 1), else raise."""
     return check_confidence(fraction, name)
+
+
+def check_tie_probability(probability: float, name: str = "tie_probability") -> float:
+    """A probability in [0, 1] as a float (the chance of guessing "in" on a score tied with the threshold)."""
+    if isinstance(probability, bool) or not isinstance(probability, numbers.Real):
+        raise TypeError(f"{name} must be a real number in [0, 1], got {probability!r}")
+    value = float(probability)
+    if not 0.0 <= value <= 1.0:  # also rejects NaN
+        raise ValueError(f"{name} must be in [0, 1] (the chance of guessing 'in' on a tie), got {probability!r}")
+    return value
 
 
 def check_seed(seed: int, name: str = "seed") -> int:

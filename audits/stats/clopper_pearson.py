@@ -21,11 +21,14 @@ from scipy import stats
 
 from attacks.metrics import check_scores
 from audits.stats._validation import check_confidence, check_count, check_delta, check_error_counts
+from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import WORST_CASE, LowerBound
-from audits.stats.thresholds import BoundFunction, ThresholdChoice, as_strategy, select_threshold
+from audits.stats.selection import BoundFunction, select_threshold
+from audits.stats.thresholds import ThresholdChoice, as_strategy
 
 __all__ = [
     "ALPHA_SPLIT",
+    "bound_function",
     "clopper_pearson_audit",
     "clopper_pearson_from_counts",
     "clopper_pearson_interval",
@@ -48,16 +51,6 @@ def _counts(k: ArrayLike, n: int) -> tuple[np.ndarray, int]:
     if np.any(k < 0) or np.any(k > n):
         raise ValueError(f"k must lie in [0, n] = [0, {n}], got {k!r}")
     return k.astype(np.int64), n
-
-
-def clopper_pearson_upper_limits(k: np.ndarray, n: int, alpha: float) -> np.ndarray:
-    """Vectorised exact upper bound, evaluated once per distinct count."""
-    unique, inverse = np.unique(k, return_inverse=True)
-    inner = unique < n
-    values = np.ones(unique.shape)
-    # isf, not ppf(1 − α): keeps full relative precision in α when α is tiny (Bonferroni)
-    values[inner] = stats.beta.isf(alpha, unique[inner] + 1, n - unique[inner])
-    return values[inverse].reshape(k.shape)
 
 
 def clopper_pearson_upper(k: ArrayLike, n: int, alpha: float) -> np.ndarray | float:
@@ -121,7 +114,10 @@ def epsilon_from_rates(fpr: ArrayLike, fnr: ArrayLike, delta: float) -> np.ndarr
     return float(out) if out.ndim == 0 else out
 
 
-def _bound(delta: float) -> BoundFunction:
+def bound_function(delta: float) -> BoundFunction:
+    """The vectorised Clopper–Pearson ε bound at δ, as a threshold strategy evaluates it: counts
+    (non-integer expected counts only when ranking candidates) → ε lower bound at each test."""
+
     def bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
         return np.atleast_1d(  # already 1-D: atleast_1d only states the array type
             epsilon_from_rates(
@@ -161,7 +157,7 @@ def _result(
     fn: int,
     n_in: int,
     alpha_test: float,
-    extra: dict[str, float],
+    extra: dict[str, float | str],
 ) -> LowerBound:
     empirical = float(epsilon_from_rates(fp / n_out, fn / n_in, delta))
     details = (
@@ -209,7 +205,7 @@ def clopper_pearson_from_counts(
     confidence = check_confidence(confidence)
     fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
-    eps = _bound(delta)(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
+    eps = bound_function(delta)(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
     return _result(eps, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})
 
 
@@ -245,7 +241,7 @@ def clopper_pearson_audit(
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)
-    sel = select_threshold(scores_in, scores_out, strategy, 1.0 - confidence, _bound(delta))
+    sel = select_threshold(scores_in, scores_out, strategy, 1.0 - confidence, bound_function(delta))
     return _result(
         sel.value,
         delta,

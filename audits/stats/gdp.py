@@ -23,11 +23,13 @@ from scipy import special
 from accountants import gaussian_epsilon
 from attacks.metrics import check_scores
 from audits.stats._validation import check_confidence, check_delta, check_error_counts
+from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
-from audits.stats.clopper_pearson import clopper_pearson_upper_limits, error_rate_details
-from audits.stats.thresholds import ThresholdChoice, as_strategy, select_threshold
+from audits.stats.clopper_pearson import error_rate_details
+from audits.stats.selection import select_threshold
+from audits.stats.thresholds import ThresholdChoice, as_strategy
 
-__all__ = ["gdp_audit", "gdp_from_counts", "mu_from_rates"]
+__all__ = ["SELECTION_ALPHA_FACTOR", "gdp_audit", "gdp_from_counts", "mu_bound", "mu_from_rates"]
 
 
 def _isf(p: np.ndarray) -> np.ndarray:
@@ -50,14 +52,16 @@ def mu_from_rates(fpr: ArrayLike, fnr: ArrayLike) -> np.ndarray | float:
     return float(out) if out.ndim == 0 else out
 
 
-#: Level (× α) at which a Split ranks candidate thresholds for the GDP bound. Every point of a
-#: Gaussian curve gives the same μ, so the plain maximum over thresholds chases noise in the
-#: tails; ranking at α/100 prefers well-populated thresholds. Measured (N(0,1) vs N(1,1), 10^5
-#: random trials per side, 12 seeds, 50 % split): worst ratio to the true ε 0.71 at α, 0.94 at α/100.
+#: Level (× α) of the selection rates' upper bounds when a Split ranks candidate tests for the GDP
+#: bound (:mod:`audits.stats.selection`). Every point of a Gaussian curve gives the same μ, so a
+#: plain maximum over tests chases noise in the tails; pessimistic rates prefer well-populated tests.
+#: Measured (N(0,1) vs N(1,1), 10^5 random trials per side, 12 seeds, 20 % split): mean ratio to the
+#: true ε 0.977, worst 0.968 at α/100; mean 0.970, worst 0.916 with the rates at level α.
 SELECTION_ALPHA_FACTOR = 0.01
 
 
-def _bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
+def mu_bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
+    """The vectorised lower confidence bound on μ at level α from the counts of each test."""
     return np.atleast_1d(  # already 1-D: atleast_1d only states the array type
         mu_from_rates(
             np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fp), n_out, alpha / 2)),
@@ -88,7 +92,7 @@ def _result(
     fn: int,
     n_in: int,
     alpha_test: float,
-    extra: dict[str, float],
+    extra: dict[str, float | str],
 ) -> LowerBound:
     point = float(mu_from_rates(fp / n_out, fn / n_in))
     details = (
@@ -131,7 +135,7 @@ def gdp_from_counts(
     confidence = check_confidence(confidence)
     fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
-    mu = _bound(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
+    mu = mu_bound(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
     return _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})
 
 
@@ -167,7 +171,7 @@ def gdp_audit(
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)
     alpha = 1.0 - confidence
-    sel = select_threshold(scores_in, scores_out, strategy, alpha, _bound, SELECTION_ALPHA_FACTOR * alpha)
+    sel = select_threshold(scores_in, scores_out, strategy, alpha, mu_bound, SELECTION_ALPHA_FACTOR * alpha)
     return _result(
         sel.value,
         delta,

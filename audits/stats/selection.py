@@ -1,0 +1,259 @@
+"""Choosing the attack's test honestly and evaluating it, for each strategy of :mod:`audits.stats.thresholds`.
+
+Split. The candidates are the deterministic tests "in iff s ≥ t" at every distinct score of the
+selection part and, on the tie blocks next to the :data:`REFINED` best of them, the randomised tests
+(t, p) of :mod:`audits.stats.decision` with p in :data:`TIE_PROBABILITIES`. Each candidate is ranked
+by the bound it is predicted to give on the evaluation part: its error rates on the selection part,
+taken at their Clopper–Pearson upper bounds at level ``selection_alpha`` (so that a candidate whose
+few errors are luck is not preferred), times the evaluation part's trial counts, through the bound at
+level α. The ranking thus asks what the evaluation answers — a lower confidence bound, not the
+empirical ε — at the evaluation's sample size: with more trials, tests deeper in a tail become worth
+their fewer errors, and the test that was best with fewer trials is still a candidate.
+
+When every candidate's predicted bound is 0, the choice falls back, in order, to the largest
+predicted bound at the relaxed level :data:`RELAXED_LEVEL` (the rates at about their point estimates),
+then to the deterministic test with the largest TPR − FPR (the membership advantage, Yeom, Giacomelli,
+Fredrikson & Jha 2018), then to the median of the pooled selection scores; never to the lowest score,
+which calls every trial "in" and can bound nothing. Every choice is a function of the multisets of
+selection scores alone (invariant under the order of the trials), and the result names the stage
+that chose it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from audits.stats.binomial import clopper_pearson_upper_limits
+from audits.stats.decision import drawn_error_counts, expected_error_counts, threshold_counts
+from audits.stats.thresholds import Bonferroni, Fixed, Split, ThresholdStrategy, error_counts
+
+__all__ = [
+    "BoundFunction",
+    "MAX_CANDIDATES",
+    "REFINED",
+    "RELAXED_LEVEL",
+    "Selection",
+    "TIE_PROBABILITIES",
+    "TestChoice",
+    "choose_test",
+    "select_threshold",
+]
+
+#: bound(fp, n_out, fn, n_in, alpha) -> the lower bound at each threshold, at total level alpha.
+BoundFunction = Callable[[np.ndarray, int, np.ndarray, int, float], np.ndarray]
+#: Tie probabilities tried on a tie block: fine near 0 and 1 (a few of a large block's trials), even between.
+TIE_PROBABILITIES = np.unique(
+    np.concatenate([np.geomspace(1e-6, 0.5, 40), 1.0 - np.geomspace(1e-6, 0.5, 40), np.linspace(0.0, 1.0, 21)])
+)
+#: Deterministic tests whose two neighbouring tie blocks are searched for a randomised test.
+REFINED = 16
+#: Level of the first fallback's ranking, at selection and evaluation: about the point estimates.
+RELAXED_LEVEL = 0.5
+#: Deterministic candidates at most: beyond, the pooled-score tail quantiles of :class:`Bonferroni`'s grid
+#: (probabilities geometric in [1/N, 1/2] in both tails), which keeps every tail depth a bound can use.
+MAX_CANDIDATES = 4096
+
+
+@dataclass(frozen=True)
+class TestChoice:
+    """A test chosen on the selection part: threshold, tie probability, its predicted bound, the stage."""
+
+    threshold: float
+    tie_probability: float
+    value: float
+    stage: str
+
+
+def _predicted(
+    fp: np.ndarray,
+    fn: np.ndarray,
+    sizes: tuple[int, int, int, int],
+    bound: BoundFunction,
+    levels: tuple[float, float],
+) -> np.ndarray:
+    """The bound at the evaluation sizes, from the selection rates' upper bounds (module docstring)."""
+    m_out, m_in, n_out, n_in = sizes
+    selection_level, evaluation_level = levels
+    fpr = clopper_pearson_upper_limits(fp, m_out, selection_level / 2)
+    fnr = clopper_pearson_upper_limits(fn, m_in, selection_level / 2)
+    return bound(fpr * n_out, n_out, fnr * n_in, n_in, evaluation_level)
+
+
+def choose_test(
+    scores_in: np.ndarray,
+    scores_out: np.ndarray,
+    bound: BoundFunction,
+    *,
+    alpha: float,
+    selection_alpha: float,
+    evaluation_sizes: tuple[int, int],
+    randomise: bool = True,
+) -> TestChoice:
+    """The test (threshold, tie probability) the selection scores predict to bound best (module docstring).
+
+    Args:
+      scores_in, scores_out: the selection part's scores on D and on D′.
+      bound: the vectorised bound of the statistic (it accepts non-integer expected counts).
+      alpha: the evaluation's level. selection_alpha: the level of the selection rates' upper bounds.
+      evaluation_sizes: (n_out, n_in), the evaluation part's trials on D′ and on D.
+      randomise: also consider randomised tests on tie blocks (else only "in iff s ≥ t").
+    """
+    m_out, m_in = scores_out.size, scores_in.size
+    sizes = (m_out, m_in, *evaluation_sizes)
+    pooled = np.concatenate([scores_in, scores_out])
+    thresholds = np.unique(pooled)
+    if thresholds.size > MAX_CANDIDATES:
+        thresholds = Bonferroni(MAX_CANDIDATES).grid(pooled)
+    ones = np.ones(thresholds.size)
+    fp, fn = expected_error_counts(scores_in, scores_out, thresholds, ones)
+    for stage, levels in (("none", (selection_alpha, alpha)), ("relaxed level", (RELAXED_LEVEL, RELAXED_LEVEL))):
+        values = _predicted(fp, fn, sizes, bound, levels)
+        t, p = thresholds, ones
+        if randomise:
+            best = np.argsort(-values, kind="stable")[:REFINED]
+            blocks = np.unique(np.concatenate([best, best - 1]))
+            blocks = blocks[blocks >= 0]
+            _, tied_out, _, tied_in = threshold_counts(scores_in, scores_out, thresholds[blocks])
+            blocks = blocks[tied_out + tied_in >= 2]
+            t_mixed = np.repeat(thresholds[blocks], TIE_PROBABILITIES.size)
+            p_mixed = np.tile(TIE_PROBABILITIES, blocks.size)
+            fp_mixed, fn_mixed = expected_error_counts(scores_in, scores_out, t_mixed, p_mixed)
+            t, p = np.concatenate([t, t_mixed]), np.concatenate([p, p_mixed])
+            values = np.concatenate([values, _predicted(fp_mixed, fn_mixed, sizes, bound, levels)])
+        chosen = int(np.argmax(values))  # the first (lowest threshold, deterministic first) on ties
+        if values[chosen] > 0:
+            return TestChoice(float(t[chosen]), float(p[chosen]), float(values[chosen]), stage)
+    advantage = (m_in - fn) * m_out - fp * m_in  # (TPR − FPR)·m_in·m_out, exact in integers
+    chosen = int(np.argmax(advantage))
+    if advantage[chosen] > 0:
+        return TestChoice(float(thresholds[chosen]), 1.0, 0.0, "largest TPR − FPR")
+    median = np.quantile(pooled, 0.5, method="inverted_cdf")
+    return TestChoice(float(median), 1.0, 0.0, "pooled median")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The test a strategy chose and the bound there (on the evaluation trials)."""
+
+    threshold: float
+    value: float
+    fp: int
+    n_out: int
+    fn: int
+    n_in: int
+    alpha: float  # the level the reported value was computed at (α, or α/K under Bonferroni)
+    correction: str
+    details: dict[str, float | str] = field(default_factory=dict)
+    tie_probability: float = 1.0
+
+
+def _evaluate(
+    scores_in: np.ndarray,
+    scores_out: np.ndarray,
+    threshold: float,
+    tie_probability: float,
+    seed: int,
+    bound: BoundFunction,
+    alpha: float,
+) -> tuple[float, dict[str, int], dict[str, float | str]]:
+    """The bound of one test on these trials, its counts, and what the result states about its draws."""
+    counts = drawn_error_counts(scores_in, scores_out, threshold, tie_probability, seed)
+    value = float(bound(np.array([counts["fp"]]), scores_out.size, np.array([counts["fn"]]), scores_in.size, alpha)[0])
+    stated: dict[str, float | str] = {"tie_probability": tie_probability}
+    if tie_probability != 1.0:
+        stated |= {k: v for k, v in counts.items() if k.startswith("ties")}
+        stated["tie_draws"] = f"Binomial(ties, p) per side from child 1 of SeedSequence({seed})"
+    return value, counts, stated
+
+
+def select_threshold(
+    scores_in: np.ndarray,
+    scores_out: np.ndarray,
+    strategy: ThresholdStrategy,
+    alpha: float,
+    bound: BoundFunction,
+    selection_alpha: float | None = None,
+) -> Selection:
+    """Pick a test honestly by ``strategy`` and evaluate ``bound`` there.
+
+    Args:
+      scores_in, scores_out: validated 1-D score arrays (hypotheses D and D′).
+      strategy: :class:`Split`, :class:`Bonferroni` or :class:`Fixed`.
+      alpha: total significance level 1 − confidence.
+      bound: vectorised lower bound at each test, given its counts and a level.
+      selection_alpha: the level of the selection rates' upper bounds when a :class:`Split` ranks
+        its candidates (default ``alpha``, :func:`choose_test`). It never affects validity, which
+        rests on the evaluation part alone.
+    """
+    if isinstance(strategy, Fixed):
+        value, counts, stated = _evaluate(
+            scores_in, scores_out, strategy.threshold, strategy.tie_probability, strategy.seed, bound, alpha
+        )
+        return Selection(
+            strategy.threshold,
+            value,
+            counts["fp"],
+            scores_out.size,
+            counts["fn"],
+            scores_in.size,
+            alpha,
+            strategy.describe(),
+            stated,
+            strategy.tie_probability,
+        )
+    if isinstance(strategy, Bonferroni):
+        grid = strategy.grid(np.concatenate([scores_in, scores_out]))
+        k = grid.size
+        fp, fn = error_counts(scores_in, scores_out, grid)
+        values = bound(fp, scores_out.size, fn, scores_in.size, alpha / k)
+        best = int(np.argmax(values))
+        return Selection(
+            float(grid[best]),
+            float(values[best]),
+            int(fp[best]),
+            scores_out.size,
+            int(fn[best]),
+            scores_in.size,
+            alpha / k,
+            strategy.describe(k),
+            {"n_thresholds": k},
+        )
+    if isinstance(strategy, Split):
+        (sel_in, ev_in), (sel_out, ev_out) = strategy.partition(scores_in.size, scores_out.size)
+        e_in, e_out = scores_in[ev_in], scores_out[ev_out]
+        level = alpha if selection_alpha is None else selection_alpha
+        choice = choose_test(
+            scores_in[sel_in],
+            scores_out[sel_out],
+            bound,
+            alpha=alpha,
+            selection_alpha=level,
+            evaluation_sizes=(e_out.size, e_in.size),
+            randomise=strategy.randomise,
+        )
+        value, counts, stated = _evaluate(
+            e_in, e_out, choice.threshold, choice.tie_probability, strategy.seed, bound, alpha
+        )
+        return Selection(
+            choice.threshold,
+            value,
+            counts["fp"],
+            e_out.size,
+            counts["fn"],
+            e_in.size,
+            alpha,
+            strategy.describe(),
+            {
+                "n_select_in": int(sel_in.size),
+                "n_select_out": int(sel_out.size),
+                "selection_alpha": level,
+                "selection_value": choice.value,
+                "selection_fallback": choice.stage,
+                **stated,
+            },
+            choice.tie_probability,
+        )
+    raise TypeError(f"unknown threshold strategy {strategy!r}")
