@@ -31,8 +31,10 @@ trials, calibration and pilots (:mod:`audits.effort`).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import numbers
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,9 +45,9 @@ from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, Se
 from audits.effort import effort_preset
 from audits.encoding import ReleaseFormat
 from audits.floating_point import LowBitsTest, floating_point_section
-from audits.mechanism import MechanismRuns, describe_callable, reproducibility_section
+from audits.mechanism import MechanismRuns, Releases, describe_callable, reproducibility_section
 from audits.neighbour_search import candidate_pairs, search_neighbours
-from audits.runner import deciding_bounds, run_spec
+from audits.runner import MAX_CALIBRATION_TRIALS, MAX_TRIALS, check_seed, check_trials, deciding_bounds, run_spec, shown
 from audits.spec import AuditSpec, Claim
 
 if TYPE_CHECKING:  # attacks and the statistics are imported on first use
@@ -91,19 +93,15 @@ class AuditReport:
         return format_table(self.report)
 
     def write(self, out: str | Path, *, figures: bool = True) -> dict[str, Path]:
-        """Write report.md, report.json and (unless ``figures=False``) the figures into ``out``.
+        """Write report.md, report.json and (unless ``figures=False``) the figures into ``out``, all or
+        none (:func:`audits.report.write_audit`).
 
         Returns:
           name → path of what was written ("md", "json", and each figure by its file name).
         """
-        from audits.report import write_figures, write_report
+        from audits.report import write_audit
 
-        folder = Path(out).expanduser().absolute()
-        report = dict(self.report)
-        if figures:
-            report["figures"] = write_figures(report, list(self.attacks), folder)
-        paths = write_report(report, folder)
-        return {**paths, **{name: folder / name for name in report.get("figures", [])}}
+        return write_audit(dict(self.report), list(self.attacks), Path(out).expanduser().absolute(), figures=figures)
 
 
 def _score_candidates(score: Score | None) -> Mapping[str, Fit]:
@@ -171,13 +169,19 @@ def audit_spec(
         calibration=calibrate,
         sections=(floating_point_section, reproducibility_section),
         accounted=False,
+        merge=_join_releases,
     )
 
 
-def _check_count(value: object, name: str, minimum: int) -> int:
+def _check_count(value: object, name: str, minimum: int, maximum: int = MAX_TRIALS) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {shown(value)}")
+    return check_trials(value, name, minimum, maximum)
+
+
+def _join_releases(parts: Sequence[Releases]) -> Releases:
+    """The releases of consecutive chunks of calibration trials as one (:attr:`AuditSpec.merge`)."""
+    return dataclasses.replace(parts[0], values=np.concatenate([part.values for part in parts]))
 
 
 def audit(
@@ -236,13 +240,32 @@ def audit(
     """
     if (D_prime is None) == (neighbours is None):
         raise ValueError("give exactly one of D_prime (the neighbour of D) and neighbours (candidates for it)")
+    if not isinstance(claim, Claim):
+        raise TypeError(f"claim must be an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5), got {claim!r:.80}")
+    if claim.bound is not None and claim.bound not in claim.upper:
+        raise ValueError(
+            f"claim.bound must name one of the claim's upper bounds {sorted(claim.upper)}, got {claim.bound!r:.60}"
+        )
+    if (
+        neighbours is not None
+        and neighbours != "patterns"
+        and (isinstance(neighbours, (str, bytes)) or not isinstance(neighbours, Iterable))
+    ):
+        raise TypeError(
+            "neighbours must be 'patterns' or an iterable of candidate data sets for D′ (or of CandidatePair), "
+            f"got {type(neighbours).__name__}"
+        )
     preset = effort_preset(effort)
+    if isinstance(resolution, bool) or not isinstance(resolution, numbers.Real) or not 0 < resolution < math.inf:
+        raise ValueError(
+            f"resolution must be a finite number > 0 (the grid the scores are rounded to), got {resolution!r:.60}"
+        )
     trials = _check_count(preset.trials if trials is None else trials, "trials", 10)
-    seed = _check_count(seed, "seed", 0)
+    seed = check_seed(seed)
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
         raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
     n_search = preset.calibration_trials(trials) if search_trials is None else search_trials
-    n_search = _check_count(n_search, "search_trials", 20)
+    n_search = _check_count(n_search, "search_trials", 20, MAX_CALIBRATION_TRIALS)
     search: dict[str, Any] | None = None
     if neighbours is not None:
         n_pilot = preset.pilot_trials(trials) if pilot_trials is None else pilot_trials
