@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -15,20 +16,31 @@ from accountants.errors import PrivacyBudgetExceeded
 from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.ledger import Ledger, check_participant
 from accountants.moments import MomentsAccountant
+from accountants.odometer import PrivacyOdometer
 from accountants.validation import check_delta, check_epsilon
 
-__all__ = ["BudgetFilter", "proven_filter"]
+__all__ = ["BudgetFilter", "UNPROVEN_CHOICES", "UnprovenFilterWarning", "proven_filter"]
+
+#: What a :class:`BudgetFilter` does with an accountant that is not a proven filter (``unproven``).
+UNPROVEN_CHOICES = ("warn", "refuse", "ignore")
+
+
+class UnprovenFilterWarning(UserWarning):
+    """A :class:`BudgetFilter` uses an accountant whose budget is not proven to hold for releases
+    chosen adaptively (see :func:`proven_filter`)."""
 
 
 def proven_filter(accountant: Accountant[Any]) -> bool:
     """Whether stopping ``accountant``'s releases at a budget is a proven privacy filter for fully
     adaptive releases: basic composition (:class:`PureEpsilonAccountant`; Rogers et al. 2016),
-    Gaussian DP (:class:`ExactGaussianAccountant`, μ² adding up; Smith & Thakurta 2022)
-    and RDP at one fixed order (:class:`MomentsAccountant` with a single order; Feldman & Zrnic
-    2021). Subclasses are not trusted (they may change the composition)."""
+    Gaussian DP (:class:`ExactGaussianAccountant`, μ² adding up; Smith & Thakurta 2022),
+    RDP at one fixed order (:class:`MomentsAccountant` with a single order; Feldman & Zrnic
+    2021) and the privacy odometer (:class:`PrivacyOdometer`, valid at every stopping time, so at
+    the filter's: see :mod:`accountants.odometer`). Subclasses are not trusted (they may change
+    the composition)."""
     if type(accountant) is MomentsAccountant:
         return len(accountant.orders) == 1
-    return type(accountant) in (ExactGaussianAccountant, PureEpsilonAccountant)
+    return type(accountant) in (ExactGaussianAccountant, PureEpsilonAccountant, PrivacyOdometer)
 
 
 class BudgetFilter:
@@ -65,23 +77,42 @@ class BudgetFilter:
     """
 
     def __init__(
-        self, accountant: Accountant[Any], epsilon: float, delta: float, require_adaptive: bool = False
+        self,
+        accountant: Accountant[Any],
+        epsilon: float,
+        delta: float,
+        require_adaptive: bool = False,
+        unproven: str = "warn",
     ) -> None:
         if not isinstance(accountant, Accountant):
             raise TypeError(f"accountant must be an accountants.Accountant, got {accountant!r}")
-        if require_adaptive and not proven_filter(accountant):
-            raise ValueError(
-                f"require_adaptive: {type(accountant).__name__} has no proven privacy filter for adaptively "
-                "chosen releases; use ExactGaussianAccountant, PureEpsilonAccountant or a MomentsAccountant "
-                "with a single order"
-            )
-        self.accountant = accountant
+        if not isinstance(unproven, str) or unproven not in UNPROVEN_CHOICES:
+            raise ValueError(f"unproven must be one of {', '.join(map(repr, UNPROVEN_CHOICES))}, got {unproven!r}")
         #: Whether the budget holds for adaptively chosen releases (see :func:`proven_filter`).
         self.adaptive = proven_filter(accountant)
+        if not self.adaptive and (require_adaptive or unproven != "ignore"):
+            message = (
+                f"{type(accountant).__name__} has no proven privacy filter for adaptively chosen releases "
+                "(its budget holds for releases fixed in advance); use BudgetFilter.odometer, "
+                "ExactGaussianAccountant, PureEpsilonAccountant or a MomentsAccountant with a single order"
+            )
+            if require_adaptive:
+                raise ValueError(f"require_adaptive: {message}")
+            if unproven == "refuse":
+                raise ValueError(f"unproven='refuse': {message}")
+            warnings.warn(f"BudgetFilter: {message}, or unproven='ignore'", UnprovenFilterWarning, stacklevel=2)
+        self.accountant = accountant
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.name = f"budget({accountant.name})"
         self._lock = threading.RLock()
+
+    @classmethod
+    def odometer(cls, epsilon: float, delta: float, **options: Any) -> BudgetFilter:
+        """A filter over a :class:`accountants.PrivacyOdometer` (``options`` are its arguments, e.g.
+        ``ledger_path``, ``rule``): a proven filter for fully adaptive Gaussian, (ε, δ) and
+        RDP-bounded (e.g. Poisson-sampled) releases, whose budget holds whenever the analyst stops."""
+        return cls(PrivacyOdometer(**options), epsilon, delta, unproven="refuse")
 
     @contextmanager
     def _turn(self) -> Iterator[None]:

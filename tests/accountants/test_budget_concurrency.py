@@ -68,7 +68,7 @@ def test_a_budget_on_an_existing_ledger_continues_from_it(tmp_path):
 
 def test_two_threads_with_room_for_one_release_never_overspend():
     for _ in range(40):
-        budget = BudgetFilter(SlowPureEpsilonAccountant(), epsilon=1.0, delta=0.0)
+        budget = BudgetFilter(SlowPureEpsilonAccountant(), epsilon=1.0, delta=0.0, unproven="ignore")
         budget.register(PureDpEvent(0.5))
         results = race([partial(budget.register, PureDpEvent(0.5))] * 2)
         assert sum(isinstance(result, PrivacyBudgetExceeded) for result in results) == 1
@@ -78,7 +78,7 @@ def test_two_threads_with_room_for_one_release_never_overspend():
 def test_two_threads_with_a_ledger_file_never_overspend(tmp_path):
     for attempt in range(40):
         path = tmp_path / f"{attempt}.jsonl"
-        budget = BudgetFilter(SlowPureEpsilonAccountant(ledger_path=path), epsilon=1.0, delta=0.0)
+        budget = BudgetFilter(SlowPureEpsilonAccountant(ledger_path=path), epsilon=1.0, delta=0.0, unproven="ignore")
         budget.register_many([PureDpEvent(0.25)] * 2, participants=["a", "b"])
         results = race(
             [
@@ -101,7 +101,7 @@ def test_two_threads_never_overspend_with_rdp_and_pld(make, attempts):
     probe = make().register(event, count=2).register(event)
     room_for_one = probe.get_epsilon(delta)  # the budget: exactly 2 releases and then 1 more
     for _ in range(attempts):
-        budget = BudgetFilter(make(), epsilon=room_for_one, delta=delta)
+        budget = BudgetFilter(make(), epsilon=room_for_one, delta=delta, unproven="ignore")
         budget.register(event, count=2)
         results = race([partial(budget.register, event)] * 2)
         assert sum(isinstance(result, PrivacyBudgetExceeded) for result in results) == 1
@@ -167,7 +167,7 @@ def test_a_whole_run_that_would_exceed_the_budget_is_refused_before_its_first_re
 
 def test_the_filter_has_the_accountant_interface_a_solver_uses():
     accountant = MomentsAccountant()
-    budget = BudgetFilter(accountant, epsilon=10.0, delta=1e-5)
+    budget = BudgetFilter(accountant, epsilon=10.0, delta=1e-5, unproven="ignore")
     event = dp_event.GaussianDpEvent(2.0)
     assert budget.name == "budget(rdp)"
     assert budget.supports(event) and not BudgetFilter(ExactGaussianAccountant(), 1.0, 0.0).supports(PureDpEvent(1.0))
