@@ -2,7 +2,11 @@
 
 dp-accountant --noise-multiplier 10 --count 100 --delta 1e-5
 dp-accountant --ledger run.ledger.jsonl --delta 1e-5 --json
+dp-accountant --ledger run.ledger.jsonl --delta 1e-5 --odometer
 dp-accountant ledger repair run.ledger.jsonl
+
+``--odometer`` reports the privacy odometer's ε instead (:class:`accountants.PrivacyOdometer`),
+which holds however the releases were chosen and whenever they stopped.
 
 (``python -m accountants`` is the same command.) Every usage error — a bad or missing argument, an
 unreadable ledger file — is one line on standard error naming the argument, with exit status 2;
@@ -91,6 +95,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--count", type=_count, default=None, help="number of releases (default 1; not with --ledger)")
     parser.add_argument("--delta", type=_number("delta"), default=1e-5, help="target δ in [0, 1) (default 1e-5)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
+    parser.add_argument(
+        "--odometer",
+        action="store_true",
+        help="report the privacy odometer's ε, valid for releases chosen adaptively and stopped at any time "
+        "(Gaussian, (ε, δ) and Poisson-sampled releases), instead of every accountant's",
+    )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
 
@@ -156,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         return _repair(_ledger_parser().parse_args(arguments[1:]).file)
     args = _parser().parse_args(arguments)
     ledger = _load_ledger(args)
+    if args.odometer:
+        return _odometer(ledger, args)
     from accountants.best import best_epsilon
 
     try:
@@ -179,6 +191,39 @@ def main(argv: list[str] | None = None) -> int:
     for name, value in sorted(best.bounds.items(), key=lambda item: item[1]):
         marker = " **(best)**" if name == best.accountant else ""
         print(f"| {name} | {value:.6f}{marker} |")
+    return 0
+
+
+def _odometer(ledger: Ledger, args: argparse.Namespace) -> int:
+    from accountants.errors import UnsupportedEventError
+    from accountants.odometer import PrivacyOdometer
+
+    odometer = PrivacyOdometer()
+    try:
+        odometer.register_ledger(ledger)
+    except UnsupportedEventError as error:
+        _usage_error(f"argument --odometer: {error}")
+    except ValueError as error:
+        _usage_error(str(error))
+    by_participant = {
+        participant: odometer.get_epsilon(args.delta, participant) for participant in odometer.participants
+    }
+    worst = max(by_participant, key=lambda participant: by_participant[participant], default=None)
+    epsilon = by_participant.get(worst, 0.0)
+    if args.json:
+        payload = {
+            "delta": args.delta,
+            "odometer": {"epsilon": epsilon if math.isfinite(epsilon) else None, "participant": worst},
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(
+        f"Privacy odometer over {ledger.total_count()} release(s) at δ = {args.delta:g} (worst participant "
+        f"{worst!r}): valid however the releases were chosen and whenever they stopped\n"
+    )
+    print("| accountant | ε (upper bound) |")
+    print("|---|---|")
+    print(f"| odometer | {epsilon:.6f} |")
     return 0
 
 
