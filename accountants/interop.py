@@ -83,11 +83,13 @@ class DpAccountingView(privacy_accountant.PrivacyAccountant):
         """Register ``count`` releases of ``event`` with the wrapped accountant; returns ``self``.
 
         Raises:
-          TypeError / ValueError: bad arguments (nothing is recorded).
+          TypeError / ValueError: bad arguments, e.g. ``count`` < 1 (nothing is recorded).
           UnsupportedEventError: the wrapped accountant refuses the releases, given the releases
             already registered; the message names the unsupported part of ``event`` and the
             reason (nothing is recorded).
         """
+        if isinstance(count, numbers.Integral) and not isinstance(count, bool) and count < 1:
+            raise ValueError(f"count must be a positive integer (as in dp-accounting), got {count!r}")
         details = self._maybe_compose(event, count, do_compose=True)
         if details is not None:
             reason = f"[{details.error_message}] caused by subevent {details.invalid_event!r}"

@@ -193,8 +193,11 @@ def test_bad_arguments_are_named_and_nothing_is_recorded():
         view.supports(dp_event.GaussianDpEvent(-1.0))
     with pytest.raises(TypeError, match="event must be a dp_accounting DpEvent"):
         view.compose("GaussianDpEvent(1.0)")
-    with pytest.raises(ValueError, match="count must be a non-negative integer"):
-        view.compose(dp_event.GaussianDpEvent(1.0), -1)
+    for count in (0, -1):  # dp-accounting's ledger refuses a count below 1; so does the view
+        with pytest.raises(ValueError, match="count must be a positive integer"):
+            view.compose(dp_event.GaussianDpEvent(1.0), count)
+    with pytest.raises(TypeError, match="count must be a non-negative integer"):
+        view.compose(dp_event.GaussianDpEvent(1.0), 1.0)
     assert len(view.accountant.ledger) == 0
 
 
