@@ -59,13 +59,16 @@ from solvers.private_estimator import (
     warn_if_not_converged,
 )
 
-__all__ = ["DecentralizedClassifier"]
+__all__ = ["MIN_EPSILON", "DecentralizedClassifier"]
 
 _VARIANTS = ("radmm", "mradmm", "pp", "dvp")
 
 #: η of ``eta="auto"`` when the budget asks for no more, relative to the loss scale C: a penalty
 #: near the curvature of the mean logistic loss on unit rows, for fast consensus.
 _ETA_FLOOR = 0.01
+#: The total ε is at least this (or ∞): below it the noise is so large that the nodes' Newton solves do
+#: not converge (they fail at 10⁻⁶ on every data set tried, and converge at 10⁻³).
+MIN_EPSILON = 1e-3
 
 #: The papers' Adult settings (Zhang, Khalili & Liu 2020, Sec. VIII; 2018, Sec. 5): 5 nodes on a
 #: connected G(5, 0.5) graph with minimum degree 2, C = 1750, ρ = 0.22, T = 50, unit rows, no intercept.
@@ -277,6 +280,11 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         if self.variant in ("radmm", "dvp") and growth != 1:
             raise ValueError(f"eta_growth must be 1 for variant={self.variant!r} (a constant penalty)")
         epsilon = positive_number(self.epsilon, "epsilon", allow_inf=True)
+        if epsilon < MIN_EPSILON and self.alpha is None:
+            raise ValueError(
+                f"epsilon must be >= {MIN_EPSILON:g} (or inf): below, the noise it calls for is so large that the "
+                f"nodes' Newton solves do not converge, got {self.epsilon!r}"
+            )
         q2 = positive_number(self.q2, "q2")
         eta = self._eta(problem, epsilon)
         alpha: float | list[float] | None = None  # a number, or a (K, N) schedule as nested lists
@@ -348,6 +356,11 @@ def _alpha_for_budget(
         eta_t = eta * growth ** np.arange(T)
         fixed = C * 1.4 * c1 / (eta_t[:, None] * V * B)
         alpha = (share / K - fixed) * eta_t[:, None] * V * B / C
+    if not np.all(np.isfinite(alpha)):
+        raise ValueError(
+            f"epsilon={epsilon:g} is too large for variant={variant!r}: the noise rate α it calls for overflows "
+            "(it would add no noise); give epsilon=inf for a fit without noise"
+        )
     if np.any(alpha <= 0):
         raise ValueError(
             f"epsilon={epsilon:g} cannot be reached by variant={variant!r} with n_iterations={T}: the fixed cost "

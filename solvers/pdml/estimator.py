@@ -62,7 +62,12 @@ from solvers.private_estimator import (
 )
 from solvers.problem import HorizontalProblem
 
-__all__ = ["PDMLClassifier"]
+__all__ = ["MIN_LABEL_EPSILON", "PDMLClassifier"]
+
+#: The label randomization's ε1 is at least this: the debiased loss (Wang et al. 2020, eq. (19)) weighs
+#: the flipped term by 1/(e^ε1 − 1), 200 here, beyond which the servers' Newton solves stop converging
+#: (they fail at ε1 = 0.0015 on every data set tried, and converge at 0.005).
+MIN_LABEL_EPSILON = 0.005
 
 #: Wang et al. 2020, Sec. VI (Twonorm, Table I, ε = 1, R = 1): 10 servers, a = 1, β = 1, V = 0.1,
 #: ρ = 0.8, T = 100, η uniform in the ℓ2 ball of radius 1, rows already in the unit ball.
@@ -280,8 +285,20 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
 
         if self.label_epsilon is None:
             label = epsilon / 2
+            if label < MIN_LABEL_EPSILON:
+                raise ValueError(
+                    f"epsilon must be >= {2 * MIN_LABEL_EPSILON:g} (or inf) with label_epsilon=None (ε/2 for the "
+                    f"labels): below, the debiased loss's coefficient 1/(e^(ε/2) − 1) exceeds 200 and the servers' "
+                    f"Newton solves do not converge, got {self.epsilon!r}"
+                )
         else:
             label = positive_number(self.label_epsilon, "label_epsilon", allow_inf=True)
+            if label < MIN_LABEL_EPSILON:
+                raise ValueError(
+                    f"label_epsilon must be >= {MIN_LABEL_EPSILON:g} (or inf): below, the debiased loss's coefficient "
+                    "1/(e^ε − 1) exceeds 200 and the servers' Newton solves do not converge, got "
+                    f"{self.label_epsilon!r}"
+                )
         if self.V is not None:
             return pdml(label, positive_number(self.V, "V")), math.nan
         if math.isinf(epsilon):

@@ -14,6 +14,8 @@ history only with ``keep_secrets=True`` (``secret_result_``, ``secret_seed_``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -103,8 +105,12 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
             with ‖D_m^i‖ > 1 in a private mode.
         """
         X, y = validate_binary_data(self, X, y)
-        if not (isinstance(self.C, (int, float)) and self.C > 0):
-            raise ValueError(f"C must be a positive number, got {self.C!r}")
+        if not (isinstance(self.C, (int, float)) and 0 < self.C < math.inf):
+            raise ValueError(f"C must be a positive finite number (λ = 1/(C·N), the regularisation), got {self.C!r}")
+        if not 0 < 1.0 / (self.C * X.shape[0]) < math.inf:
+            raise ValueError(
+                f"C={self.C!r} is too large: the regularisation λ = 1/(C·N) with N = {X.shape[0]} rows is 0"
+            )
         if not (isinstance(self.rho_scale, (int, float)) and self.rho_scale > 0):
             raise ValueError(f"rho_scale must be a positive number, got {self.rho_scale!r}")
         labels = np.where(y == self.classes_[1], 1.0, -1.0)
