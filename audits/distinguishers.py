@@ -33,6 +33,8 @@ Candidates (:data:`CANDIDATES`), each fitted in closed form, by counting, or by 
 A candidate that does not apply returns None and is left out of the search: the categorical and
 one-hot candidates and the boosted trees apply only to releases that repeat values (a continuous
 release never does), and the joint table only when its categories are few enough to be counted.
+A candidate whose scores on the held-out half are not all finite is left out too (with one
+candidate, such as a user's score, that is an error).
 The built-in candidates see every coordinate scaled by a power of two (exact in floating point)
 that brings the fitting releases into [−1, 1], so releases of any magnitude (1e200) are scored
 without overflow.
@@ -404,10 +406,14 @@ class SearchedScore:
             score = fit(values_in[:half_in], values_out[:half_out])
             if score is None:  # the candidate does not apply to these releases
                 continue
+            held_in, held_out = np.asarray(score(values_in[half_in:])), np.asarray(score(values_out[half_out:]))
+            finite = np.isfinite(held_in).all() and np.isfinite(held_out).all()
+            if len(self.candidates) > 1 and not finite:  # e.g. an overflow on held-out releases far out
+                continue
             fitted[name] = score
             validation[name] = (
-                _checked_scores(score(values_in[half_in:]), len(values_in) - half_in, name),
-                _checked_scores(score(values_out[half_out:]), len(values_out) - half_out, name),
+                _checked_scores(held_in, len(values_in) - half_in, name),
+                _checked_scores(held_out, len(values_out) - half_out, name),
             )
         if not fitted:
             raise ValueError(f"no candidate distinguisher applies to these releases (tried {sorted(self.candidates)})")

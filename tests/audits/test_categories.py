@@ -122,3 +122,24 @@ def test_power_of_two_scales_are_exact_and_releases_of_any_magnitude_score_alike
             continue
         assert huge is not None, name
         assert np.allclose(plain(probe), huge(probe * 2.0**600), rtol=1e-6, atol=1e-9), name
+
+
+def test_a_candidate_whose_held_out_scores_overflow_is_left_out_of_the_search():
+    from audits.distinguishers import SearchedScore
+
+    def overflowing(values_in, values_out):
+        return lambda values: np.full(len(values), np.inf)
+
+    def projection(values_in, values_out):
+        return lambda values: np.asarray(values)[:, 0]
+
+    rng = np.random.default_rng(5)
+    calibration_in = type("R", (), {"values": rng.normal(1.0, 1.0, size=(2_000, 1))})()
+    calibration_out = type("R", (), {"values": rng.normal(0.0, 1.0, size=(2_000, 1))})()
+    options = {"delta": 0.0, "confidence": 0.95, "deciding": ("clopper_pearson",)}
+    search = SearchedScore({"overflowing": overflowing, "projection": projection}, **options)
+    diagnostics = search.calibrate(calibration_in, calibration_out)
+    assert diagnostics["distinguisher"] == "projection"
+    assert diagnostics["distinguishers_not_applicable"] == ["overflowing"]
+    with pytest.raises(ValueError, match="score 'overflowing' returned NaN or infinite scores for 1000 of 1000"):
+        SearchedScore({"overflowing": overflowing}, **options).calibrate(calibration_in, calibration_out)
