@@ -10,7 +10,8 @@ which holds however the releases were chosen and whenever they stopped.
 
 (``python -m accountants`` is the same command.) Every usage error — a bad or missing argument, an
 unreadable ledger file — is one line on standard error naming the argument, with exit status 2;
-no input gives a traceback.
+no input gives a traceback: an internal error is one line naming it and the file its traceback was
+saved to, with exit status 3 (:mod:`accountants.crash`).
 """
 
 from __future__ import annotations
@@ -161,6 +162,18 @@ def _load_ledger(args: argparse.Namespace) -> Ledger:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command's exit status: 0, 2 for a usage error, 3 for an internal error (one line naming it and
+    the file its traceback was saved to, :func:`accountants.crash.internal_error`), never a traceback."""
+    try:
+        return _main(argv)
+    except Exception as error:
+        from accountants.crash import INTERNAL_ERROR, internal_error
+
+        print(f"{PROG}: internal error: {internal_error(error, PROG)}", file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+def _main(argv: list[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["ledger"]:
         return _repair(_ledger_parser().parse_args(arguments[1:]).file)

@@ -35,13 +35,13 @@ import os
 import signal
 import sys
 import tempfile
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
+from accountants.crash import internal_error
 from accountants.version import __version__
 from audits.registry import TARGETS, UnavailableTarget, as_target, get_target, installed_targets
 from audits.workers import Terminated, signals_raise
@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # attacks and the spec are imported on first use
     from attacks.base import AttackScores
     from audits.spec import AuditSpec
 
-__all__ = ["EPILOG", "build_spec", "check_options", "check_output", "internal_error", "main", "run_audit"]
+__all__ = ["EPILOG", "build_spec", "check_options", "check_output", "main", "run_audit"]
 
 
 def run_audit(
@@ -246,22 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{parser.prog}: {stop}: the audit was stopped, nothing more was written", file=sys.stderr)
         return 128 + stop.signum
     except Exception as error:
-        print(f"{parser.prog}: internal error: {internal_error(error)}", file=sys.stderr)
+        print(f"{parser.prog}: internal error: {internal_error(error, 'dp-audit')}", file=sys.stderr)
         return 3
-
-
-def internal_error(error: BaseException) -> str:
-    """``error`` in one line (its class and message) with the path of a file holding its traceback."""
-    message = " ".join(str(error).split())
-    text = "".join(traceback.format_exception(error))
-    try:
-        descriptor, path = tempfile.mkstemp(prefix="dp-audit-", suffix=".traceback.txt")
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(text)
-        saved = f"traceback saved to {path}"
-    except OSError as failure:
-        saved = f"its traceback could not be saved ({failure})"
-    return f"{type(error).__name__}: {message[:500]} ({saved}; please report it)"
 
 
 def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

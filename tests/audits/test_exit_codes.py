@@ -107,3 +107,21 @@ def test_a_signal_stops_the_audit_with_128_plus_its_number_and_one_line(
     assert main(["dpadmm", "--quick", "--no-progress", "--out", str(tmp_path / "out")]) == status
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and said in err and "Traceback" not in err
+
+
+def test_dp_accountant_exits_3_with_one_line_after_an_internal_error(monkeypatch, capsys, traceback_dir):
+    import accountants.best
+    from accountants.__main__ import main as accountant_main
+
+    def crash(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(accountants.best, "best_epsilon", crash)
+    assert accountant_main(["--noise-multiplier", "10", "--count", "100", "--delta", "1e-5"]) == 3
+    err = capsys.readouterr().err
+    [saved] = traceback_dir.iterdir()
+    assert err == (
+        f"dp-accountant: internal error: RecursionError: maximum recursion depth exceeded (traceback saved to "
+        f"{saved}; please report it)\n"
+    )
+    assert saved.name.startswith("dp-accountant-") and "RecursionError" in saved.read_text()
