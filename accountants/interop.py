@@ -1,6 +1,6 @@
 """dp-accounting's ``PrivacyAccountant`` interface over any accountant here: a drop-in.
 
-    from dp_accounting import mechanism_calibration
+    from dp_accounting import dp_event, mechanism_calibration
     from accountants import DpAccountingView, ExactGaussianAccountant
 
     mechanism_calibration.calibrate_dp_mechanism(
