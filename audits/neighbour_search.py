@@ -10,14 +10,15 @@ and half, all above, all below, and the X shape (whose D is not the base vector)
 and D′ swapped. The pairs are not tied to one D: a :class:`CandidatePair` names both data sets.
 
 :func:`search_neighbours` runs a pilot on each candidate pair, on seed streams of its own: the
-distinguishers are fitted on the first part of the pilot's releases and scored on the rest, where
-:func:`pilot_statistic` measures how far apart the two score distributions are — the largest, over
-thresholds and both tails, of log(P̂(tail | D) − δ) − log P̂(tail | D′) minus 1.645 delta-method
-standard errors: an approximate 95 % lower confidence bound on ε at one threshold that is not
-clipped at 0, so pairs are ranked even when none of them gives a positive bound yet (a 0/1 bound
-would tie and fall back to the first candidate). The pair with the largest statistic is audited
-on fresh trials, which alone give the audit's bounds: the choice was made on data the bounds never
-see, so it needs no multiplicity correction (a held-out pilot, as in Jagielski, Ullman & Oprea 2020).
+distinguishers are fitted on the first part of the pilot's releases and scored on the rest. On one
+half of those scores :func:`best_threshold` picks the distinguisher, tail and threshold with the
+largest log(P̂(tail | D) − δ) − log P̂(tail | D′) minus 1.645 delta-method standard errors; on the
+other half :func:`tail_statistic` measures it again — an approximate 95 % lower confidence bound on
+ε, free of the optimism of the maximum and not clipped at 0, so pairs are ranked even when none of
+them gives a positive bound yet (a 0/1 bound would tie and fall back to the first candidate). The
+pair with the largest statistic is audited on fresh trials, which alone give the audit's bounds: the
+choice was made on data the bounds never see, so it needs no multiplicity correction (a held-out
+pilot, as in Jagielski, Ullman & Oprea 2020).
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ __all__ = [
     "NeighbourSearch",
     "candidate_pairs",
     "input_patterns",
+    "best_threshold",
     "pilot_statistic",
     "search_neighbours",
+    "tail_statistic",
 ]
 
 #: First element of the pilots' seed streams: pair i draws on child (PILOT_STREAM + i,) of the root
@@ -141,6 +144,53 @@ def candidate_pairs(D: Any, neighbours: str | Iterable[Any]) -> tuple[CandidateP
     return tuple(CandidatePair(f"candidate {i}", D, d_prime) for i, d_prime in enumerate(items))
 
 
+def _tails(a: np.ndarray, b: np.ndarray, thresholds: np.ndarray) -> list[tuple[np.ndarray, int, np.ndarray, int]]:
+    """(numerator count, its n, denominator count, its n) of the four tails at each threshold, for
+    the sorted scores ``a`` (on D) and ``b`` (on D′): S ≥ t with D over D′, S ≥ t with D′ over D,
+    S < t with D over D′, S < t with D′ over D."""
+    above_a = a.size - np.searchsorted(a, thresholds, side="left")
+    above_b = b.size - np.searchsorted(b, thresholds, side="left")
+    return [
+        (above_a, a.size, above_b, b.size),
+        (above_b, b.size, above_a, a.size),
+        (a.size - above_a, a.size, b.size - above_b, b.size),
+        (b.size - above_b, b.size, a.size - above_a, a.size),
+    ]
+
+
+def _lower(num: np.ndarray, n_num: int, den: np.ndarray, n_den: int, delta: float, z: float) -> np.ndarray:
+    """log((p̂_num − δ)/p̂_den) minus z delta-method standard errors (−∞ where p̂_num ≤ δ)."""
+    p_num, p_den = (num + 0.5) / (n_num + 1), (den + 0.5) / (n_den + 1)
+    error = np.sqrt((1 - p_num) / ((n_num + 1) * p_num) + (1 - p_den) / ((n_den + 1) * p_den))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.log((p_num - delta) / p_den) - z * error
+    return np.where(p_num > delta, values, -np.inf)
+
+
+def best_threshold(
+    scores_in: np.ndarray, scores_out: np.ndarray, *, delta: float = 0.0, z: float = PILOT_Z
+) -> tuple[float, int, float]:
+    """The largest tail statistic of :func:`pilot_statistic` and where it is: (value, tail, threshold).
+
+    Tails: 0 = S ≥ t with D over D′, 1 = S ≥ t with D′ over D, 2 = S < t with D over D′, 3 = S < t
+    with D′ over D (:func:`tail_statistic` evaluates one on other scores).
+    """
+    a, b = np.sort(np.asarray(scores_in, dtype=np.float64)), np.sort(np.asarray(scores_out, dtype=np.float64))
+    if a.size == 0 or b.size == 0:
+        raise ValueError("the pilot statistic needs scores on both D and D′")
+    pooled = np.concatenate([a, b])
+    thresholds = np.unique(pooled)
+    if thresholds.size > LEVELS:
+        thresholds = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, LEVELS + 1)))
+    best = (-math.inf, 0, float(thresholds[0]))
+    for tail, (num, n_num, den, n_den) in enumerate(_tails(a, b, thresholds)):
+        values = _lower(num, n_num, den, n_den, delta, z)
+        at = int(np.argmax(values))
+        if values[at] > best[0]:
+            best = (float(values[at]), tail, float(thresholds[at]))
+    return best
+
+
 def pilot_statistic(scores_in: np.ndarray, scores_out: np.ndarray, *, delta: float = 0.0, z: float = PILOT_Z) -> float:
     """How far apart the scores on D (``scores_in``) and on D′ are, continuously (module docstring).
 
@@ -149,31 +199,24 @@ def pilot_statistic(scores_in: np.ndarray, scores_out: np.ndarray, *, delta: flo
     log((p̂_num − δ)/p̂_den) − z·sqrt((1 − p̂_num)/((n + 1) p̂_num) + (1 − p̂_den)/((n + 1) p̂_den)); the
     largest. Not clipped at 0; finite (the whole population is a tail).
     """
+    return best_threshold(scores_in, scores_out, delta=delta, z=z)[0]
+
+
+def tail_statistic(
+    scores_in: np.ndarray,
+    scores_out: np.ndarray,
+    tail: int,
+    threshold: float,
+    *,
+    delta: float = 0.0,
+    z: float = PILOT_Z,
+) -> float:
+    """The statistic of :func:`pilot_statistic` at one tail and threshold (chosen on other scores)."""
     a, b = np.sort(np.asarray(scores_in, dtype=np.float64)), np.sort(np.asarray(scores_out, dtype=np.float64))
     if a.size == 0 or b.size == 0:
-        raise ValueError("pilot_statistic needs scores on both D and D′")
-    pooled = np.concatenate([a, b])
-    distinct = np.unique(pooled)
-    if distinct.size > LEVELS:
-        distinct = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, LEVELS + 1)))
-    above_a = a.size - np.searchsorted(a, distinct, side="left")
-    above_b = b.size - np.searchsorted(b, distinct, side="left")
-    tails = (
-        (above_a, a.size, above_b, b.size),
-        (above_b, b.size, above_a, a.size),
-        (a.size - above_a, a.size, b.size - above_b, b.size),
-        (b.size - above_b, b.size, a.size - above_a, a.size),
-    )
-    best = -math.inf
-    for num, n_num, den, n_den in tails:
-        p_num, p_den = (num + 0.5) / (n_num + 1), (den + 0.5) / (n_den + 1)
-        usable = p_num - delta > 0
-        if not usable.any():
-            continue
-        p_num, p_den = p_num[usable], p_den[usable]
-        error = np.sqrt((1 - p_num) / ((n_num + 1) * p_num) + (1 - p_den) / ((n_den + 1) * p_den))
-        best = max(best, float(np.max(np.log((p_num - delta) / p_den) - z * error)))
-    return best
+        raise ValueError("the pilot statistic needs scores on both D and D′")
+    num, n_num, den, n_den = _tails(a, b, np.array([threshold]))[tail]
+    return float(_lower(num, n_num, den, n_den, delta, z)[0])
 
 
 @dataclass(frozen=True)
@@ -236,7 +279,7 @@ def search_neighbours(
     delta: float,
     batched: bool = True,
 ) -> NeighbourSearch:
-    """The pair of ``pairs`` with the largest :func:`pilot_statistic` in a pilot of ``trials``
+    """The pair of ``pairs`` with the largest held-out :func:`tail_statistic` in a pilot of ``trials``
     releases per side of its own (module docstring), and the report section that says which pair
     won, by how much, and with which distinguisher.
 
@@ -256,9 +299,17 @@ def search_neighbours(
     for index, pair in enumerate(pairs):
         root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index,))
         scores = _pilot(runs, pair, fits, trials, root)
-        by_fit = {name: pilot_statistic(s_in, s_out, delta=delta) for name, (s_in, s_out) in scores.items()}
-        best_fit = max(by_fit, key=lambda name: by_fit[name])
-        statistics.append(by_fit[best_fit])
+        # choose the distinguisher, tail and threshold on one half of the scored releases, measure on the other
+        halves = {name: (len(s_in) // 2, len(s_out) // 2) for name, (s_in, s_out) in scores.items()}
+        chosen = {
+            name: best_threshold(s_in[: halves[name][0]], s_out[: halves[name][1]], delta=delta)
+            for name, (s_in, s_out) in scores.items()
+        }
+        best_fit = max(chosen, key=lambda name: chosen[name][0])
+        _, tail, threshold = chosen[best_fit]
+        s_in, s_out = scores[best_fit]
+        h_in, h_out = halves[best_fit]
+        statistics.append(tail_statistic(s_in[h_in:], s_out[h_out:], tail, threshold, delta=delta))
         chosen_by.append(best_fit)
     order = sorted(range(len(pairs)), key=lambda i: -statistics[i])
     best = order[0]
@@ -279,9 +330,10 @@ def search_neighbours(
             "distinguishers": chosen_by,
             "margin": margin,
             "summary": summary,
-            "statistic": "the largest, over thresholds and tails, of log((P(tail|D) - δ)/P(tail|D′)) minus "
-            f"{PILOT_Z} delta-method standard errors, on pilot releases not used to fit the distinguishers "
-            "(an approximate lower confidence bound on ε at one threshold, not clipped at 0; for ranking only)",
+            "statistic": "log((P(tail|D) - δ)/P(tail|D′)) minus "
+            f"{PILOT_Z} delta-method standard errors at the distinguisher, tail and threshold that maximise it on "
+            "one half of the pilot releases not used for fitting, measured on the other half (an approximate "
+            "lower confidence bound on ε, not clipped at 0; for ranking only)",
             "correction": "none needed: the pair was chosen on pilot trials disjoint from the audited trials",
         },
     )

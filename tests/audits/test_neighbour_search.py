@@ -9,7 +9,15 @@ import pytest
 from audits import Claim, audit
 from audits.distinguishers import CANDIDATES
 from audits.effort import EFFORTS, effort_preset
-from audits.neighbour_search import CandidatePair, candidate_pairs, input_patterns, pilot_statistic, search_neighbours
+from audits.neighbour_search import (
+    CandidatePair,
+    best_threshold,
+    candidate_pairs,
+    input_patterns,
+    pilot_statistic,
+    search_neighbours,
+    tail_statistic,
+)
 from audits.testbench import DPSNIPER
 
 PURE = Claim(epsilon=0.1, delta=0.0)
@@ -87,6 +95,18 @@ def test_the_pilot_statistic_is_continuous_and_ranks_by_separation():
     assert pilot_statistic(a[:30], a[:30]) < pilot_statistic(a[:300], a[:300]) < 0  # equal samples: below 0
     # δ lowers the statistic; the roles of D and D′ do not matter
     assert pilot_statistic(a + 1.0, b, delta=1e-3) < one == pilot_statistic(b, a + 1.0)
+
+
+def test_the_threshold_chosen_on_one_half_is_measured_without_the_maximums_optimism():
+    rng = np.random.default_rng(1)
+    a, b = rng.laplace(size=200_000) + 1.0, rng.laplace(size=200_000)
+    value, tail, threshold = best_threshold(a[:100_000], b[:100_000])
+    assert tail in (0, 3) and value == pilot_statistic(a[:100_000], b[:100_000])  # upper tail of D or lower of D′
+    held_out = tail_statistic(a[100_000:], b[100_000:], tail, threshold)
+    assert 0.9 < held_out < 1.0  # Laplace(1) shifted by 1: the tails' log ratio is 1 beyond the two centres
+    same = np.random.default_rng(2).laplace(size=(2, 100_000))
+    chosen = best_threshold(same[0, :50_000], same[1, :50_000])
+    assert chosen[0] > 0 > tail_statistic(same[0, 50_000:], same[1, 50_000:], chosen[1], chosen[2])
 
 
 def test_the_search_picks_the_pair_with_the_largest_shift_and_says_by_how_much():
