@@ -20,9 +20,27 @@ from dp_accounting import dp_event
 from accountants.rounding import log1p_up, reciprocal_up
 from accountants.validation import MAX_COUNT, check_delta, check_epsilon
 
-__all__ = ["PureDpEvent", "ApproxDpEvent", "check_event", "check_events", "epsilon_delta_of", "flatten"]
+__all__ = [
+    "PureDpEvent",
+    "ApproxDpEvent",
+    "MAX_EVENT_DEPTH",
+    "KNOWN_EVENT_CLASSES",
+    "check_event",
+    "check_event_depth",
+    "check_events",
+    "epsilon_delta_of",
+    "flatten",
+]
 
 EventT = TypeVar("EventT", bound=dp_event.DpEvent)
+
+#: The deepest nesting of events accepted anywhere (registration, ledger files, encoding): a
+#: ``GaussianDpEvent`` has depth 1, ``SelfComposedDpEvent(GaussianDpEvent(1.0), 5)`` depth 2, and each
+#: event holding events adds one. DP-SGD's ``SelfComposedDpEvent(PoissonSampledDpEvent(q,
+#: GaussianDpEvent(σ)), T)`` has depth 3. Every accountant and the JSON encoding walk events
+#: recursively; the limit keeps each walk far inside Python's recursion limit, so an event is refused
+#: here, naming the limit, rather than written to a ledger that no reader could then load.
+MAX_EVENT_DEPTH = 32
 
 
 def _epsilon_validator(instance: object, attribute: attr.Attribute[float], value: float) -> None:
@@ -177,6 +195,38 @@ _FIELD_CHECKS: dict[type[dp_event.DpEvent], dict[str, _FieldCheck]] = {
     dp_event.UnsupportedDpEvent: {},
 }
 
+#: Every concrete event class whose parameters :func:`check_event` knows: the events a ledger can
+#: hold. ``dp_accounting``'s abstract base ``DpEvent`` is not one of them.
+KNOWN_EVENT_CLASSES: tuple[type[dp_event.DpEvent], ...] = (*_FIELD_CHECKS, PureDpEvent, ApproxDpEvent)
+
+
+def check_event_depth(event: dp_event.DpEvent, where: str = "") -> int:
+    """The nesting depth of ``event`` (1 for an event holding no event), computed without
+    recursion; raise ``ValueError`` naming :data:`MAX_EVENT_DEPTH` if it is deeper.
+
+    Only ``DpEvent`` values held in a field ``event`` or in the list ``events`` count (what
+    ``dp_accounting``'s events nest); anything else is left to :func:`check_event`.
+    """
+    deepest = 0
+    pending = [(event, 1)]
+    while pending:
+        current, depth = pending.pop()
+        if depth > MAX_EVENT_DEPTH:
+            context = f" (in {where})" if where else ""
+            raise ValueError(
+                f"event nesting is deeper than MAX_EVENT_DEPTH = {MAX_EVENT_DEPTH} (events inside events): "
+                f"{type(event).__name__} is refused{context}; compose the inner events in one ComposedDpEvent "
+                "or SelfComposedDpEvent instead of wrapping them one inside another"
+            )
+        deepest = max(deepest, depth)
+        inner = getattr(current, "event", None)
+        if isinstance(inner, dp_event.DpEvent):
+            pending.append((inner, depth + 1))
+        inners = getattr(current, "events", None)
+        if isinstance(inners, (list, tuple)):
+            pending.extend((item, depth + 1) for item in inners if isinstance(item, dp_event.DpEvent))
+    return deepest
+
 
 def check_event(event: EventT, where: str = "") -> EventT:
     """Return ``event`` if every parameter is valid (numpy scalars replaced by Python numbers:
@@ -187,15 +237,24 @@ def check_event(event: EventT, where: str = "") -> EventT:
     (:func:`accountants.serialization.event_from_json`), so no NaN, negative noise or probability
     outside [0, 1] reaches the arithmetic. Nested events (``SelfComposedDpEvent``,
     ``ComposedDpEvent``, ``PoissonSampledDpEvent``, the sampled and repeated events) are checked
-    recursively; the message then says where the bad event sits. An event class nobody here knows
+    recursively; the message then says where the bad event sits. Events nested deeper than
+    :data:`MAX_EVENT_DEPTH` are refused before anything else. An event class nobody here knows
     (a user's own ``DpEvent`` subclass) is returned unchanged: the accountants refuse it as
     unsupported.
 
     Raises:
       TypeError: ``event`` is not a ``DpEvent``, or a parameter has the wrong type.
       ValueError: a parameter is out of range, e.g.
-        ``RandomizedResponseDpEvent.noise_parameter must be in [0, 1], got 1.5``.
+        ``RandomizedResponseDpEvent.noise_parameter must be in [0, 1], got 1.5``, or the nesting is
+        deeper than :data:`MAX_EVENT_DEPTH`.
     """
+    if isinstance(event, dp_event.DpEvent) and (hasattr(event, "event") or hasattr(event, "events")):
+        check_event_depth(event, where)
+    return _checked(event, where)
+
+
+def _checked(event: EventT, where: str) -> EventT:
+    """:func:`check_event` below its depth check (recursion bounded by MAX_EVENT_DEPTH)."""
     if not isinstance(event, dp_event.DpEvent):
         raise TypeError(f"{where or 'event'} must be a dp_accounting DpEvent, got {event!r:.100}")
     cls = type(event)
@@ -224,13 +283,13 @@ def check_event(event: EventT, where: str = "") -> EventT:
         return f"{cls.__name__}.{field}" + (f" in {where}" if where else "")
 
     if hasattr(event, "event"):
-        inner = check_event(event.event, inner_where("event"))
+        inner = _checked(event.event, inner_where("event"))
         if inner is not event.event:
             changes["event"] = inner
     if isinstance(event, dp_event.ComposedDpEvent):
         if not isinstance(event.events, (list, tuple)):
             raise TypeError(f"ComposedDpEvent.events must be a list of DpEvents, got {event.events!r:.100}{context}")
-        inners = [check_event(e, inner_where(f"events[{i}]")) for i, e in enumerate(event.events)]
+        inners = [_checked(e, inner_where(f"events[{i}]")) for i, e in enumerate(event.events)]
         if any(new is not old for new, old in zip(inners, event.events, strict=True)):
             changes["events"] = inners
     _check_relations(event, context)
@@ -319,8 +378,14 @@ def flatten(event: dp_event.DpEvent, count: int = 1) -> list[tuple[dp_event.DpEv
 
     ``SelfComposedDpEvent`` multiplies counts, ``ComposedDpEvent`` concatenates, ``NoOpDpEvent``
     vanishes; every other event (including ``PoissonSampledDpEvent``, whose inner event is not a
-    separate release) is a leaf.
+    separate release) is a leaf. Events nested deeper than :data:`MAX_EVENT_DEPTH` raise ``ValueError``.
     """
+    if isinstance(event, dp_event.DpEvent):
+        check_event_depth(event)
+    return _flatten(event, count)
+
+
+def _flatten(event: dp_event.DpEvent, count: int) -> list[tuple[dp_event.DpEvent, int]]:
     if isinstance(event, dp_event.NoOpDpEvent) or count == 0:
         return []
     if isinstance(event, dp_event.SelfComposedDpEvent):
@@ -330,9 +395,9 @@ def flatten(event: dp_event.DpEvent, count: int = 1) -> list[tuple[dp_event.DpEv
             raise ValueError(
                 f"SelfComposedDpEvent: {count} repetitions of count {event.count} make more than 10**300 releases"
             )
-        return flatten(event.event, count * event.count)
+        return _flatten(event.event, count * event.count)
     if isinstance(event, dp_event.ComposedDpEvent):
-        return [leaf for inner in event.events for leaf in flatten(inner, count)]
+        return [leaf for inner in event.events for leaf in _flatten(inner, count)]
     if not isinstance(event, dp_event.DpEvent):
         raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}")
     return [(event, count)]

@@ -32,7 +32,16 @@ The way back from a torn or partial line: :func:`repair_ledger` (``dp-accountant
 FILE``) keeps every complete record, saves the fragments to a sibling file and rewrites the ledger
 atomically; ``Ledger.load(path, recover=True)`` reads the complete records without changing the file.
 Neither drops a line that is complete JSON: a complete entry that does not decode (a corrupted
-value, an event class this version does not know) is an error, never silently skipped.
+value, an event class this version does not know) is an error, never silently skipped. Recovery
+takes time linear in the length of the file, however the torn lines were cut or crafted.
+
+Reading is strict (:mod:`accountants.strictjson`), and every refusal names the file and line: a
+key twice in one object, a header or entry with keys it does not have (``{"version": 2,
+"version": 1}``, ``"cuont"``), a version that is not the integer 1, NaN or Infinity, an integer
+beyond 10**300, an event class that is not a concrete event (``"type": "DpEvent"``), and nesting
+deeper than :data:`MAX_JSON_DEPTH` (events nested deeper than
+:data:`accountants.events.MAX_EVENT_DEPTH`, which registration refuses before anything is
+written) are errors, measured before parsing so that no file can exhaust the interpreter's stack.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import re
 import tempfile
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -48,11 +58,15 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple, SupportsIndex, overload
 
+import numpy as np
+import numpy.typing as npt
 from dp_accounting import dp_event
 
+from accountants import strictjson
+from accountants.events import MAX_EVENT_DEPTH
 from accountants.filelock import fsync_directory, locked_file
 from accountants.serialization import event_from_json, event_to_json
-from accountants.validation import check_count
+from accountants.validation import MAX_COUNT, check_count
 
 __all__ = [
     "LedgerEntry",
@@ -63,6 +77,7 @@ __all__ = [
     "repair_ledger",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "MAX_JSON_DEPTH",
     "StrPath",
     "check_participant",
 ]
@@ -71,6 +86,13 @@ SCHEMA = "accountants.ledger"
 #: The version written. Files of every version in ``_READABLE_VERSIONS`` are read.
 SCHEMA_VERSION = 1
 _READABLE_VERSIONS = (1,)
+#: The deepest nesting of JSON objects and arrays read: an entry whose event nests
+#: :data:`accountants.events.MAX_EVENT_DEPTH` deep (each event an object, each list of events an
+#: array, plus the entry and a parameter's list), inside a :meth:`Ledger.dumps` document.
+MAX_JSON_DEPTH = 2 * MAX_EVENT_DEPTH + 3
+_HEADER_KEYS = frozenset({"schema", "version"})
+_DOCUMENT_KEYS = _HEADER_KEYS | {"entries"}
+_ENTRY_KEYS = frozenset({"participant", "iteration", "count", "event"})
 
 #: A file path: a string or an ``os.PathLike`` (``pathlib.Path``).
 StrPath = str | os.PathLike[str]
@@ -92,12 +114,16 @@ class LedgerFileError(ValueError):
 
 
 def check_participant(participant: object) -> str | int | None:
-    """Participants are ``None``, strings or integers (so they survive JSON unchanged)."""
+    """Participants are ``None``, strings or integers of magnitude at most 10**300 (so they survive
+    JSON unchanged and a ledger reader accepts them)."""
     if participant is None or isinstance(participant, str):
         return participant
     if not isinstance(participant, bool) and isinstance(participant, numbers.Integral):
-        return int(participant)
-    raise TypeError(f"participant must be None, a str or an int, got {participant!r}")
+        value = int(participant)
+        if not -MAX_COUNT <= value <= MAX_COUNT:
+            raise ValueError(f"participant must be an int of magnitude at most 10**300, got {participant!r:.60}")
+        return value
+    raise TypeError(f"participant must be None, a str or an int, got {participant!r:.200}")
 
 
 class _EntryFields(NamedTuple):
@@ -121,7 +147,7 @@ class LedgerEntry(_EntryFields):
     ) -> LedgerEntry:
         check_participant(participant)
         if not isinstance(event, dp_event.DpEvent):
-            raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r}")
+            raise TypeError(f"event must be a dp_accounting DpEvent, got {event!r:.200}")
         check_count(count)
         if iteration is not None:
             check_count(iteration, name="iteration")
@@ -151,6 +177,11 @@ class LedgerEntry(_EntryFields):
             raise LedgerFileError(
                 "a ledger entry needs the keys 'participant', 'count' and 'event'; "
                 f"missing {', '.join(map(repr, missing))}"
+            )
+        unknown = sorted(data.keys() - _ENTRY_KEYS)
+        if unknown:
+            raise LedgerFileError(
+                f"a ledger entry has the keys {sorted(_ENTRY_KEYS)}; unknown {', '.join(map(repr, unknown)):.200}"
             )
         try:
             return cls(
@@ -227,7 +258,7 @@ class Ledger:
     @classmethod
     def from_json(cls, data: object) -> Ledger:
         """Decode a document written by :meth:`to_json`; anything else raises :class:`LedgerFileError`."""
-        _check_header(data)
+        _check_header(data, _DOCUMENT_KEYS)
         assert isinstance(data, dict)  # _check_header passed
         items = data.get("entries")
         if not isinstance(items, list):
@@ -246,14 +277,11 @@ class Ledger:
         ledger file. Anything else raises :class:`LedgerFileError` (a ``ValueError``)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
-        try:
-            value = json.loads(text, parse_constant=_refuse_constant)
-        except json.JSONDecodeError:
-            pass  # not one JSON value: JSON lines, or not a ledger (the line scanner says which)
-        else:
-            if isinstance(value, dict) and "entries" in value:
-                return cls.from_json(value)
-        return cls(_scan(text.encode("utf-8"), None, _STRICT).entries)
+        data = text.encode("utf-8", "surrogatepass")
+        value = _whole_document(data, None)
+        if value is not None:
+            return cls.from_json(value)
+        return cls(_scan(data, None, _STRICT).entries)
 
     @classmethod
     def load(cls, path: StrPath, recover: bool = False) -> Ledger:
@@ -517,6 +545,11 @@ class _Torn(Exception):
     """A line that is not complete JSON (not UTF-8, or cut short): an interrupted write."""
 
 
+class _TooDeep(_Torn):
+    """A line nested deeper than :data:`MAX_JSON_DEPTH`: no record, but perhaps records glued to a
+    fragment (recovery looks for them); an error if there are none."""
+
+
 @dataclass
 class _Scan:
     entries: list[LedgerEntry] = field(default_factory=list)
@@ -561,11 +594,11 @@ def _scan(data: bytes, path: Path | None, mode: str, *, first_line: int = 1, nee
 
 def _take_header(scan: _Scan, data: bytes, raw: bytes, complete: bool, path: Path | None, mode: str) -> bool:
     """Read line 1; False when there is nothing more to read line by line."""
-    where = "ledger text" if path is None else f"ledger file {path}"
+    where = _where(path)
     try:
         record = _record(raw)
     except _Torn as torn:
-        document = _whole_document(data)
+        document = _whole_document(data, path)
         if document is not None:  # an indented Ledger.dumps document
             scan.entries = Ledger.from_json(document)._entries
             scan.document = True
@@ -597,18 +630,22 @@ def _take_header(scan: _Scan, data: bytes, raw: bytes, complete: bool, path: Pat
 
 def _take_line(scan: _Scan, raw: bytes, number: int, complete: bool, path: Path | None, mode: str) -> bool:
     """Read one line after the header; False if it was left unread (a torn tail, follow mode)."""
-    where = "ledger text" if path is None else f"ledger file {path}"
-    if not raw.strip():
+    where = _where(path)
+    if not raw or raw.isspace():
         scan.irregular = True
         return True
     try:
         record = _record(raw)
     except _Torn as torn:
         if mode == _RECOVER:
-            _salvage(scan, raw, number, path)
+            found = _salvage(scan, raw, number, path)
+            if isinstance(torn, _TooDeep) and not found:
+                raise _too_deep_error(path, number, torn) from None
             return True
         if mode == _FOLLOW and not complete:
             return False
+        if isinstance(torn, _TooDeep):
+            raise _too_deep_error(path, number, torn) from None
         raise _torn_error(path, number, torn) from None
     except LedgerFileError as error:
         raise LedgerFileError(f"{where}, line {number}: {error}", path=path, line=number) from error
@@ -622,67 +659,156 @@ def _take_line(scan: _Scan, raw: bytes, number: int, complete: bool, path: Path 
     return True
 
 
-def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> None:
-    """Split a torn line into the complete records it holds (a fragment that a later write was
-    glued to) and the fragments around them, which are set aside."""
-    text = raw.decode("utf-8", "surrogateescape")
-    decoder = json.JSONDecoder(parse_constant=_refuse_constant)
-    position = fragment_start = 0
+#: The first key of a record (an entry, a header or a document), found where it follows a ``{``:
+#: objects nested in a record (events, encoded floats) begin with other keys.
+_RECORD_KEY = re.compile(rb'"(?:participant|iteration|count|event|schema|version|entries)"[ \t\r\n]*:')
+_WHITE_SPACE = b" \t\r\n"
+
+
+def _record_starts(raw: bytes) -> npt.NDArray[np.int64]:
+    """The positions of the ``{`` that a record's first key follows (white space between allowed)."""
+    starts = []
+    for match in _RECORD_KEY.finditer(raw):
+        before = match.start() - 1
+        while before >= 0 and raw[before] in _WHITE_SPACE:
+            before -= 1
+        if before >= 0 and raw[before] == 0x7B:  # {
+            starts.append(before)
+    return np.array(starts, dtype=np.int64)
+
+
+def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> int:
+    """Split a torn line into the complete records it holds (fragments that later writes were glued
+    to, or records merged on one line) and the fragments around them, which are set aside; returns
+    the number of records found.
+
+    Linear in the length of the line. A record begins at a ``{`` (see ``_RECORD_KEY``) and, if
+    complete, ends at its matching bracket in the view of the line where that ``{`` is outside a
+    string (:class:`accountants.strictjson.BracketView`), so each candidate is parsed over that span
+    only, and only if it nests no deeper than a record can. When a parse fails at byte p, every
+    candidate it had entered and not closed by p fails at p too (parsing a value does not depend on
+    what surrounds it), so those are not parsed again; the candidates it closed before p parsed
+    without error and are taken as they are. Each byte is thus parsed a bounded number of times.
+    """
     scan.irregular = True
-    while (brace := text.find("{", position)) >= 0:
-        try:
-            value, end = decoder.raw_decode(text, brace)
-        except ValueError:
-            position = brace + 1
+    starts = _record_starts(raw)
+    if not starts.size:
+        scan.fragments.append(raw)
+        return 0
+    view = strictjson.BracketView(raw)
+    ends, deep = view.spans(starts, MAX_JSON_DEPTH)
+    parities = view.parities(starts)
+    skip = (ends < 0) | deep
+    records = position = fragment_start = 0
+    for index in range(starts.size):
+        start = int(starts[index])
+        if skip[index] or start < position:
             continue
-        if not (isinstance(value, dict) and ({"participant", "event"} <= value.keys() or "schema" in value)):
-            position = brace + 1  # an object nested in the fragment (an event), not a record
-            continue
-        try:
-            record = _record_of(value)
-        except LedgerFileError as error:
-            where = "ledger text" if path is None else f"ledger file {path}"
-            raise LedgerFileError(f"{where}, line {number}: {error}", path=path, line=number) from error
-        if text[fragment_start:brace].strip():
-            scan.fragments.append(text[fragment_start:brace].encode("utf-8", "surrogateescape"))
-        if isinstance(record, LedgerEntry):
-            scan.entries.append(record)
-            scan.texts.append(text[brace:end].encode("utf-8", "surrogateescape"))
-        position = fragment_start = end
-    if text[fragment_start:].strip():
-        scan.fragments.append(text[fragment_start:].encode("utf-8", "surrogateescape"))
+        end = int(ends[index]) + 1
+        failed_at, is_record = _parse_span(scan, raw, start, end, number, path)
+        if failed_at is None:  # one JSON value: a record (taken), or a part of a fragment
+            if is_record:
+                if raw[fragment_start:start].strip():
+                    scan.fragments.append(raw[fragment_start:start])
+                fragment_start = end
+                records += 1
+            position = end
+        else:  # the candidates this parse entered and had not closed fail where it failed
+            inside = slice(index + 1, int(np.searchsorted(starts, failed_at)))
+            skip[inside] |= (parities[inside] == parities[index]) & (ends[inside] >= failed_at)
+    if raw[fragment_start:].strip():
+        scan.fragments.append(raw[fragment_start:])
+    return records
+
+
+def _parse_span(
+    scan: _Scan, raw: bytes, start: int, end: int, number: int, path: Path | None
+) -> tuple[int | None, bool]:
+    """Parse ``raw[start:end]`` (its depth already checked): ``(None, whether it was a record, now
+    taken)`` if it is one JSON value, else ``(the byte where parsing failed, False)``."""
+    chunk = raw[start:end]
+    try:
+        value = strictjson.loads(chunk, None, errors="surrogateescape")
+    except json.JSONDecodeError as error:
+        return start + len(error.doc[: error.pos].encode("utf-8", "surrogateescape")), False
+    except strictjson.StrictJSONError as error:
+        raise LedgerFileError(f"{_where(path)}, line {number}: {error}", path=path, line=number) from None
+    if not (isinstance(value, dict) and ({"participant", "event"} <= value.keys() or "schema" in value)):
+        return None, False  # an object nested in a fragment (an event), not a record
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, False  # bytes of a torn write inside its strings: a fragment
+    try:
+        record = _record_of(value)
+    except LedgerFileError as error:
+        raise LedgerFileError(f"{_where(path)}, line {number}: {error}", path=path, line=number) from error
+    if isinstance(record, LedgerEntry):
+        scan.entries.append(record)
+        scan.texts.append(chunk)
+    elif "entries" in record:
+        raise LedgerFileError(
+            f"{_where(path)}, line {number}: a ledger document (with 'entries') glued into a torn line; read it "
+            "with Ledger.loads and write its entries to a new ledger file",
+            path=path,
+            line=number,
+        )
+    return None, True
 
 
 def _record(raw: bytes) -> LedgerEntry | dict[str, Any]:
-    """One line: an entry or a header; raises _Torn (not complete JSON) or LedgerFileError."""
+    """One line: an entry or a header; raises _Torn (not complete JSON), _TooDeep (complete, but
+    nested deeper than a record can be) or LedgerFileError.
+
+    A line with more brackets than :data:`MAX_JSON_DEPTH` is measured before it is parsed
+    (:class:`accountants.strictjson.BracketView`, kept on the _Torn for recovery): if its first
+    bracket does not close at its end it is not complete JSON, and is not parsed at all.
+    """
+    text = raw.lstrip(b" \t\r\n")
+    if text[:1] in (b"{", b"[") and text.count(b"{") + text.count(b"[") > MAX_JSON_DEPTH:
+        if text.rstrip(b" \t\r\n")[-1:] not in (b"}", b"]"):
+            raise _Torn("not complete JSON: it does not end with a closing bracket")
+        deep, complete = strictjson.read_from_start(text, MAX_JSON_DEPTH)
+        if not complete:
+            raise _Torn("not complete JSON: its first bracket is not closed at its end")
+        if deep is not None:
+            column = len(raw) - len(text) + deep + 1
+            raise _TooDeep(f"nested deeper than {MAX_JSON_DEPTH} levels of objects and arrays (column {column})")
     try:
-        value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        value = strictjson.loads(raw, None)
     except UnicodeDecodeError:
         raise _Torn("not UTF-8 text") from None
     except json.JSONDecodeError as error:
         raise _Torn(f"not complete JSON: {error.msg} at column {error.colno}") from None
+    except strictjson.StrictJSONError as error:
+        raise LedgerFileError(str(error)) from None
     return _record_of(value)
 
 
 def _record_of(value: object) -> LedgerEntry | dict[str, Any]:
     if isinstance(value, dict) and "schema" in value:
-        _check_header(value)
+        _check_header(value, _DOCUMENT_KEYS if "entries" in value else _HEADER_KEYS)
         return value
     if not isinstance(value, dict):
         raise LedgerFileError(f"expected a JSON object (a ledger entry or the header), got {_json_kind(value)}")
     return LedgerEntry.from_json(value)
 
 
-def _whole_document(data: bytes) -> dict[str, Any] | None:
+def _whole_document(data: bytes, path: Path | None) -> dict[str, Any] | None:
+    """``data`` as one :meth:`Ledger.dumps` document, or None if it is not one JSON value (it may be
+    JSON lines); raises :class:`LedgerFileError`, naming the line, if it is one but not strict JSON."""
     try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, ValueError):
+        value = strictjson.loads(data, MAX_JSON_DEPTH, locate=True)
+    except (UnicodeDecodeError, json.JSONDecodeError):
         return None
+    except strictjson.StrictJSONError as error:
+        line = 1 if error.position is None else data.count(b"\n", 0, error.position) + 1
+        raise LedgerFileError(f"{_where(path)}, line {line}: {error}", path=path, line=line) from None
     return value if isinstance(value, dict) and "schema" in value and "entries" in value else None
 
 
-def _refuse_constant(name: str) -> float:
-    raise LedgerFileError(f"{name} is not valid in a ledger (non-finite floats are encoded as {{'float': ...}})")
+def _where(path: Path | None) -> str:
+    return "ledger text" if path is None else f"ledger file {path}"
 
 
 def _json_kind(value: object) -> str:
@@ -699,14 +825,29 @@ def _json_kind(value: object) -> str:
     return kinds.get(type(value), type(value).__name__)
 
 
-def _check_header(data: object) -> None:
+def _check_header(data: object, keys: frozenset[str]) -> None:
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise LedgerFileError(f"not a ledger: expected schema {SCHEMA!r}, got {data!r:.200}")
-    if data.get("version") not in _READABLE_VERSIONS:
+    version = data.get("version")
+    if type(version) is not int or version not in _READABLE_VERSIONS:
         raise LedgerFileError(
-            f"unsupported ledger version {data.get('version')!r}; "
-            f"this code reads {', '.join(map(str, _READABLE_VERSIONS))}"
+            f"unsupported ledger version {version!r:.60}; "
+            f"this code reads {', '.join(map(str, _READABLE_VERSIONS))} (an integer)"
         )
+    unknown = sorted(data.keys() - keys)
+    if unknown:
+        raise LedgerFileError(
+            f"a ledger header has the keys {sorted(keys)}; unknown {', '.join(map(repr, unknown)):.200}"
+        )
+
+
+def _too_deep_error(path: Path | None, number: int, torn: _Torn) -> LedgerFileError:
+    return LedgerFileError(
+        f"{_where(path)}, line {number} is {torn}: not a ledger entry, which nests at "
+        f"most MAX_JSON_DEPTH = {MAX_JSON_DEPTH} levels (events at most MAX_EVENT_DEPTH = {MAX_EVENT_DEPTH} deep)",
+        path=path,
+        line=number,
+    )
 
 
 def _torn_error(path: Path | None, number: int, torn: _Torn) -> LedgerFileError:
