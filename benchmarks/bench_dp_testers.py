@@ -58,6 +58,7 @@ def run_one(algorithm: Algorithm, epsilon0: float, trials: int | None, effort: s
     n = int(report.report["trials"])
     calibration = int(report.report["diagnostics"]["calibration_trials"])
     bound = report.epsilon_lower["clopper_pearson"].epsilon
+    rounded = report.report.get("floating_point", {}).get("rounded", {}).get("epsilon")
     return {
         "suite": algorithm.suite,
         "algorithm": algorithm.name,
@@ -71,6 +72,8 @@ def run_one(algorithm: Algorithm, epsilon0: float, trials: int | None, effort: s
         "seed": seed,
         "verdict": report.verdict,
         "epsilon_lower": bound,
+        "epsilon_lower_low_bits": rounded,
+        "violated_by": sorted({test for tests in report.report["violated_by"].values() for test in tests}),
         "distinguisher": report.report["diagnostics"]["distinguisher"],
         "chosen_pair": search["chosen_pair"],
         "pilot_margin": search["margin"],
@@ -95,8 +98,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table of every row (JSON stores ∞ as a string)."""
     lines = [
         "| suite | algorithm | ε₀ | correct | true ε | DP-Sniper's bound | trials/side | effort | seed | verdict | "
-        "ε ≥ (ours) | pair chosen | samples | s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "ε ≥ (ours) | low bits, rounded: ε ≥ | flagged by | pair chosen | samples | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(
         rows, key=lambda r: (r["suite"], r["algorithm"], r["epsilon0"], r["trials"], r["effort"], r["seed"])
@@ -106,20 +109,31 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {r['suite']} | {r['algorithm']} | {r['epsilon0']:.4g} | {'yes' if r['correct'] else '**no**'} | "
             f"{_number(math.inf if true == 'inf' else true)} | {_number(r['published_epsilon'])} | "
             f"{r['trials']:.0e} | {r['effort']} | {r['seed']} | {r['verdict']} | {r['epsilon_lower']:.4f} | "
+            f"{_number(r.get('epsilon_lower_low_bits'))} | {', '.join(r.get('violated_by', [])) or '–'} | "
             f"{r['chosen_pair']} | {r['samples']:.2e} | {r['seconds']:.0f} |"
         )
     return "\n".join(lines) + "\n"
 
 
+def _deciding(row: dict[str, Any]) -> tuple[float, bool]:
+    """The largest bound that counts toward the verdict and whether it is the rounded low-bits test's."""
+    low_bits = row.get("epsilon_lower_low_bits")
+    if low_bits is not None and low_bits > row["epsilon_lower"]:
+        return float(low_bits), True
+    return float(row["epsilon_lower"]), False
+
+
 def _cell(rows: list[dict[str, Any]]) -> str:
-    """One algorithm's runs at one budget: the verdict and bound of each seed."""
+    """One algorithm's runs at one budget: the deciding bound of each seed, bold for a VIOLATION,
+    marked † where the rounded low-bits test gave it."""
     if not rows:
         return "–"
-    return "; ".join(
-        f"{'**' if r['verdict'] == 'VIOLATION' else ''}{r['epsilon_lower']:.3f}"
-        f"{'**' if r['verdict'] == 'VIOLATION' else ''}"
-        for r in sorted(rows, key=lambda r: r["seed"])
-    )
+    cells = []
+    for r in sorted(rows, key=lambda r: r["seed"]):
+        bound, low_bits = _deciding(r)
+        text = f"{bound:.3f}{'†' if low_bits else ''}"
+        cells.append(f"**{text}**" if r["verdict"] == "VIOLATION" else text)
+    return "; ".join(cells)
 
 
 def _budgets(rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
@@ -129,7 +143,8 @@ def _budgets(rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
 def summary(rows: list[dict[str, Any]]) -> str:
     """The side-by-side tables of the results page: DP-Sniper's incorrect algorithms against its
     published bounds, StatDP's incorrect algorithms at each ε₀, and the correct algorithms' false
-    alarms. A bound in bold is a VIOLATION (above the claim)."""
+    alarms. A bound in bold is a VIOLATION (above the claim); † marks a bound of the releases' low bits
+    after rounding (:mod:`audits.floating_point`), which counts toward the verdict."""
     out: list[str] = []
     budgets = _budgets(rows)
     heads = [f"{trials:.0e}/side ({effort})" for trials, effort in budgets]
@@ -193,7 +208,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
         for suite, name, e in sorted({(r["suite"], r["algorithm"], r["epsilon0"]) for r in correct}):
             mine = [r for r in correct if (r["suite"], r["algorithm"], r["epsilon0"]) == (suite, name, e)]
             out.append(
-                f"| {suite} | {name} | {e:.3g} | {len(mine)} | {max(r['epsilon_lower'] for r in mine):.4f} | "
+                f"| {suite} | {name} | {e:.3g} | {len(mine)} | {max(_deciding(r)[0] for r in mine):.4f} | "
                 f"{mine[0]['claimed_epsilon']:.4g} |"
             )
     return "\n".join(out) + "\n"
