@@ -90,7 +90,7 @@ def test_neighbours_differ_in_one_row_of_party_0_only():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["sharing-parameter", "--epsilon", "1.5", "--trials", "10"], "epsilon must be a per-iteration ε in (0, 1]"),
+        (["sharing-parameter", "--epsilon", "1.5", "--trials", "10"], "per-iteration ε in [1e-06, 1]"),
         (["sharing-output", "--trials", "5"], "trials must be an integer >= 10"),
     ],
 )
