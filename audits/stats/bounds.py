@@ -55,7 +55,9 @@ class LowerBound:
       correction: how the threshold (or number of guesses) was chosen without peeking, e.g.
         "split (50% select / 50% evaluate, seed 0)", "bonferroni over 100 thresholds" or
         "none (single pre-registered threshold)".
-      threshold: the score threshold ("in" iff score ≥ threshold) the bound was evaluated at, if any.
+      threshold: the score threshold the bound was evaluated at, if any: "in" iff score > threshold,
+        and with probability ``details["tie_probability"]`` when they are equal (1, i.e. "in" iff
+        score ≥ threshold, unless a randomised test was chosen; :mod:`audits.stats.decision`).
       mu: the lower confidence bound on μ for the GDP-based methods, else None.
       assumption: under which hypothesis the bound is a lower bound (``WORST_CASE`` or
         ``CONDITIONAL_ON_GDP``).
