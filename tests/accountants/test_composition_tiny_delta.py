@@ -10,7 +10,7 @@ import math
 import mpmath
 import pytest
 
-from accountants import AdvancedCompositionAccountant, PureDpEvent
+from accountants import AdvancedCompositionAccountant, PrivacyOdometer, PureDpEvent, PureEpsilonAccountant
 from accountants.composition import delta_from_log_rr, optimal_delta, optimal_epsilon, total_epsilon
 from accountants.lattice import lattice_delta, lattice_epsilon
 
@@ -73,10 +73,24 @@ def test_optimal_delta_keeps_its_relative_precision_at_tiny_delta(delta):
     assert exact <= computed <= exact * (1 + 1e-9)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        AdvancedCompositionAccountant,
+        lambda: AdvancedCompositionAccountant(theorem="drv"),
+        lambda: AdvancedCompositionAccountant(max_support=1),
+        PureEpsilonAccountant,
+        PrivacyOdometer,
+        lambda: PrivacyOdometer(rule="rdp"),
+    ],
+)
+def test_empty_ledgers_are_exactly_zero(make):
+    accountant = make()
+    assert accountant.get_delta(0.0) == 0.0 and accountant.get_epsilon(0.0) == 0.0
+    assert accountant.get_epsilon(1e-300) == 0.0 and accountant.get_delta(1.0) == 0.0
+
+
 def test_empty_compositions_are_exactly_zero():
-    assert AdvancedCompositionAccountant().get_delta(0.0) == 0.0
-    assert AdvancedCompositionAccountant().get_epsilon(0.0) == 0.0
-    assert AdvancedCompositionAccountant(theorem="drv").get_delta(0.0) == 0.0
     assert optimal_delta([], 0.0) == 0.0
     assert optimal_epsilon([], 0.0) == 0.0
 
