@@ -2,11 +2,11 @@
 
 A distinguisher is fitted on releases from D and from D′ and returns a score function (higher:
 "ran on D"). :class:`SearchedScore` fits every candidate on one half of its calibration trials,
-picks the one whose deciding lower bound is largest on the other half (ties, such as every bound
-being 0, broken by the same bounds at 50 % confidence), and is then run on fresh trials, which
-alone give the audit's bounds: selecting among candidates on data the bounds never see keeps the
-bounds valid without a multiplicity correction (the "held-out" route of Jagielski
-et al. 2020; Nasr et al. 2021).
+picks the one whose deciding lower bound is largest on the other half (bounds within 0.01 of the
+best, such as every bound being 0, are tied and the same bounds at 50 % confidence decide), and is
+then run on fresh trials, which alone give the audit's bounds: selecting among candidates on data
+the bounds never see keeps the bounds valid without a multiplicity correction (the "held-out"
+route of Jagielski et al. 2020; Nasr et al. 2021).
 
 Candidates (:data:`CANDIDATES`), each fitted in closed form, by counting, or by one classifier fit:
 
@@ -63,6 +63,7 @@ __all__ = [
     "CANDIDATES",
     "DEFAULT_RESOLUTION",
     "TIE_BREAK_CONFIDENCE",
+    "TIE_TOLERANCE",
     "Fit",
     "Score",
     "SearchedScore",
@@ -87,8 +88,10 @@ Score = Callable[[np.ndarray], np.ndarray]
 Fit = Callable[[np.ndarray, np.ndarray], Score | None]
 #: Relative resolution of the scores the bounds are computed on (:func:`quantize`).
 DEFAULT_RESOLUTION = 1e-9
-#: Confidence of the bounds that break ties between candidates' selection bounds (the median
-#: bound, which moves with a candidate's power even where every 95 % bound is 0).
+#: Selection bounds within this much (in ε) of the best are tied; the bounds at
+#: :data:`TIE_BREAK_CONFIDENCE` (the median bound, which moves with a candidate's power even where
+#: every 95 % bound is 0 or a few thousandths) break the tie, then the order of :data:`CANDIDATES`.
+TIE_TOLERANCE = 0.01
 TIE_BREAK_CONFIDENCE = 0.5
 #: Releases per side the logistic classifier is fitted on at most (the fit is the search's cost).
 _MAX_CLASSIFIER_ROWS = 10_000
@@ -316,14 +319,18 @@ def gradient_boosting(values_in: np.ndarray, values_out: np.ndarray) -> Score | 
     return score
 
 
-#: The distinguishers the search tries, in order of preference on ties.
+#: The distinguishers the search tries, in order of preference on ties. The joint-category ratio
+#: comes first: it applies only where the releases' categories can be counted, and there it tends
+#: to the Neyman–Pearson test as the calibration grows, so it is the choice when the held-out
+#: bounds cannot tell the candidates apart (a small violation, such as Lyu et al.'s Algorithm 4 at
+#: ε = 0.1, where every selection bound is 0).
 CANDIDATES: Mapping[str, Fit] = {
+    "joint-category likelihood ratio": joint_category_likelihood_ratio,
     "mean-difference projection": mean_difference_projection,
     "gaussian likelihood ratio": gaussian_likelihood_ratio,
     "laplace likelihood ratio": laplace_likelihood_ratio,
     "logistic classifier": logistic_classifier,
     "pooled laplace likelihood ratio": pooled_laplace_likelihood_ratio,
-    "joint-category likelihood ratio": joint_category_likelihood_ratio,
     "category likelihood ratio": category_likelihood_ratio,
     "one-hot mean-difference projection": one_hot_mean_difference_projection,
     "one-hot logistic classifier": one_hot_logistic_classifier,
@@ -424,7 +431,7 @@ class SearchedScore:
             quantized[name] = (quantize(scores_in, grid), quantize(scores_out, grid))
             self.validation[name] = self._selection_epsilon(*quantized[name], self.confidence)
         best = max(self.validation.values())
-        tied = [name for name, epsilon in self.validation.items() if epsilon == best]
+        tied = [name for name, epsilon in self.validation.items() if epsilon >= best - TIE_TOLERANCE]
         self.tie_break = {}
         if len(tied) > 1:  # e.g. every bound 0 on a small validation half: the median bounds decide
             self.tie_break = {name: self._selection_epsilon(*quantized[name], TIE_BREAK_CONFIDENCE) for name in tied}

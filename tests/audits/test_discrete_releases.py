@@ -187,3 +187,26 @@ def test_a_leak_in_integer_releases_counts_even_when_the_users_score_misses_it()
     assert report.verdict == "VIOLATION" and report.report["violated_by"]["claimed"] == ["low bits after rounding"]
     section = next(s["markdown"] for s in report.report["sections"] if s["title"] == "Floating-point channel")
     assert "The releases are integers" in section and "counts toward the verdict" in section
+
+
+def mixed_tuple(leaky):
+    """One release per call: (above?, its label, the noisy count or None below 1), from a count plus
+    Lap(1/ε), ε-DP as a function of one noisy count. The leaky twin labels by the true count."""
+
+    def mechanism(data, rng):
+        noisy = float(data.sum() + rng.laplace(scale=1.0 / EPSILON))
+        high = data.sum() >= 1.0 if leaky else noisy >= 1.0
+        return (bool(noisy >= 1.0), "high" if high else "low", round(noisy, 3) if noisy >= 1.0 else None)
+
+    return mechanism
+
+
+def test_mixed_tuples_with_none_are_audited_when_declared():
+    D, D_prime = np.array([1.0]), np.array([0.0])
+    options = {"claim": PURE, "batched": False, "trials": 5_000, "seed": 0, "progress": False}
+    with pytest.raises(ValueError, match="NaN or infinite values"):
+        audit(mixed_tuple(False), D, D_prime, **options)
+    declared = {**options, "release": ReleaseFormat(missing="category")}
+    assert audit(mixed_tuple(False), D, D_prime, **declared).verdict == "consistent"
+    leaky = audit(mixed_tuple(True), D, D_prime, **declared)
+    assert leaky.verdict == "VIOLATION" and leaky.epsilon_lower["clopper_pearson"].epsilon > 3.0
