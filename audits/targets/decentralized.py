@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
 
 __all__ = [
     "DEFAULT_BETA",
+    "MAX_BETA",
     "VARIANTS",
     "RealisedLoss",
     "Variant",
@@ -63,6 +64,9 @@ __all__ = [
 AGENTS, RECORDS, FEATURES, RHO = 3, 20, 1, 1.0
 #: The paper's total β each audit is calibrated to by default (``--epsilon``).
 DEFAULT_BETA = 6.0
+#: ``--epsilon`` (β) is at most this, ln of the largest double rounded down: a pure ε-DP guarantee bounds
+#: P[S | D] by e^β P[S | D′], which for a larger β is not a double and bounds nothing.
+MAX_BETA = 709.0
 
 
 def _radmm(alpha: float, delta: float) -> DecentralizedSolver:
@@ -275,8 +279,13 @@ def alpha_for_beta(name: str, beta: float, problem: DecentralizedProblem, delta:
     """The α (PP: α(1)) at which the paper's bound max_i β_i equals ``beta`` (β is affine in α).
 
     Raises:
-      ValueError: beta does not exceed the bound's α-free (Jacobian) part.
+      ValueError: beta does not exceed the bound's α-free (Jacobian) part, or exceeds :data:`MAX_BETA`.
     """
+    if not beta <= MAX_BETA:
+        raise ValueError(
+            f"epsilon (the paper's total β) must be at most {MAX_BETA:g}: e^β is then beyond double precision "
+            f"and the guarantee says nothing, got {beta!r}"
+        )
     at1 = _beta_per_node(build_solver(name, 1.0, delta), problem)
     at2 = _beta_per_node(build_solver(name, 2.0, delta), problem)
     slope, floor = at2 - at1, 2 * at1 - at2
