@@ -210,3 +210,19 @@ def test_mixed_tuples_with_none_are_audited_when_declared():
     assert audit(mixed_tuple(False), D, D_prime, **declared).verdict == "consistent"
     leaky = audit(mixed_tuple(True), D, D_prime, **declared)
     assert leaky.verdict == "VIOLATION" and leaky.epsilon_lower["clopper_pearson"].epsilon > 3.0
+
+
+def test_sentinel_coded_sparse_vectors_of_the_testbench():
+    """Releases of noisy values with the sentinels −1000 (below) and −2000 (stopped): Lyu et al.'s
+    Algorithm 3 (not private) is flagged; the numerical sparse vector (ε-DP, Wang et al. 2019) is
+    not, and its floating-point leak (numpy's Laplace sampler) does not survive rounding."""
+    from functools import partial
+
+    from audits.testbench import svt
+
+    options = {"claim": PURE, "seed": 0, "progress": False}
+    leaky = audit(partial(svt.svt3, epsilon=EPSILON), QUERIES, QUERIES_PRIME, **options)
+    assert leaky.verdict == "VIOLATION" and leaky.epsilon_lower["clopper_pearson"].epsilon > 1.5
+    fine = audit(partial(svt.numerical_svt, epsilon=EPSILON), QUERIES, QUERIES_PRIME, **options)
+    finding = fine.report["floating_point"]
+    assert fine.verdict == "consistent" and finding["rounded"]["epsilon"] <= EPSILON < finding["epsilon_lower"]
