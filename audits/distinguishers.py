@@ -343,8 +343,18 @@ def quantize(scores: np.ndarray, grid: float) -> np.ndarray:
     return np.round(np.asarray(scores, dtype=np.float64) / grid) * grid
 
 
+def _as_numbers(scores: Any, name: str) -> np.ndarray:
+    """A score function's output as float64, or an error naming the score."""
+    values = np.asarray(scores)
+    if values.dtype.kind not in "biuf":
+        raise ValueError(
+            f"score {name!r} must return real numbers (one per release, higher meaning D), got dtype {values.dtype}"
+        )
+    return values.astype(np.float64, copy=False)
+
+
 def _checked_scores(scores: Any, n: int, name: str) -> np.ndarray:
-    values = np.asarray(scores, dtype=np.float64)
+    values = _as_numbers(scores, name)
     if values.shape != (n,):
         raise ValueError(f"score {name!r} must return one score per release, shape ({n},), got {values.shape}")
     if not np.isfinite(values).all():
@@ -413,7 +423,8 @@ class SearchedScore:
             score = fit(values_in[:half_in], values_out[:half_out])
             if score is None:  # the candidate does not apply to these releases
                 continue
-            held_in, held_out = np.asarray(score(values_in[half_in:])), np.asarray(score(values_out[half_out:]))
+            held_in = _as_numbers(score(values_in[half_in:]), name)
+            held_out = _as_numbers(score(values_out[half_out:]), name)
             finite = np.isfinite(held_in).all() and np.isfinite(held_out).all()
             if len(self.candidates) > 1 and not finite:  # e.g. an overflow on held-out releases far out
                 continue

@@ -143,3 +143,15 @@ def test_a_candidate_whose_held_out_scores_overflow_is_left_out_of_the_search():
     assert diagnostics["distinguishers_not_applicable"] == ["overflowing"]
     with pytest.raises(ValueError, match="score 'overflowing' returned NaN or infinite scores for 1000 of 1000"):
         SearchedScore({"overflowing": overflowing}, **options).calibrate(calibration_in, calibration_out)
+
+
+def test_a_score_that_returns_text_is_refused_with_its_name():
+    from audits.distinguishers import SearchedScore
+
+    def text(values_in, values_out):
+        return lambda values: np.array(["high"] * len(values))
+
+    releases = type("R", (), {"values": np.zeros((100, 1))})()
+    search = SearchedScore({"text": text}, delta=0.0, confidence=0.95, deciding=("clopper_pearson",))
+    with pytest.raises(ValueError, match=r"score 'text' must return real numbers .* got dtype <U4"):
+        search.calibrate(releases, releases)
