@@ -36,9 +36,12 @@ from accountants.exact_gaussian import ExactGaussianAccountant
 from solvers.graph import GraphTopology
 
 __all__ = [
+    "AUTO_ITERATIONS",
     "LinearPredictions",
+    "LooseDataNormWarning",
     "RemovedResult",
     "UnitBallRecords",
+    "auto_iterations",
     "graph_topology",
     "noise_seed_sequence",
     "per_release_epsilon",
@@ -48,8 +51,17 @@ __all__ = [
     "sklearn_lam",
     "true_or_false",
     "validate_binary_data",
+    "warn_if_loose_bound",
     "warn_if_not_converged",
 ]
+
+#: (T when the noise dominates, the fewest and the most iterations when it does not) of ``auto_iterations``.
+AUTO_ITERATIONS = (300, 300, 3000)
+
+
+class LooseDataNormWarning(UserWarning):
+    """Every row lies far inside the declared public bound ``data_norm``: the privacy noise and the
+    iteration budget are sized for rows that are not there."""
 
 
 def noise_seed_sequence(random_state: object) -> np.random.SeedSequence:
@@ -206,6 +218,49 @@ def per_release_epsilon(epsilon: float, delta: float, count: int) -> tuple[float
     z = calibrate_noise_multiplier(epsilon, delta, count=count, accountant=ExactGaussianAccountant)
     single = ExactGaussianAccountant().register(dp_event.GaussianDpEvent(z), 1).get_epsilon(delta)
     return float(single), float(z)
+
+
+def auto_iterations(epsilon: float, condition: float) -> int:
+    """The number of iterations T of a fit, from public quantities only: the total ε and the condition
+    number κ = L/μ of the objective on the mapped records (L the public curvature bound of the loss,
+    μ its public strong convexity, e.g. κ = N/(4λ) = C n (B s)²/4 for the logistic loss).
+
+    With ε ≤ 10 the privacy noise, not the optimisation, limits the model: a linearised (noisy
+    gradient) step moves the model by η g and adds noise of scale η z S1/m, so the final model's
+    signal-to-noise ratio does not grow with T at a fixed total budget (z grows like sqrt(T)), and T
+    stays at 300. Above, the noise is negligible and T = ⌈5κ⌉ (gradient steps of size 1/L contract
+    the error by 1 − 1/κ each, e^{−5} after 5κ steps), at least 300 and at most 3000 (which bounds the
+    fit time; rows far inside the bound make κ of the data larger than the public one can say, see
+    ``warn_if_loose_bound``).
+    """
+    noise_dominated, fewest, most = AUTO_ITERATIONS
+    if epsilon <= 10.0:
+        return noise_dominated
+    if not math.isfinite(condition):
+        return most
+    return int(min(most, max(fewest, math.ceil(5.0 * condition * (1.0 - 1e-12)))))  # κ's last-bit rounding
+
+
+def warn_if_loose_bound(X: np.ndarray, data_norm: float, estimator: str, factor: float = 4.0) -> bool:
+    """Warn (``LooseDataNormWarning``) when every row has ‖x‖ < ``data_norm``/``factor``; True if it warned.
+
+    The noise and the step sizes are calibrated on ``data_norm`` (public), never on the rows' norms:
+    rows far inside the bound pay the privacy of a bound they do not need (a record's influence on the
+    model is measured against B, its signal against its own norm) and converge slowly. The warning
+    reads the data, but it is shown to the user who holds the data and enters no released value or
+    privacy computation, so it releases nothing; it names the factor, not the rows' norms.
+    """
+    if X.shape[0] == 0 or float(np.max(np.linalg.norm(X, axis=1))) >= data_norm / factor:
+        return False
+    warnings.warn(
+        f"{estimator}: every row has a norm below data_norm/{factor:g} = {data_norm / factor:.3g} (data_norm "
+        f"{data_norm:.3g}): the fit pays privacy noise for a bound the rows do not need and converges slowly. "
+        "Declare a tighter public bound that you know without looking at the private rows, e.g. data_norm=1.0 "
+        "for rows scaled into the unit ball (sklearn.preprocessing.Normalizer)",
+        LooseDataNormWarning,
+        stacklevel=3,
+    )
+    return True
 
 
 def warn_if_not_converged(models: np.ndarray, tol: float, estimator: str, noise_std: np.ndarray | None = None) -> float:

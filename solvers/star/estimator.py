@@ -46,12 +46,14 @@ from solvers.private_estimator import (
     LinearPredictions,
     RemovedResult,
     UnitBallRecords,
+    auto_iterations,
     noise_seed_sequence,
     per_release_epsilon,
     positive_number,
     public_info,
     sklearn_lam,
     validate_binary_data,
+    warn_if_loose_bound,
     warn_if_not_converged,
 )
 from solvers.problem import HorizontalProblem
@@ -107,7 +109,11 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         (default) derives it from ``C``, a number overrides ``C``.
       rho: ADMM penalty ρ (default 0.01: a penalty well below the logistic curvature bound 1/4 lets
         the linearised steps of (3a) move fast on records of norm ≤ 1).
-      n_iterations: T (default 300).
+      n_iterations: T, or "auto" (default): chosen from public quantities only (the total ε and the
+        condition number κ = N/(4λ) = C n (B s)²/4 of the objective on the records,
+        ``private_estimator.auto_iterations``): 300 for ε ≤ 10, where the noise limits the model,
+        else ⌈5κ⌉ within [300, 3000], so that with little noise the model is the optimum's for any
+        rows of norm comparable to the bound. ``n_iter_`` is the T used.
       tol: relative drift of the released model over the last quarter of the run above which a
         ``sklearn.exceptions.ConvergenceWarning`` is raised (``warn_if_not_converged``); None: no check.
       fit_intercept: learn an intercept as the weight of a constant feature ``intercept_scaling``
@@ -156,7 +162,7 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         C: float = 1.0,
         lam: float | None = None,
         rho: float = 0.01,
-        n_iterations: int = 300,
+        n_iterations: int | str = "auto",
         tol: float | None = 0.1,
         fit_intercept: bool = True,
         intercept_scaling: float = 1.0,
@@ -246,6 +252,8 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             raise ValueError(f"clip must be True or False, got {self.clip!r}")
         records = UnitBallRecords.create(X.shape[1], self.data_norm, self.fit_intercept, self.intercept_scaling)
         lam = sklearn_lam(self.C, X.shape[0], int(n_agents), records) if self.lam is None else self.lam
+        T = self._iterations(positive_number(lam, "lam"), int(n_agents))
+        warn_if_loose_bound(X, records.data_norm, type(self).__name__)
         public: dict[str, Any] = {}
         if X_public is not None:
             y_public = np.asarray(y_public)
@@ -272,7 +280,7 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             **public,
         )
         keep = bool(self.keep_secrets)
-        solver, epsilon_per_iteration = self._solver(problem)
+        solver, epsilon_per_iteration = self._solver(problem, T)
         result = solver.run(
             problem,
             seed=noise_seed,
@@ -291,11 +299,11 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             "epsilon_per_iteration": epsilon_per_iteration,
             "data_norm": records.data_norm,
         }
-        self.n_iter_ = self.n_iterations
+        self.n_iter_ = T
         if self.tol is not None and result.transcript is not None:
             # w^{k+1} = mean_i w̃_i^{k+1} (Σ_i γ_i = 0): fresh noise of variance mean_i σ_{i,k+1}² / N
             sigma = np.asarray(result.info.get("sigma", 0.0), dtype=np.float64)
-            variance = np.broadcast_to(sigma**2, (self.n_iterations, problem.n_agents)).mean(axis=1)
+            variance = np.broadcast_to(sigma**2, (T, problem.n_agents)).mean(axis=1)
             noise_std = np.sqrt(variance / problem.n_agents)
             warn_if_not_converged(result.transcript["w"], self.tol, type(self).__name__, noise_std)
         for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
@@ -305,9 +313,25 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             self.secret_seed_ = root
         return self
 
-    def _solver(self, problem: HorizontalProblem) -> tuple[ADMM | NaiveNoisyADMM | DPADMM, float]:
-        """The solver and the per-iteration ε it is calibrated with (inf without noise)."""
-        rho, T = self.rho, self.n_iterations
+    def _iterations(self, lam: float, n_agents: int) -> int:
+        """T: ``n_iterations``, or for "auto" ``auto_iterations`` of the total ε (inf for Algorithm 1, the
+        per-iteration ε with ``budget="per_iteration"``) and κ = S3 N/λ, S3 = 1/4 (public values only).
+
+        Raises:
+          ValueError: ``n_iterations`` is neither "auto" nor a positive integer, or ``epsilon`` is not
+            a positive number.
+        """
+        if isinstance(self.n_iterations, str) and self.n_iterations == "auto":
+            epsilon = math.inf if self.algorithm == "admm" else positive_number(self.epsilon, "epsilon", allow_inf=True)
+            return auto_iterations(epsilon, LogisticLoss().curvature_bound * n_agents / lam)
+        T = self.n_iterations
+        if not isinstance(T, (int, np.integer)) or isinstance(T, bool) or T < 1:
+            raise ValueError(f"n_iterations must be 'auto' or an integer >= 1, got {T!r}")
+        return int(T)
+
+    def _solver(self, problem: HorizontalProblem, T: int) -> tuple[ADMM | NaiveNoisyADMM | DPADMM, float]:
+        """The solver of T iterations and the per-iteration ε it is calibrated with (inf without noise)."""
+        rho = self.rho
         if self.algorithm == "admm":
             return ADMM(rho=rho, n_iterations=T), math.inf
         if self.algorithm not in ("dpadmm", "naive"):
@@ -316,9 +340,7 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         delta, delta_target = self.delta, self.delta_target
         if self.budget == "total":
             delta = positive_number(self.delta, "delta")
-            if not isinstance(T, (int, np.integer)) or isinstance(T, bool) or T < 1:
-                raise ValueError(f"n_iterations must be an integer >= 1, got {T!r}")
-            epsilon, _ = per_release_epsilon(epsilon, delta, int(T))
+            epsilon, _ = per_release_epsilon(epsilon, delta, T)
         calibration: Calibration
         if self.calibration == "classic":
             calibration = "classic"
