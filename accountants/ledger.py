@@ -547,7 +547,7 @@ class _Torn(Exception):
 
 class _TooDeep(_Torn):
     """A line nested deeper than :data:`MAX_JSON_DEPTH`: no record, but perhaps records glued to a
-    fragment (recovery looks for them); an error if there are none."""
+    fragment (recovery looks for them); an error if there are none and the line is complete."""
 
 
 @dataclass
@@ -639,7 +639,7 @@ def _take_line(scan: _Scan, raw: bytes, number: int, complete: bool, path: Path 
     except _Torn as torn:
         if mode == _RECOVER:
             found = _salvage(scan, raw, number, path)
-            if isinstance(torn, _TooDeep) and not found:
+            if isinstance(torn, _TooDeep) and not found and _complete(raw):
                 raise _too_deep_error(path, number, torn) from None
             return True
         if mode == _FOLLOW and not complete:
@@ -663,6 +663,9 @@ def _take_line(scan: _Scan, raw: bytes, number: int, complete: bool, path: Path 
 #: objects nested in a record (events, encoded floats) begin with other keys.
 _RECORD_KEY = re.compile(rb'"(?:participant|iteration|count|event|schema|version|entries)"[ \t\r\n]*:')
 _WHITE_SPACE = b" \t\r\n"
+#: Up to this many record starts in a torn line, each one's span is measured on its own (at most
+#: this many passes over the line) rather than all at once (:class:`strictjson.BracketView`).
+_FEW_STARTS = 8
 
 
 def _record_starts(raw: bytes) -> npt.NDArray[np.int64]:
@@ -695,9 +698,15 @@ def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> int:
     if not starts.size:
         scan.fragments.append(raw)
         return 0
-    view = strictjson.BracketView(raw)
-    ends, deep = view.spans(starts, MAX_JSON_DEPTH)
-    parities = view.parities(starts)
+    if starts.size <= _FEW_STARTS:  # each span read on its own: no skipping needed to stay linear
+        spans = [strictjson.span_from(raw, int(start), MAX_JSON_DEPTH) for start in starts]
+        ends = np.array([end for end, _ in spans], dtype=np.int64)
+        deep = np.array([too_deep for _, too_deep in spans], dtype=bool)
+        parities = np.arange(starts.size)  # all different: no candidate is skipped after a failure
+    else:
+        view = strictjson.BracketView(raw)
+        ends, deep = view.spans(starts, MAX_JSON_DEPTH)
+        parities = view.parities(starts)
     skip = (ends < 0) | deep
     records = position = fragment_start = 0
     for index in range(starts.size):
@@ -719,6 +728,13 @@ def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> int:
     if raw[fragment_start:].strip():
         scan.fragments.append(raw[fragment_start:])
     return records
+
+
+def _complete(raw: bytes) -> bool:
+    """Whether ``raw`` could be one complete JSON object or array, however deep (its first bracket
+    closes at its end)."""
+    text = raw.lstrip(b" \t\r\n")
+    return strictjson.read_from_start(text, len(text))[1]
 
 
 def _parse_span(
@@ -769,11 +785,11 @@ def _record(raw: bytes) -> LedgerEntry | dict[str, Any]:
         if text.rstrip(b" \t\r\n")[-1:] not in (b"}", b"]"):
             raise _Torn("not complete JSON: it does not end with a closing bracket")
         deep, complete = strictjson.read_from_start(text, MAX_JSON_DEPTH)
-        if not complete:
-            raise _Torn("not complete JSON: its first bracket is not closed at its end")
         if deep is not None:
             column = len(raw) - len(text) + deep + 1
             raise _TooDeep(f"nested deeper than {MAX_JSON_DEPTH} levels of objects and arrays (column {column})")
+        if not complete:
+            raise _Torn("not complete JSON: its first bracket is not closed at its end")
     try:
         value = strictjson.loads(raw, None)
     except UnicodeDecodeError:

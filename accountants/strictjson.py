@@ -35,6 +35,7 @@ __all__ = [
     "loads",
     "depth_exceeded",
     "read_from_start",
+    "span_from",
     "BracketView",
 ]
 
@@ -157,27 +158,27 @@ def read_from_start(data: bytes, max_depth: int) -> tuple[int | None, bool]:
     """Reading ``data`` from its start as one JSON value, with strings skipped: the byte offset of
     the first bracket nested deeper than ``max_depth`` (or None), and whether the first byte is a
     bracket closed by the last byte that is not white space and by none before it (only then can
-    the text be one complete JSON object or array). One pass in blocks, stopped once both are known.
+    the text be one complete JSON object or array). One pass in blocks, stopped at the first
+    bracket too deep (the second answer is then False) or once the first bracket is closed.
     """
     last = len(data.rstrip(b" \t\r\n")) - 1
     level = 0
-    deep: int | None = None
     for positions, opening, parity, _ in _bracket_blocks(data):
         outside = parity == 0
         positions, opening = positions[outside], opening[outside]
         if not positions.size:
             continue
         if level == 0 and (positions[0] != 0 or not opening[0]):
-            return deep, False  # the text does not start with an opening bracket, or it closed already
+            return None, False  # the text does not start with an opening bracket
         levels = level + np.cumsum(np.where(opening, 1, -1))
-        if deep is None:
-            above = np.flatnonzero(levels > max_depth)
-            deep = int(positions[above[0]]) if above.size else None
+        above = np.flatnonzero(levels > max_depth)
+        if above.size:
+            return int(positions[above[0]]), False
         closed = np.flatnonzero(levels <= 0)
         if closed.size:
-            return deep, int(positions[closed[0]]) == last
+            return None, int(positions[closed[0]]) == last
         level = int(levels[-1])
-    return deep, False
+    return None, False
 
 
 #: Bytes per block of the vectorised passes (their temporary arrays stay in the processor's cache).
@@ -185,14 +186,36 @@ _BLOCK = 1 << 18
 _BACKSLASH_RUN = re.compile(rb"\\*")
 
 
+def span_from(data: bytes, start: int, max_depth: int) -> tuple[int, bool]:
+    """For the opening bracket at ``start``, read from there (so outside a string): the position of
+    its matching bracket (-1 if none), and whether it nests deeper than ``max_depth`` before that
+    (then the position is -1: the reading stops there). One pass in blocks over the span only."""
+    level = 0
+    for positions, opening, parity, _ in _bracket_blocks(data, start):
+        outside = parity == 0
+        positions, opening = positions[outside], opening[outside]
+        if not positions.size:
+            continue
+        levels = level + np.cumsum(np.where(opening, 1, -1))
+        closed = np.flatnonzero(levels <= 0)
+        within = levels[: closed[0]] if closed.size else levels
+        if within.size and int(within.max()) > max_depth:
+            return -1, True
+        if closed.size:
+            return int(positions[closed[0]]), False
+        level = int(levels[-1])
+    return -1, False
+
+
 def _bracket_blocks(
-    data: bytes,
+    data: bytes, start: int = 0
 ) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.uint8], npt.NDArray[np.int64]]]:
-    """Block by block: the positions of the brackets, whether each opens, the parity of the
-    unescaped quotes before each, and the positions of the unescaped quotes. A block never ends
-    inside a run of backslashes, so whether a quote is escaped is decided within its block."""
+    """Block by block from ``start``: the positions of the brackets, whether each opens, the parity
+    of the unescaped quotes between ``start`` and each, and the positions of the unescaped quotes.
+    A block never ends inside a run of backslashes, so whether a quote is escaped is decided within
+    its block (``start`` is a bracket, never inside such a run)."""
     buffer = np.frombuffer(data, dtype=np.uint8)
-    start, quotes_before = 0, 0
+    quotes_before = 0
     while start < buffer.size:
         end = min(start + _BLOCK, buffer.size)
         if buffer[end - 1] == _BACKSLASH:

@@ -22,7 +22,7 @@ CLEAN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
 def test_the_benchmark_scripts_are_found():
-    assert {"run", "bench_accountants", "bench_audit_speed"} <= set(SCRIPTS)
+    assert {"run", "bench_accountants", "bench_audit_speed", "bench_ledger_recovery"} <= set(SCRIPTS)
 
 
 @pytest.mark.slow
