@@ -3,13 +3,20 @@
 Each participant's releases are kept as counts per distinct event. A query folds every plain
 Gaussian release into one Gaussian PLD (their privacy losses are normal, so they compose exactly:
 Dong, Roth & Su 2022, Cor. 3.3), builds one PLD per other distinct event, self-composes it by its
-count (FFT powers), and composes the results. PLDs are cached: the pieces by their parameters
+count (FFT powers), and composes the results; the Laplace PLD is discretised here from its closed
+form (dp-accounting's own construction fails for small scales). PLDs are cached: the pieces by their parameters
 (shared by participants and accountants), the composed ones per summary, so a budget filter that
 asks about a candidate release and then registers it builds that composition once. The
 pessimistic PLD gives upper bounds (what :meth:`get_epsilon` reports, rounded outward); the
 optimistic PLD gives estimates of the same quantity from below the discretisation, available
 through :meth:`get_epsilon_interval` (Doroshenko et al. 2022, "Connect the dots"); they are
 estimates, not proven lower bounds.
+
+The pessimistic answers are also bounded by basic composition of the releases' pure (ε, δ)
+guarantees, when they all state one; where the FFT's absolute error swamps the target (δ below
+``FALLBACK_BELOW``), or dp-accounting cannot build or query a PLD, by the Rényi-DP accountant on the
+same releases too (a Chernoff tail evaluated in log space, valid to δ = 1e-300). The smallest valid
+bound is reported. One Laplace release is answered from its closed form δ(ε) = [1 − e^{(ε − ε₀)/2}]₊.
 """
 
 from __future__ import annotations
@@ -18,21 +25,27 @@ import functools
 import math
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
+from fractions import Fraction
 from typing import Any
 
+import numpy as np
 from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.privacy_accountant import NeighboringRelation
 
+from accountants import composition
 from accountants.base import Accountant
+from accountants.errors import UnsupportedEventError
 from accountants.events import ApproxDpEvent, PureDpEvent, epsilon_delta_of, flatten
 from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon
 from accountants.ledger import StrPath
+from accountants.moments import MomentsAccountant
 from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation, sensitivity_factor
 from accountants.validation import check_delta, check_positive
 
 __all__ = [
     "PLDAccountant",
+    "FALLBACK_BELOW",
     "MAX_GRID_INTERVAL",
     "MAX_GRID_POINTS",
     "MAX_SELF_COMPOSITIONS",
@@ -89,6 +102,9 @@ class PLDAccountant(Accountant[_Releases]):
         #: The most recently used composed PLDs (each can hold a million-point grid).
         self._pld_cache: OrderedDict[tuple[_Key, bool], pld_lib.PrivacyLossDistribution | None] = OrderedDict()
         self._query_cache: dict[tuple[_Key, str, float, bool], float] = {}
+        #: The fallback at tiny δ: the RDP accountant on the same releases (one participant a summary).
+        self._rdp_fallback = MomentsAccountant(neighboring_relation=neighboring_relation)
+        self._rdp_participants: dict[_Key, int | None] = {}
 
     def _empty(self) -> _Releases:
         return Counter()
@@ -151,21 +167,81 @@ class PLDAccountant(Accountant[_Releases]):
             return gaussian_epsilon(mu, value) if kind == "epsilon" else gaussian_delta(mu, value)
         key = (self._key(summary), kind, value, pessimistic)
         if key not in self._query_cache:
-            pld = self._pld(summary, pessimistic)
-            slack = PLD_ABSOLUTE_ERROR if _uses_fft(key[0]) else 0.0
-            if pld is None:
-                result = math.inf if kind == "epsilon" else 1.0
-            elif kind == "delta":
-                delta = float(pld.get_delta_for_epsilon(value)) * (1.0 + PLD_RELATIVE_ERROR) + slack
-                if delta == 0 and float(pld.get_delta_for_epsilon(0.0)) > 0:  # a tail below the float range
-                    delta = 5e-324
-                result = min(1.0, math.nextafter(delta, math.inf)) if delta > 0 else 0.0  # 0: identical outputs
-            else:
-                result = max(0.0, float(pld.get_epsilon_for_delta(value)))
-                if pessimistic:
-                    result = _raised_until_safe(pld, result, value, slack)
-            self._query_cache[key] = result
+            self._query_cache[key] = self._query(summary, key[0], kind, value, pessimistic)
         return self._query_cache[key]
+
+    def _query(self, summary: _Releases, key: _Key, kind: str, value: float, pessimistic: bool) -> float:
+        """:meth:`_cached_query` for a summary other than plain Gaussians: the closed form of one
+        Laplace release, else the composed PLD's answer and, where it is weak (tiny δ, or
+        dp-accounting failed), the fallback bounds (:meth:`_fallback`)."""
+        if pessimistic and len(key) == 1 and type(key[0][0]) is dp_event.LaplaceDpEvent and key[0][1] == 1:
+            return _laplace_query(key[0][0], kind, value, self.neighboring_relation)
+        failure: Exception | None = None
+        try:
+            result = self._pld_query(summary, key, kind, value, pessimistic)
+        except UnsupportedEventError:
+            raise
+        except _PEER_FAILURES as error:  # dp-accounting's own numerical failure on a valid event
+            if not pessimistic:
+                raise self.unsupported(key[0][0], f"dp-accounting's PLD failed: {error!s:.200}") from None
+            failure, result = error, (math.inf if kind == "epsilon" else 1.0)
+        if pessimistic:
+            weak = failure is not None or (value < FALLBACK_BELOW if kind == "epsilon" else result < FALLBACK_BELOW)
+            weak = weak or result == (math.inf if kind == "epsilon" else 1.0)
+            result = min(result, self._fallback(key, kind, value, with_rdp=weak))
+        if failure is not None and result == (math.inf if kind == "epsilon" else 1.0):
+            raise self.unsupported(
+                key[0][0], f"dp-accounting's PLD failed ({failure!s:.200}) and no other bound applies"
+            ) from None
+        return result
+
+    def _pld_query(self, summary: _Releases, key: _Key, kind: str, value: float, pessimistic: bool) -> float:
+        pld = self._pld(summary, pessimistic)
+        slack = PLD_ABSOLUTE_ERROR if _uses_fft(key) else 0.0
+        if pld is None:
+            return math.inf if kind == "epsilon" else 1.0
+        if kind == "delta":
+            delta = float(pld.get_delta_for_epsilon(value)) * (1.0 + PLD_RELATIVE_ERROR) + slack
+            if delta == 0 and float(pld.get_delta_for_epsilon(0.0)) > 0:  # a tail below the float range
+                delta = 5e-324
+            return min(1.0, math.nextafter(delta, math.inf)) if delta > 0 else 0.0  # 0: identical outputs
+        result = max(0.0, float(pld.get_epsilon_for_delta(value)))
+        return _raised_until_safe(pld, result, value, slack) if pessimistic else result
+
+    def _fallback(self, key: _Key, kind: str, value: float, with_rdp: bool) -> float:
+        """The smaller of basic composition of the releases' (ε, δ) guarantees (when every release
+        states one: e.g. a coarse grid's PLD can exceed the pure total) and, if ``with_rdp``, the
+        Rényi-DP accountant's bound on the same releases (when it supports them all): both are
+        valid upper bounds at any δ, both rounded outward."""
+        bounds = []
+        guarantees = _guarantees(key, self.neighboring_relation)
+        if guarantees is not None:
+            if kind == "epsilon":
+                bounds.append(composition.basic_epsilon(guarantees, value))
+            else:
+                bounds.append(composition.basic_delta(guarantees, value))
+        participant = self._rdp_participant(key) if with_rdp else None
+        if participant is not None:
+            rdp = self._rdp_fallback
+            bounds.append(
+                rdp.get_epsilon(value, participant) if kind == "epsilon" else rdp.get_delta(value, participant)
+            )
+        return min(bounds, default=math.inf if kind == "epsilon" else 1.0)
+
+    def _rdp_participant(self, key: _Key) -> int | None:
+        """The participant of this accountant's RDP fallback holding these releases (registered on
+        first use, so each event's curve is computed once), or None if it refuses one of them."""
+        if key not in self._rdp_participants:
+            number = len(self._rdp_participants)
+            try:
+                self._rdp_fallback.register_many(
+                    [dp_event.SelfComposedDpEvent(event, count) for event, count in key], [number] * len(key)
+                )
+            except UnsupportedEventError:
+                self._rdp_participants[key] = None
+            else:
+                self._rdp_participants[key] = number
+        return self._rdp_participants[key]
 
     def _pld(self, summary: _Releases, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
         """The composed PLD, or None if some release is not private at all."""
@@ -315,6 +391,48 @@ def _raised_until_safe(pld: pld_lib.PrivacyLossDistribution, epsilon: float, del
     return math.inf
 
 
+def _guarantees(key: _Key, relation: NeighboringRelation) -> list[tuple[float, float, int]] | None:
+    """(ε, δ, count) of every release that states a pure or approximate guarantee under
+    ``relation`` (randomized response states its ``REPLACE_ONE`` one), or None if one does not."""
+    triples = []
+    for event, count in key:
+        if isinstance(event, dp_event.NonPrivateDpEvent):
+            triples.append((math.inf, 0.0, count))
+            continue
+        if isinstance(event, dp_event.RandomizedResponseDpEvent) and relation != NeighboringRelation.REPLACE_ONE:
+            return None
+        guarantee = epsilon_delta_of(add_or_remove_equivalent(event, relation))
+        if guarantee is None:
+            return None
+        triples.append((*guarantee, count))
+    return triples
+
+
+def _laplace_query(event: dp_event.LaplaceDpEvent, kind: str, value: float, relation: NeighboringRelation) -> float:
+    """ε(δ) or δ(ε) of one Laplace release, exactly: with ε₀ its pure ε (rounded up, which only
+    raises both), δ(ε) = [1 − e^{(ε − ε₀)/2}]₊ and ε(δ) = [ε₀ + 2 log(1 − δ)]₊ (the hockey-stick
+    divergence of two Laplace densities ε₀ apart in units of the scale; e.g. Balle & Wang 2018's
+    analysis of additive noise). Each evaluation has a few roundings: stepped up by 4 units of
+    2^-53 of its terms' magnitudes and one float."""
+    guarantee = epsilon_delta_of(add_or_remove_equivalent(event, relation))
+    assert guarantee is not None  # a Laplace release states its ε
+    eps0 = guarantee[0]
+    if kind == "epsilon":
+        if math.isinf(eps0) or eps0 == 0:
+            return eps0
+        if value == 1.0:
+            return 0.0
+        shift = 2.0 * math.log1p(-value)
+        result = eps0 + shift + 4 * 2.0**-53 * (eps0 - shift)
+        return math.nextafter(result, math.inf) if result > 0 else 0.0
+    if math.isinf(eps0):
+        return 1.0
+    if value >= eps0:
+        return 0.0
+    delta = -math.expm1((value - eps0) / 2.0) * (1.0 + 4 * 2.0**-53)
+    return min(1.0, math.nextafter(delta, math.inf))
+
+
 def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
     if isinstance(event, ApproxDpEvent | PureDpEvent):
         return ""
@@ -341,6 +459,12 @@ PLD_RELATIVE_ERROR = 1e-9
 #: Assumed absolute error of an FFT convolution of privacy-loss distributions (float64 FFT of
 #: probability vectors summing to 1; dp-accounting truncates tails of mass 1e-15 pessimistically).
 PLD_ABSOLUTE_ERROR = 1e-14
+#: Below this δ (target of ε, or the PLD's own δ(ε)) the FFT's absolute error PLD_ABSOLUTE_ERROR
+#: dominates, so the pessimistic answers also consult basic composition and the RDP accountant.
+FALLBACK_BELOW = 1e-10
+#: The errors dp-accounting's PLD construction and queries raise on valid but numerically extreme
+#: inputs (e.g. "deltas are not in non-increasing order"): answered by the fallback bounds.
+_PEER_FAILURES = (ValueError, ArithmeticError, IndexError, MemoryError)
 #: Largest privacy-loss grid a query allocates (8 bytes a point, several arrays in the FFT).
 MAX_GRID_POINTS = 1_000_000
 #: Coarsest grid step (nats) a query uses; releases needing a coarser one are refused
@@ -451,17 +575,90 @@ def _piece(
 def _laplace(
     relation: NeighboringRelation, event: dp_event.LaplaceDpEvent, count: int, pessimistic: bool, interval: float
 ) -> pld_lib.PrivacyLossDistribution | None:
+    """``count`` Laplace releases: the PLD of one discretised from its closed form
+    (:func:`_laplace_masses`), self-composed by FFT."""
     if event.noise_multiplier == 0:
         return None
     if math.isinf(event.noise_multiplier):
         return pld_lib.identity(interval)
-    return pld_lib.from_laplace_mechanism(
-        parameter=min(event.noise_multiplier, _MAX_NOISE),
-        sensitivity=sensitivity_factor(relation),
-        pessimistic_estimate=pessimistic,
-        value_discretization_interval=interval,
-        use_connect_dots=pessimistic,
-    ).self_compose(count)
+    guarantee = epsilon_delta_of(add_or_remove_equivalent(event, relation))
+    assert guarantee is not None  # a Laplace release states its ε
+    if math.isinf(guarantee[0]):
+        return None
+    masses = _laplace_masses(guarantee[0], interval, pessimistic)
+    single = pld_lib.PrivacyLossDistribution.create_from_rounded_probability(
+        masses, 0.0, interval, pessimistic_estimate=pessimistic
+    )
+    with np.errstate(over="ignore"):  # scipy's log-sum-exp of the truncation bound: harmless here
+        return single.self_compose(count)
+
+
+def _laplace_masses(eps0: float, interval: float, pessimistic: bool) -> dict[int, float]:
+    """The privacy-loss distribution of one Laplace release whose pure ε is ``eps0``, on the grid
+    ``interval``·Z, from its closed form: pessimistic by connect-the-dots (Doroshenko et al. 2022,
+    Alg. 1: the discrete PLD whose δ(ε) matches the exact one at every grid point, an upper bound
+    between them), else with the losses rounded down (an estimate).
+
+    Under the first hypothesis the loss L has atoms ½ at ε₀ and ½e^{−ε₀} at −ε₀ and, between them,
+    P(L <= l) = ½e^{(l − ε₀)/2} (L = (|x − Δ| − |x|)/b for x ~ Laplace(b), ε₀ = Δ/b; both
+    hypotheses give the same distribution), so δ(ε) = 1 − g(ε) with g(ε) = e^{(ε − ε₀)/2} on
+    [−ε₀, ε₀], e^ε below and 1 above. Everything is computed from g (never from 1 − g), inside
+    [−ε₀, ε₀] in closed form: no cancellation and no overflow for any ε₀.
+    """
+    h = interval
+    if not pessimistic:  # cell i holds the losses in [ih, (i + 1)h)
+        first, last = math.floor(-eps0 / h), math.floor(eps0 / h)
+        index = np.arange(first, last + 1)
+        low, high = np.maximum(index * h, -eps0), np.minimum((index + 1) * h, eps0)
+        with np.errstate(under="ignore"):
+            masses = np.where(high > low, 0.5 * np.exp((high - eps0) / 2.0) * -np.expm1(-(high - low) / 2.0), 0.0)
+        masses[0] += 0.5 * math.exp(-eps0)
+        masses[-1] += 0.5
+        return dict(zip(index.tolist(), masses.tolist(), strict=True))
+    first, last = math.floor(-eps0 / h), math.ceil(eps0 / h)
+    if first == last:
+        return {first: 1.0}
+    index = np.arange(first, last + 1)
+    epsilons = index * h
+    region = np.where(epsilons >= eps0, 1, np.where(epsilons >= -eps0, 0, -1))  # above, on, below [−ε₀, ε₀]
+    with np.errstate(under="ignore", over="ignore"):
+        g_middle = np.exp((epsilons - eps0) / 2.0)
+        # rises[i] = g_{i+1} − g_i = δ_i − δ_{i+1}, in closed form where both ends share a region
+        rises = np.where(region[:-1] == 0, g_middle[:-1] * math.expm1(h / 2.0), np.exp(epsilons[:-1]) * math.expm1(h))
+        rises = np.where(region[:-1] == 1, 0.0, rises)
+        for k in np.flatnonzero(region[:-1] != region[1:]).tolist():  # at most two crossings
+            rises[k] = _laplace_crossing_rise(eps0, h, first + k, int(region[k]), int(region[k + 1]))
+        masses = np.empty(index.size)
+        masses[1:-1] = (math.exp(h) * rises[:-1] - rises[1:]) / math.expm1(h)
+        inside = (region[:-2] == 0) & (region[2:] == 0)
+        masses[1:-1] = np.where(inside, g_middle[1:-1] * math.expm1(h / 2.0) ** 2 / math.expm1(h), masses[1:-1])
+        masses[1:-1] = np.where((region[:-2] == -1) & (region[2:] == -1), 0.0, masses[1:-1])
+    if region[0] == -1 and region[1] == 0:  # g_0 − rises_0/(e^h − 1), rearranged without cancellation
+        masses[0] = (
+            math.exp((epsilons[1] - eps0) / 2.0) * math.expm1(_exact_half_sum(first + 1, h, eps0)) / math.expm1(h)
+        )
+    else:
+        g0 = math.exp(epsilons[0]) if region[0] == -1 else float(g_middle[0])
+        masses[0] = g0 - rises[0] / math.expm1(h)
+    masses[-1] = rises[-1] / -math.expm1(-h)
+    masses = np.maximum(masses, 0.0)
+    return dict(zip(index.tolist(), masses.tolist(), strict=True))
+
+
+def _exact_half_sum(i: int, h: float, eps0: float) -> float:
+    """(i·h + ε₀)/2, rounded once (the grid point and ε₀ nearly cancel at the crossing)."""
+    return float((i * Fraction(h) + Fraction(eps0)) / 2)
+
+
+def _laplace_crossing_rise(eps0: float, h: float, i: int, here: int, there: int) -> float:
+    """g((i+1)h) − g(ih) for grid points in different regions of the Laplace loss (−1: below −ε₀,
+    0: in [−ε₀, ε₀), 1: at or above ε₀), each exponent formed exactly before one rounding."""
+    at = Fraction(i) * Fraction(h)
+    if here == -1 and there == 0:  # e^{ε_i}(e^{(ε_{i+1} − ε₀)/2 − ε_i} − 1)
+        return math.exp(float(at)) * math.expm1(float((at + Fraction(h) - Fraction(eps0)) / 2 - at))
+    if here == 0:  # 1 − e^{(ε_i − ε₀)/2} = δ_i
+        return -math.expm1(float((at - Fraction(eps0)) / 2))
+    return -math.expm1(float(at))  # from below −ε₀ straight to above ε₀: 1 − e^{ε_i}
 
 
 def _randomized_response(
