@@ -4,7 +4,9 @@ An effort fixes the audited trials per side and how the calibration trials (the 
 search, :mod:`audits.distinguishers`) and the neighbour search's pilot trials
 (:mod:`audits.neighbour_search`) scale with them; an argument the caller gives overrides its preset.
 
-* ``"quick"``: 10^4 trials per side, 2,000 calibration and 1,000 pilot trials — a smoke test.
+* ``"smoke"``: 2,000 trials per side, 500 calibration and 200 pilot trials — about a second for a
+  vectorised mechanism; it catches gross violations only (a bug that multiplies ε by several).
+* ``"quick"``: 10^4 trials per side, 2,000 calibration and 1,000 pilot trials.
 * ``"default"``: 10^5 trials per side; calibration trials/10 in [2,000, 20,000], pilots trials/10
   in [1,000, 100,000].
 * ``"thorough"``: 10^7 trials per side, for violations whose tail events have probabilities near
@@ -42,6 +44,7 @@ class Effort:
 
 #: The presets by name.
 EFFORTS = {
+    "smoke": Effort("smoke", 2_000, calibration=(10, 500, 500), pilot=(10, 200, 200)),
     "quick": Effort("quick", 10_000, calibration=(10, 2_000, 2_000), pilot=(10, 1_000, 1_000)),
     "default": Effort("default", 100_000, calibration=(10, 2_000, 20_000), pilot=(10, 1_000, 100_000)),
     "thorough": Effort("thorough", 10_000_000, calibration=(50, 2_000, 200_000), pilot=(20, 2_000, 500_000)),
