@@ -565,7 +565,7 @@ class _Scan:
 def _scan(data: bytes, path: Path | None, mode: str, *, first_line: int = 1, need_header: bool = True) -> _Scan:
     scan = _Scan()
     where = "ledger text" if path is None else f"ledger file {path}"
-    if need_header and not data.strip():
+    if need_header and _blank(data):
         if mode == _STRICT:
             raise LedgerFileError(f"{where} is empty: expected a header line", path=path, line=1)
         scan.irregular = bool(data)
@@ -631,7 +631,7 @@ def _take_header(scan: _Scan, data: bytes, raw: bytes, complete: bool, path: Pat
 def _take_line(scan: _Scan, raw: bytes, number: int, complete: bool, path: Path | None, mode: str) -> bool:
     """Read one line after the header; False if it was left unread (a torn tail, follow mode)."""
     where = _where(path)
-    if not raw or raw.isspace():
+    if _blank(raw):
         scan.irregular = True
         return True
     try:
@@ -717,7 +717,7 @@ def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> int:
         failed_at, is_record = _parse_span(scan, raw, start, end, number, path)
         if failed_at is None:  # one JSON value: a record (taken), or a part of a fragment
             if is_record:
-                if raw[fragment_start:start].strip():
+                if not _blank(raw[fragment_start:start]):
                     scan.fragments.append(raw[fragment_start:start])
                 fragment_start = end
                 records += 1
@@ -725,9 +725,15 @@ def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> int:
         else:  # the candidates this parse entered and had not closed fail where it failed
             inside = slice(index + 1, int(np.searchsorted(starts, failed_at)))
             skip[inside] |= (parities[inside] == parities[index]) & (ends[inside] >= failed_at)
-    if raw[fragment_start:].strip():
-        scan.fragments.append(raw[fragment_start:])
+    rest = raw[fragment_start:]
+    if not _blank(rest):
+        scan.fragments.append(rest)
     return records
+
+
+def _blank(data: bytes) -> bool:
+    """Empty or white space only (without copying ``data``, as ``strip`` would)."""
+    return not data or data.isspace()
 
 
 def _complete(raw: bytes) -> bool:
