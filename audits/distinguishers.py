@@ -3,7 +3,9 @@
 A distinguisher is fitted on releases from D and from D′ and returns a score function (higher:
 "ran on D"). :class:`SearchedScore` fits every candidate on one half of its calibration trials,
 picks the one whose deciding lower bound is largest on the other half (bounds within 0.01 of the
-best, such as every bound being 0, are tied and the same bounds at 50 % confidence decide), and is
+best, such as every bound being 0, are tied: on a categorical release, every coordinate a few
+repeated values, the joint-category ratio wins the tie, as without evidence the estimated
+Neyman–Pearson test is the best guess; otherwise the same bounds at 50 % confidence decide), and is
 then run on fresh trials, which alone give the audit's bounds: selecting among candidates on data
 the bounds never see keeps the bounds valid without a multiplicity correction (the "held-out"
 route of Jagielski et al. 2020; Nasr et al. 2021).
@@ -62,6 +64,7 @@ if TYPE_CHECKING:  # attacks and the statistics are imported on first use
 __all__ = [
     "CANDIDATES",
     "DEFAULT_RESOLUTION",
+    "JOINT",
     "TIE_BREAK_CONFIDENCE",
     "TIE_TOLERANCE",
     "Fit",
@@ -319,13 +322,15 @@ def gradient_boosting(values_in: np.ndarray, values_out: np.ndarray) -> Score | 
     return score
 
 
+#: The name of the joint-category ratio among :data:`CANDIDATES`.
+JOINT = "joint-category likelihood ratio"
 #: The distinguishers the search tries, in order of preference on ties. The joint-category ratio
 #: comes first: it applies only where the releases' categories can be counted, and there it tends
 #: to the Neyman–Pearson test as the calibration grows, so it is the choice when the held-out
 #: bounds cannot tell the candidates apart (a small violation, such as Lyu et al.'s Algorithm 4 at
 #: ε = 0.1, where every selection bound is 0).
 CANDIDATES: Mapping[str, Fit] = {
-    "joint-category likelihood ratio": joint_category_likelihood_ratio,
+    JOINT: joint_category_likelihood_ratio,
     "mean-difference projection": mean_difference_projection,
     "gaussian likelihood ratio": gaussian_likelihood_ratio,
     "laplace likelihood ratio": laplace_likelihood_ratio,
@@ -341,6 +346,13 @@ CANDIDATES: Mapping[str, Fit] = {
 def quantize(scores: np.ndarray, grid: float) -> np.ndarray:
     """``scores`` rounded to multiples of ``grid`` (> 0)."""
     return np.round(np.asarray(scores, dtype=np.float64) / grid) * grid
+
+
+def _categorical(values_in: np.ndarray, values_out: np.ndarray) -> bool:
+    """Whether every coordinate of the releases takes a few repeated values and nothing else (the
+    joint-category ratio is then the Neyman–Pearson test estimated without a model)."""
+    pooled = np.concatenate([flat(values_in), flat(values_out)])
+    return repeats_values(pooled) and not any(c.continuous for c in ColumnCategories(pooled).columns)
 
 
 def _as_numbers(scores: Any, name: str) -> np.ndarray:
@@ -444,9 +456,12 @@ class SearchedScore:
         best = max(self.validation.values())
         tied = [name for name, epsilon in self.validation.items() if epsilon >= best - TIE_TOLERANCE]
         self.tie_break = {}
-        if len(tied) > 1:  # e.g. every bound 0 on a small validation half: the median bounds decide
-            self.tie_break = {name: self._selection_epsilon(*quantized[name], TIE_BREAK_CONFIDENCE) for name in tied}
-        self.chosen = max(tied, key=lambda n: self.tie_break.get(n, 0.0))  # first on ties
+        if JOINT in tied and _categorical(values_in[:half_in], values_out[:half_out]):
+            self.chosen = JOINT  # no evidence either way: the frequency ratio of a categorical release
+        else:
+            if len(tied) > 1:  # e.g. every bound 0 on a small validation half: the median bounds decide
+                self.tie_break = {n: self._selection_epsilon(*quantized[n], TIE_BREAK_CONFIDENCE) for n in tied}
+            self.chosen = max(tied, key=lambda n: self.tie_break.get(n, 0.0))  # first on ties
         self.score = fitted[self.chosen]
         both = np.concatenate(validation[self.chosen])
         self.grid = self.resolution * max(float(np.max(np.abs(both))), 1e-300)

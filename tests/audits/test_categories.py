@@ -155,3 +155,25 @@ def test_a_score_that_returns_text_is_refused_with_its_name():
     search = SearchedScore({"text": text}, delta=0.0, confidence=0.95, deciding=("clopper_pearson",))
     with pytest.raises(ValueError, match=r"score 'text' must return real numbers .* got dtype <U4"):
         search.calibrate(releases, releases)
+
+
+def test_a_categorical_release_without_evidence_goes_to_the_joint_category_ratio():
+    """Two categorical sides that the validation half cannot tell apart: every candidate ties and
+    the joint-category ratio is chosen; a continuous release ties the other way (first candidate
+    by the median bounds)."""
+    from audits.distinguishers import JOINT, SearchedScore
+
+    rng = np.random.default_rng(6)
+    options = {"delta": 0.0, "confidence": 0.95, "deciding": ("clopper_pearson",)}
+
+    def releases(values):
+        return type("R", (), {"values": values})()
+
+    codes_in, codes_out = rng.integers(-1, 2, size=(2_000, 3)), rng.integers(-1, 2, size=(2_000, 3))
+    search = SearchedScore(CANDIDATES, **options)
+    assert search.calibrate(releases(codes_in), releases(codes_out))["distinguisher"] == JOINT
+    assert search.tie_break == {}  # decided by the rule, not by the median bounds
+    noise_in, noise_out = rng.normal(size=(400, 3)), rng.normal(size=(400, 3))
+    search = SearchedScore(CANDIDATES, **options)
+    assert search.calibrate(releases(noise_in), releases(noise_out))["distinguisher"] != JOINT
+    assert search.tie_break  # every bound 0: the median bounds decide
