@@ -39,6 +39,7 @@ __all__ = [
     "AUTO_ITERATIONS",
     "LinearPredictions",
     "LooseDataNormWarning",
+    "OneClassWarning",
     "RemovedResult",
     "UnitBallRecords",
     "auto_iterations",
@@ -53,6 +54,7 @@ __all__ = [
     "validate_binary_data",
     "warn_if_loose_bound",
     "warn_if_not_converged",
+    "warn_if_one_class",
 ]
 
 #: (T when the noise dominates, the fewest and the most iterations when it does not) of ``auto_iterations``.
@@ -239,6 +241,31 @@ def auto_iterations(epsilon: float, condition: float) -> int:
     if not math.isfinite(condition):
         return most
     return int(min(most, max(fewest, math.ceil(5.0 * condition * (1.0 - 1e-12)))))  # κ's last-bit rounding
+
+
+class OneClassWarning(UserWarning):
+    """The fitted model predicts the same class for every training row."""
+
+
+def warn_if_one_class(predicted: np.ndarray, estimator: str) -> bool:
+    """Warn (``OneClassWarning``) when a fitted ``estimator`` predicts one class (``predicted``, its
+    predictions on its training rows) for every training row; True if it warned.
+
+    A model that always answers one class is what the noise leaves when it drowns the signal (a
+    budget too small for the number of rows, or rows far inside the data bound). Like
+    ``warn_if_loose_bound``, the warning reads the private rows but is shown only to whoever holds
+    them and enters no release, so it costs no privacy.
+    """
+    classes = np.unique(predicted)
+    if classes.size != 1:
+        return False
+    warnings.warn(
+        f"{estimator} predicts the class {classes.tolist()[0]!r} for every training row: if the fit is private, the noise "
+        "drowns the signal. Raise epsilon, train on more rows, or declare a tighter public data bound",
+        OneClassWarning,
+        stacklevel=3,
+    )
+    return True
 
 
 def warn_if_loose_bound(X: np.ndarray, data_norm: float, estimator: str, factor: float = 4.0) -> bool:

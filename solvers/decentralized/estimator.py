@@ -57,6 +57,7 @@ from solvers.private_estimator import (
     true_or_false,
     validate_binary_data,
     warn_if_not_converged,
+    warn_if_one_class,
 )
 
 __all__ = ["MIN_EPSILON", "DecentralizedClassifier"]
@@ -269,6 +270,8 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         if keep:
             self.secret_result_ = result
             self.secret_seed_ = root
+        scores = X @ self.coef_[0] + self.intercept_[0]  # the training rows as validated (predict would re-check them)
+        warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
         return self
 
     def _solver(self, problem: DecentralizedProblem) -> tuple[DecentralizedSolver, float]:

@@ -7,6 +7,15 @@ model as a linear classifier without intercept. ``C`` has scikit-learn's meaning
 fit_intercept=False)``; internally λ = 1/(C·N) (the mean-loss scaling of
 ``solvers.sharing.problem``).
 
+``epsilon`` is the total budget of the fit, as for every estimator of the toolkit. With
+``noise="output"`` (the certified mode, safe sensitivity) each party releases a Gaussian share in
+each of the T iterations; the noise multiplier z is the smallest whose T-fold composition the exact
+Gaussian accountant (Dong, Roth & Su 2019, μ = sqrt(T)/z) bounds by (``epsilon``, ``delta``) for a
+change of one party's block of a row, and ``privacy_`` reports that total. In the claim modes
+(``noise="parameter"`` or ``sensitivity="paper"``, not differentially private) each iteration is
+given ε/T, so the paper's claimed total by basic composition is ``epsilon``. The default
+(``noise=None``) is Algorithm 1 without noise: not private, and ``privacy_`` says so (every ε is inf).
+
 Like ``DPADMMClassifier``, a fitted estimator holds only what is safe to publish (the model, the
 privacy spent, the ledger, the public run constants and claims); the noise seed and the training
 history only with ``keep_secrets=True`` (``secret_result_``, ``secret_seed_``).
@@ -20,8 +29,18 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from accountants.calibration import calibrate_noise_multiplier
+from accountants.exact_gaussian import ExactGaussianAccountant
 from mechanisms.gaussian import Calibration
-from solvers.private_estimator import RemovedResult, noise_seed_sequence, public_info, validate_binary_data
+from solvers.private_estimator import (
+    RemovedResult,
+    noise_seed_sequence,
+    positive_integer,
+    positive_number,
+    public_info,
+    validate_binary_data,
+    warn_if_one_class,
+)
 from solvers.sharing.admm import ADMMSharing
 from solvers.sharing.partition import partition_vertical
 from solvers.sharing.problem import VerticalProblem
@@ -44,7 +63,11 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
       rho_scale: ρ = rho_scale/N (the toolkit's default ρ = 1/N; the paper gives no ρ).
       n_iterations: T.
       noise: None, "output" or "parameter" (see ``ADMMSharing``).
-      epsilon, noise_multiplier, sigma, delta, b1, sensitivity, calibration: as ``ADMMSharing``.
+      epsilon: the total ε of the fit (module docstring), instead of ``noise_multiplier`` or ``sigma``.
+      noise_multiplier, sigma: as ``ADMMSharing`` (per release), instead of ``epsilon``.
+      delta: δ of the total budget (and of the reported ε).
+      b1, sensitivity, calibration: as ``ADMMSharing`` (``calibration`` only matters with a
+        per-release noise of the claim modes).
       accountants: accountant names reported in ``privacy_``.
       random_state: None (default: the noise comes from fresh OS entropy, never from numpy's
         global generator), or an int or RandomState that fixes the noise, for reproducibility (an
@@ -116,12 +139,13 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
         labels = np.where(y == self.classes_[1], 1.0, -1.0)
         n = X.shape[0]
         problem = VerticalProblem(partition_vertical(X, labels, self.blocks), lam=1.0 / (self.C * n))
+        epsilon, noise_multiplier = self._per_release_budget()
         solver = ADMMSharing(
             rho=self.rho_scale / n,
             n_iterations=self.n_iterations,
             noise=self.noise,
-            epsilon=self.epsilon,
-            noise_multiplier=self.noise_multiplier,
+            epsilon=epsilon,
+            noise_multiplier=noise_multiplier,
             sigma=self.sigma,
             delta=self.delta,
             b1=self.b1,
@@ -151,7 +175,33 @@ class VerticalLogisticRegression(ClassifierMixin, BaseEstimator):
         if keep:
             self.secret_result_ = result
             self.secret_seed_ = seed
+        scores = X @ self.coef_[0] + self.intercept_[0]  # the training rows as validated (predict would re-check them)
+        warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
         return self
+
+    def _per_release_budget(self) -> tuple[float | None, float | None]:
+        """(ε per iteration, z per release) for ``ADMMSharing`` from the total ``epsilon``: z of the
+        T-fold exact Gaussian composition in the certified mode, ε/T in the claim modes; the user's
+        ``noise_multiplier`` as it is when ``epsilon`` is None.
+
+        Raises:
+          ValueError: ``epsilon`` is not a positive finite number or comes with ``noise_multiplier`` or
+            ``sigma``, or ``n_iterations`` is not a positive integer.
+        """
+        if self.epsilon is None or self.noise is None:
+            return self.epsilon, self.noise_multiplier
+        if self.noise_multiplier is not None or self.sigma is not None:
+            raise ValueError(
+                f"give one of epsilon (the total budget), noise_multiplier or sigma, got epsilon={self.epsilon!r}, "
+                f"noise_multiplier={self.noise_multiplier!r}, sigma={self.sigma!r}"
+            )
+        epsilon = positive_number(self.epsilon, "epsilon")
+        T = positive_integer(self.n_iterations, "n_iterations")
+        if self.noise == "output" and self.sensitivity == "safe":
+            delta = positive_number(self.delta, "delta")
+            z = calibrate_noise_multiplier(epsilon, delta, count=T, accountant=ExactGaussianAccountant)
+            return None, float(z)
+        return epsilon / T, self.noise_multiplier
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         """xᵀw per row (the sum of the parties' shares), shape (n,); positive means ``classes_[1]``."""

@@ -55,6 +55,7 @@ from solvers.private_estimator import (
     validate_binary_data,
     warn_if_loose_bound,
     warn_if_not_converged,
+    warn_if_one_class,
 )
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer, L2Regularizer
@@ -311,6 +312,8 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         if keep:
             self.secret_result_ = result
             self.secret_seed_ = root
+        scores = X @ self.coef_[0] + self.intercept_[0]  # the training rows as validated (predict would re-check them)
+        warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
         return self
 
     def _iterations(self, lam: float, n_agents: int) -> int:

@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.stats import norm
+from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
@@ -14,7 +16,14 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 
-from solvers.private_estimator import LooseDataNormWarning, auto_iterations, warn_if_loose_bound
+from solvers.private_estimator import (
+    LooseDataNormWarning,
+    OneClassWarning,
+    auto_iterations,
+    warn_if_loose_bound,
+    warn_if_one_class,
+)
+from solvers.sharing.estimator import VerticalLogisticRegression
 from solvers.star.estimator import DPADMMClassifier
 
 
@@ -61,7 +70,7 @@ def test_with_negligible_noise_the_default_fit_matches_logistic_regression(scale
 def test_unit_rows_under_the_default_bound_warn_and_name_the_fix():
     X_train, _, y_train, _ = _split()
     rows = Normalizer().fit_transform(X_train)
-    with pytest.warns(LooseDataNormWarning, match="Declare a tighter public bound"):
+    with pytest.warns(LooseDataNormWarning, match="Declare a tighter public bound"), pytest.warns(OneClassWarning):
         model = DPADMMClassifier(epsilon=1e6, n_iterations=20, tol=None, random_state=0).fit(rows, y_train)
     assert model.info_["data_norm"] == math.sqrt(30)  # the warning changes nothing in the fit
 
@@ -69,7 +78,8 @@ def test_unit_rows_under_the_default_bound_warn_and_name_the_fix():
 def test_a_noisy_default_fit_keeps_300_iterations():
     X_train, _, y_train, _ = _split()
     model = DPADMMClassifier(tol=None, random_state=0, accountants=())
-    model.fit(MinMaxScaler().fit_transform(X_train), y_train)
+    with pytest.warns(OneClassWarning):  # ε = 1 on 398 rows: the noise drowns a signal at a quarter of the bound
+        model.fit(MinMaxScaler().fit_transform(X_train), y_train)
     assert model.n_iter_ == 300
 
 
@@ -78,3 +88,48 @@ def test_n_iterations_other_than_auto_or_a_positive_integer_is_refused():
     for bad in ("many", 0, 2.5, True):
         with pytest.raises(ValueError, match="n_iterations must be 'auto' or an integer >= 1"):
             DPADMMClassifier(n_agents=2, n_iterations=bad).fit(X, y)
+
+
+def _unit_rows():
+    X, y = load_breast_cancer(return_X_y=True)
+    return MinMaxScaler().fit_transform(X) / math.sqrt(X.shape[1]), y
+
+
+def test_the_vertical_epsilon_is_the_total_of_the_fit():
+    """Was the ε of each of the T iterations (a total ≈ 21 for epsilon=1 over 50 iterations)."""
+    X, y = _unit_rows()
+    model = VerticalLogisticRegression(noise="output", epsilon=1.0, b1=1.0, n_iterations=50, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)
+        model.fit(X, y)
+    assert model.privacy_["exact_gaussian"] == pytest.approx(1.0, rel=1e-6)
+    # independent: T releases of multiplier z compose to GDP μ = sqrt(T)/z (Dong, Roth & Su 2019, Cor. 2)
+    mu = math.sqrt(50) / model.info_["noise_multiplier"][0]
+    delta = norm.cdf(-1.0 / mu + mu / 2) - math.exp(1.0) * norm.cdf(-1.0 / mu - mu / 2)
+    assert delta == pytest.approx(1e-5, rel=1e-4)
+    claimed = clone(model).set_params(noise="parameter").fit(X, y)
+    assert claimed.info_["claimed_epsilon_basic"] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_the_vertical_epsilon_is_refused_with_a_noise_multiplier():
+    X, y = _unit_rows()
+    model = VerticalLogisticRegression(noise="output", epsilon=1.0, noise_multiplier=2.0, b1=1.0, n_iterations=5)
+    with pytest.raises(ValueError, match="give one of epsilon .the total budget., noise_multiplier or sigma"):
+        model.fit(X, y)
+
+
+def test_a_model_that_predicts_one_class_warns():
+    X, y = _unit_rows()
+    with pytest.warns(OneClassWarning, match="DPADMMClassifier predicts the class 1 for every training row"):
+        DPADMMClassifier(tol=None, random_state=0, accountants=()).fit(X * math.sqrt(X.shape[1]), y)  # min-max
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OneClassWarning)
+        DPADMMClassifier(epsilon=math.inf, data_norm=1.0, n_iterations=300, tol=None, random_state=0).fit(X, y)
+
+
+def test_the_one_class_check_reads_its_predictions_only():
+    with pytest.warns(OneClassWarning, match="Est predicts the class 'a'"):
+        assert warn_if_one_class(np.array(["a", "a"]), "Est")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not warn_if_one_class(np.array(["a", "b"]), "Est")
