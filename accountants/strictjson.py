@@ -212,15 +212,15 @@ def _bracket_blocks(
 ) -> Iterator[tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.uint8], npt.NDArray[np.int64]]]:
     """Block by block from ``start``: the positions of the brackets, whether each opens, the parity
     of the unescaped quotes between ``start`` and each, and the positions of the unescaped quotes.
-    A block never ends inside a run of backslashes, so whether a quote is escaped is decided within
-    its block (``start`` is a bracket, never inside such a run)."""
+    A block never ends inside a run of backslashes or just after one, so whether a quote is escaped
+    is decided within its block (``start`` is a bracket, never inside such a run)."""
     buffer = np.frombuffer(data, dtype=np.uint8)
     quotes_before = 0
     while start < buffer.size:
         end = min(start + _BLOCK, buffer.size)
-        if buffer[end - 1] == _BACKSLASH:
+        if buffer[end - 1] == _BACKSLASH:  # keep the run and the byte it escapes in this block
             match = _BACKSLASH_RUN.match(data, end)
-            end = match.end() if match else end
+            end = min((match.end() if match else end) + 1, buffer.size)
         block = buffer[start:end]
         opening = (block == _OPEN_BRACE) | (block == _OPEN_BRACKET)
         local = np.flatnonzero(opening | (block == _CLOSE_BRACE) | (block == _CLOSE_BRACKET))
