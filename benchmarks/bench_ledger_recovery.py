@@ -9,6 +9,9 @@
 3. Crafted ledgers (deep nesting, duplicate keys, 100 MB lines, huge numbers): ``Ledger.load``
    raises a ``LedgerFileError`` naming the file and line (target: ≤ 2 s each).
 
+Each row gives the wall time and, in its note, the process's CPU time: on a machine shared with
+other work the wall time also counts their turns.
+
   python benchmarks/bench_ledger_recovery.py [--quick]
 """
 
