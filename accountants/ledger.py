@@ -687,8 +687,9 @@ def _salvage(scan: _Scan, raw: bytes, number: int, path: Path | None) -> int:
 
     Linear in the length of the line. A record begins at a ``{`` (see ``_RECORD_KEY``) and, if
     complete, ends at its matching bracket in the view of the line where that ``{`` is outside a
-    string (:class:`accountants.strictjson.BracketView`), so each candidate is parsed over that span
-    only, and only if it nests no deeper than a record can. When a parse fails at byte p, every
+    string (:class:`accountants.strictjson.BracketView`; :func:`accountants.strictjson.span_from`
+    for a few candidates), so each candidate is parsed over that span only, and only if it nests no
+    deeper than a record can. When a parse fails at byte p, every
     candidate it had entered and not closed by p fails at p too (parsing a value does not depend on
     what surrounds it), so those are not parsed again; the candidates it closed before p parsed
     without error and are taken as they are. Each byte is thus parsed a bounded number of times.
@@ -783,8 +784,8 @@ def _record(raw: bytes) -> LedgerEntry | dict[str, Any]:
     nested deeper than a record can be) or LedgerFileError.
 
     A line with more brackets than :data:`MAX_JSON_DEPTH` is measured before it is parsed
-    (:class:`accountants.strictjson.BracketView`, kept on the _Torn for recovery): if its first
-    bracket does not close at its end it is not complete JSON, and is not parsed at all.
+    (:func:`accountants.strictjson.read_from_start`): if its first bracket does not close at its
+    end it is not complete JSON, and is not parsed at all.
     """
     text = raw.lstrip(b" \t\r\n")
     if text[:1] in (b"{", b"[") and text.count(b"{") + text.count(b"[") > MAX_JSON_DEPTH:
@@ -819,8 +820,22 @@ def _record_of(value: object) -> LedgerEntry | dict[str, Any]:
 def _whole_document(data: bytes, path: Path | None) -> dict[str, Any] | None:
     """``data`` as one :meth:`Ledger.dumps` document, or None if it is not one JSON value (it may be
     JSON lines); raises :class:`LedgerFileError`, naming the line, if it is one but not strict JSON."""
+    text = data.lstrip(b" \t\r\n")
+    if text[:1] != b"{":
+        return None
+    deep, complete = strictjson.read_from_start(text, MAX_JSON_DEPTH)
+    if deep is not None and _complete(text):
+        line = data.count(b"\n", 0, len(data) - len(text) + deep) + 1
+        raise LedgerFileError(
+            f"{_where(path)}, line {line}: nested deeper than {MAX_JSON_DEPTH} levels of objects and arrays, "
+            f"which no ledger is (events nest at most MAX_EVENT_DEPTH = {MAX_EVENT_DEPTH} deep)",
+            path=path,
+            line=line,
+        )
+    if not complete:
+        return None
     try:
-        value = strictjson.loads(data, MAX_JSON_DEPTH, locate=True)
+        value = strictjson.loads(data, None, locate=True)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
     except strictjson.StrictJSONError as error:

@@ -365,3 +365,16 @@ def test_recovery_finds_the_records_a_quadratic_reference_finds(tmp_path_factory
     for fragment in report.set_aside:  # what is set aside holds no record
         assert reference_salvage(fragment.encode("utf-8", "surrogateescape")) == []
     os.remove(path)
+
+
+def test_a_deep_document_is_refused_by_line_and_an_unclosed_one_is_not_a_document(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema": "accountants.ledger", "version": 1, "entries": [\n' + "[" * 100 + "]" * 100 + "\n]}")
+    with pytest.raises(LedgerFileError, match="line 2: nested deeper than 67 levels") as caught:
+        Ledger.load(path)
+    assert caught.value.line == 2
+    with pytest.raises(LedgerFileError, match="line 2: nested deeper than 67 levels"):
+        Ledger.loads(path.read_text())
+    path.write_text('{"schema": "accountants.ledger", "version": 1, "entries": [\n' + "[" * 100)
+    with pytest.raises(LedgerFileError, match="is not a ledger: line 1 is not complete JSON"):
+        Ledger.load(path)
