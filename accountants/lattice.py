@@ -116,6 +116,7 @@ class _Piece(NamedTuple):
     spread: float  # Σ c m²: Hoeffding's variance proxy
     tilt: float  # θ: masses are tilted by e^{θ i}
     log_scale: float  # S: and scaled by e^{−S}
+    moved: float = 0.0  # tilted: Hoeffding bounds on the lower-tail masses moved up so far
 
 
 def _sum_up(values: NDArray[np.float64]) -> float:
@@ -151,11 +152,12 @@ def _cut(piece: _Piece, exponent: float) -> _Piece:
     lowest kept atom and the upper tail onto +∞ (fact 2 above), sums rounded up.
 
     Untilted, the moved masses are the computed ones (their errors move with them). Tilted, moving
-    a computed mass up would multiply its error by the tilt, so the lower tail's exact mass is
-    bounded by Hoeffding's inequality instead (cuts only move mass up, so the exact pessimistic
-    variable is at least the uncut sum Σ ±m_i, whose mass below the mean minus t is at most
-    e^{−t²/(2Σcm²)}); the upper tail's exact untilted mass is at most e^{S − θ(high + 1)} times its
-    tilted bound (θ >= 0)."""
+    a computed mass would multiply its error by the tilt, so both tails' exact masses are bounded
+    by Hoeffding's inequality instead. Cuts only move mass up, so the exact pessimistic variable X'
+    is at least the uncut sum X = Σ ±m_i, whose mass below the mean minus t (or above the mean plus
+    t) is at most e^{−t²/(2Σcm²)}; and where finite, X' exceeds X only where a lower tail was moved,
+    which has probability at most ``moved`` (the sum of those bounds), so the mass X' moves above
+    the window is at most Hoeffding's bound plus ``moved``."""
     half = math.sqrt(2.0 * exponent * piece.spread)
     low = max(piece.offset, math.floor(piece.mean - half))
     high = min(piece.offset + piece.masses.size - 1, math.ceil(piece.mean + half))
@@ -164,28 +166,37 @@ def _cut(piece: _Piece, exponent: float) -> _Piece:
     start, stop = low - piece.offset, high - piece.offset + 1
     kept = piece.masses[start:stop].copy()
     tilted = piece.tilt > 0 or piece.log_scale != 0
+    moved_mass = piece.moved
     if start > 0:
         if not tilted:
             moved = float(kept[0]) + _sum_up(piece.masses[:start])
-        else:  # the mean is a sum of positive terms, within 1e-10 of itself; the bound is rounded up
-            deviation = piece.mean * (1.0 - 1e-10) - low
-            log_tail = -(deviation * deviation) / (2.0 * piece.spread) * (1.0 - 16 * _U)
+        else:  # the mean is a sum of positive terms, within 1e-10 of itself; bounds rounded up
+            log_tail = _hoeffding_log_tail(piece.mean * (1.0 - 1e-10) - low, piece.spread)
             argument = log_tail + piece.tilt * low - piece.log_scale
             if argument > 700.0:  # the tilt would make the moved mass dominate: not a useful tilt
                 raise OverflowError("lattice: the tilted lower tail overflows")
             tail = math.exp(argument) * (1.0 + (abs(log_tail) + abs(piece.tilt * low) + 8.0) * 8 * _U)
             moved = float(kept[0]) + tail + _TINY
+            moved_mass += math.exp(log_tail) * (1.0 + 8 * _U) + _TINY
         kept[0] = math.nextafter(moved * (1.0 + 2 * _U), math.inf) if moved > 0 else 0.0
     infinite = piece.infinite
     if stop < piece.masses.size:
-        upper = math.exp(piece.log_rel_err) * (1.0 + 4 * _U) * _sum_up(piece.masses[stop:])
-        if tilted:
-            log_factor = piece.log_scale - piece.tilt * (high + 1)
-            log_factor += 8 * _U * (abs(piece.log_scale) + abs(piece.tilt * (high + 1)) + 1.0)
-            upper = math.exp(min(log_factor, 0.0)) * (upper + piece.abs_err) if log_factor < 0 else 1.0
+        if not tilted:
+            upper = math.exp(piece.log_rel_err) * (1.0 + 4 * _U) * _sum_up(piece.masses[stop:])
+        else:  # X' >= high + 1 (integers)
+            log_tail = _hoeffding_log_tail(high + 1 - piece.mean * (1.0 + 1e-10), piece.spread)
+            upper = math.exp(log_tail) * (1.0 + 8 * _U) + _TINY + moved_mass
         if upper > 0:
             infinite = min(1.0, math.nextafter((infinite + upper) * (1.0 + 4 * _U), math.inf))
-    return piece._replace(offset=low, masses=kept, infinite=infinite)
+    return piece._replace(offset=low, masses=kept, infinite=infinite, moved=moved_mass)
+
+
+def _hoeffding_log_tail(deviation: float, spread: float) -> float:
+    """An upper bound on log P[|X − E X| >= ``deviation``] on one side, −t²/(2 ``spread``) (Hoeffding
+    1963: X a sum of independent terms ±m_i, spread = Σ m_i²), or 0 when the deviation is not positive."""
+    if deviation <= 0:
+        return 0.0
+    return -(deviation * deviation) / (2.0 * spread) * (1.0 - 16 * _U)
 
 
 def _binomial_piece(multiple: int, count: int, step: float, tilt: float, exponent: float) -> _Piece:
@@ -292,6 +303,7 @@ def _convolve(a: _Piece, b: _Piece, exponent: float) -> _Piece:
     abs_err = rel_a * total_a * b.abs_err + rel_b * total_b * a.abs_err + a.abs_err * b.abs_err + rel_a * rel_b * fft_l1
     abs_err = math.nextafter(abs_err * (1.0 + 8 * _U), math.inf) if abs_err > 0 else 0.0
     infinite = a.infinite + b.infinite
+    moved = a.moved + b.moved
     log_scale = a.log_scale + b.log_scale
     log_rel_err += _U * abs(log_scale)
     if a.tilt > 0 and np.any(masses > 0):  # largest mass into [1/2, 1): exact for normal numbers
@@ -311,6 +323,7 @@ def _convolve(a: _Piece, b: _Piece, exponent: float) -> _Piece:
             spread=a.spread + b.spread,
             tilt=a.tilt,
             log_scale=log_scale,
+            moved=math.nextafter(moved, math.inf) if moved > 0 else 0.0,
         ),
         exponent,
     )

@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from accountants import AdvancedCompositionAccountant, PrivacyOdometer, PureDpEvent, PureEpsilonAccountant
-from accountants.composition import delta_from_log_rr, optimal_delta, optimal_epsilon, total_epsilon
+from accountants.composition import (
+    delta_from_log_rr,
+    kov_heterogeneous_epsilon,
+    optimal_delta,
+    optimal_epsilon,
+    total_epsilon,
+)
 from accountants.lattice import lattice_delta, lattice_epsilon
 
 DELTAS = [1e-3, 1e-8, 1e-15, 4e-16, 1e-30, 1e-100, 1e-200, 1e-300]
@@ -158,3 +164,21 @@ def test_the_tilted_lattice_is_never_below_the_exact_optimum(groups, delta):
     total = total_epsilon(groups)
     assert exact <= bound
     assert bound <= exact * 1.01 or bound == total or exact == math.inf
+
+
+def test_two_thousand_distinct_releases_at_one_in_a_googol():
+    """2,000 distinct ε in [0.01, 0.11) (far beyond enumeration, ~2,000 FFT convolutions): at
+    δ = 1e-100 the tilted lattice lies between the optimum of 2,000 releases at the smallest ε (a
+    lower bound on the optimum) and that at the largest, and below KOV Thm. 3.5 (formerly it was the
+    plain sum, 119.95, below δ ≈ 1e-12)."""
+    releases = [0.01 + 0.00005 * i for i in range(2000)]
+    accountant = AdvancedCompositionAccountant().register_many([PureDpEvent(eps) for eps in releases])
+    epsilon = accountant.get_epsilon(1e-100)
+    guarantees = [(eps, 0.0, 1) for eps in releases]
+    assert (
+        optimal_epsilon([(releases[0], 0.0, 2000)], 1e-100)
+        < epsilon
+        < optimal_epsilon([(releases[-1], 0.0, 2000)], 1e-100)
+    )
+    assert epsilon < kov_heterogeneous_epsilon(guarantees, 1e-100) / 1.01
+    assert epsilon == pytest.approx(64.968, abs=1e-3)
