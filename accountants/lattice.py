@@ -62,6 +62,11 @@ __all__ = [
 # Floating point: the binomials carry a-priori relative error bounds, which multiply under
 # convolution; each FFT convolution adds an absolute (ℓ1) error bound, which adds up. The one
 # assumption is the accuracy of scipy's FFT (pocketfft), see _FFT_ETA.
+# Tiny δ: the absolute error is about 1e-13 of the total mass, so below δ = 1e-8 every mass at
+# lattice index i is multiplied by e^{θi} (an exponential tilt, which commutes with convolution,
+# θ the Chernoff tilt of the ε sought) and scaled by a power of two: the masses that decide δ are
+# then the large ones, and δ = Σ x_i (1 − e^{ε − L_i}) is summed in log space after untilting. The
+# cut tails are then bounded by Hoeffding's inequality (see _cut) and the windows keep e^-40·δ.
 
 #: Default lattice resolution r (see _lattice_step): the composed ε grows by about r of itself
 #: (measured within 0.5 % of the optimum, see the guide).
