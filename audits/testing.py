@@ -164,8 +164,8 @@ def _shown(value: Any, width: int = 160) -> str:
     import numpy as np
 
     text = (
-        np.array2string(value, threshold=24, precision=6, separator=", ")
-        if isinstance(value, np.ndarray)
+        np.array2string(np.asarray(value), threshold=24, precision=6, separator=", ")
+        if isinstance(value, (np.ndarray, np.generic))
         else repr(value)
     )
     text = " ".join(text.split())
