@@ -130,6 +130,8 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
 
     def epsilon_from_summary(self, summary: _Guarantees, delta: float) -> float:
         triples = self._triples(summary)
+        if not triples:  # no release: identical outputs
+            return 0.0
         if self._exact(triples):
             return composition.optimal_epsilon(triples, delta)
         bound = composition.basic_epsilon(triples, delta)
@@ -142,6 +144,8 @@ class AdvancedCompositionAccountant(_GuaranteeAccountant):
 
     def delta_from_summary(self, summary: _Guarantees, epsilon: float) -> float:
         triples = self._triples(summary)
+        if not triples:  # no release: identical outputs
+            return 0.0
         if self._exact(triples):
             return composition.optimal_delta(triples, epsilon)
         basic = composition.basic_delta(triples, epsilon)

@@ -183,7 +183,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
     if statdp_rows:
         out += [
             "",
-            "### StatDP's incorrect algorithms (StatDP reports a violation at every ε₀)",
+            "### StatDP's incorrect algorithms (StatDP reports each of them as a violation)",
             "",
             "| algorithm | ε₀ | true ε | " + " | ".join(heads) + " |",
             "|---|---|---|" + "---|" * len(heads),
