@@ -321,6 +321,7 @@ def assert_private(
       AssertionError: the audit proved a VIOLATION (the message says how to reproduce it).
       TypeError / ValueError: a bad argument, named.
     """
+    __tracebackhide__ = True  # pytest shows the failing test's line, not this function's source
     import time
 
     from audits.api import audit
