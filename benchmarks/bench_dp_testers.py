@@ -28,13 +28,16 @@ from audits.effort import effort_preset
 from audits.testbench import DPSNIPER, STATDP_EPSILONS, Algorithm, statdp_suite
 
 
-def algorithms(suite: str, only: Iterable[str]) -> list[tuple[Algorithm, float]]:
-    """(algorithm, ε₀) of ``suite`` ("dpsniper", "statdp" or "all"), restricted to the names in ``only``."""
+def algorithms(
+    suite: str, only: Iterable[str], epsilons: Iterable[float] = STATDP_EPSILONS
+) -> list[tuple[Algorithm, float]]:
+    """(algorithm, ε₀) of ``suite`` ("dpsniper", "statdp" or "all"), restricted to the names in
+    ``only``; StatDP's at the claimed ``epsilons``."""
     chosen: list[tuple[Algorithm, float]] = []
     if suite in ("dpsniper", "all"):
         chosen += [(a, a.claimed_epsilon) for a in DPSNIPER]
     if suite in ("statdp", "all"):
-        chosen += [(a, e) for e in STATDP_EPSILONS for a in statdp_suite(e)]
+        chosen += [(a, e) for e in epsilons for a in statdp_suite(e)]
     names = set(only)
     return [(a, e) for a, e in chosen if not names or a.name in names]
 
@@ -226,10 +229,11 @@ def main() -> None:
     parser.add_argument("--trials", type=int, nargs="*", default=[], help="trials per side (default: the effort's)")
     parser.add_argument("--seeds", type=int, nargs="*", default=[0])
     parser.add_argument("--effort", default="default")
+    parser.add_argument("--epsilon0", type=float, nargs="*", default=list(STATDP_EPSILONS), help="StatDP's claimed ε₀")
     parser.add_argument("--incorrect-only", action="store_true", help="skip the correct algorithms")
     args = parser.parse_args()
     effort_preset(args.effort)
-    chosen = algorithms(args.suite, args.only)
+    chosen = algorithms(args.suite, args.only, args.epsilon0)
     if args.incorrect_only:
         chosen = [(a, e) for a, e in chosen if not a.correct]
     if not chosen:
