@@ -9,12 +9,12 @@ interpreter's stack (``RecursionError``). :func:`loads` refuses each with a :cla
 measured before parsing, in one vectorised pass (:func:`depth_exceeded`), so no input can make the
 parser recurse past the limit.
 
-:func:`bracket_structure` serves the recovery of torn lines: a torn line is not one JSON value, and
-where its strings begin depends on where reading starts. Every ``"`` that is not escaped toggles
-between "in a string" and "outside", so reading from any position sees one of two alternating
-views (the *parity* of the unescaped quotes before that position); within one view the brackets
-outside strings nest, and each ``{`` has at most one matching bracket. Both views are computed at
-once, in time linear in the length of the line.
+:class:`BracketView` and :func:`span_from` serve the recovery of torn lines: a torn line is not one
+JSON value, and where its strings begin depends on where reading starts. Every ``"`` that is not
+escaped toggles between "in a string" and "outside", so reading from any position sees one of two
+alternating views (the *parity* of the unescaped quotes before that position); within one view the
+brackets outside strings nest, and each ``{`` has at most one matching bracket. Both views are
+computed at once, in time linear in the length of the line, block by block (numpy).
 """
 
 from __future__ import annotations
