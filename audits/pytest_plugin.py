@@ -4,8 +4,9 @@
   :func:`audits.testing.assert_private`'s ``effort`` and ``seed`` for the run (a call that names its
   own keeps it).
 * The ``dp_audit`` fixture: :func:`audits.testing.assert_private` itself, for tests that prefer a fixture.
-* At the end of the run, a summary of every privacy assertion (mechanism, claim, verdict, the largest
-  lower bound, effort, seed) in the terminal.
+* At the end of the run, a summary of the privacy assertions in the terminal: one line per violation
+  (with ``-v``, per assertion: mechanism, claim, verdict, the largest lower bound, effort, seed) and
+  the counts.
 
 The failure text of an assertion is plain lines whose first line names the violation, so JUnit XML
 (``--junitxml``) shows it as the failure message. The plugin imports nothing of the toolkit until a
@@ -14,6 +15,7 @@ test uses it, so a run without privacy assertions pays nothing for it.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +29,7 @@ _EFFORTS = ("smoke", "quick", "default", "thorough")
 
 def _seed(text: str) -> int:
     if not text.isdigit():
-        raise pytest.UsageError(f"--dp-seed must be an integer >= 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
     return int(text)
 
 
@@ -63,13 +65,14 @@ def dp_audit() -> Callable[..., Any]:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """One line per privacy assertion of the run, if there were any."""
+    """One line per violation (per assertion with ``-v``) and the counts, if the run made privacy assertions."""
     testing = sys.modules.get("audits.testing")
     done = [] if testing is None else testing.records()
     if not done:
         return
     terminalreporter.section("privacy assertions")
-    for r in done:
+    verbose = config.getoption("verbose", 0) > 0
+    for r in done if verbose else [r for r in done if r.verdict == "VIOLATION"]:
         verdict = "FAILED (VIOLATION)" if r.verdict == "VIOLATION" else "passed"
         pairs = f", {r.pairs_examined} pairs examined" if r.pairs_examined > 1 else ""
         terminalreporter.write_line(
@@ -77,4 +80,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             f"seed {r.seed}, false alarm ≤ {1 - r.confidence:.3g}{pairs} ({r.seconds:.1f} s)"
         )
     failed = sum(r.verdict == "VIOLATION" for r in done)
-    terminalreporter.write_line(f"{len(done)} privacy assertion(s), {failed} violation(s)")
+    shown = "" if verbose or failed == len(done) else " (-v lists the passing ones too)"
+    terminalreporter.write_line(f"{len(done)} privacy assertion(s), {failed} violation(s){shown}")

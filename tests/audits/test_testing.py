@@ -131,12 +131,12 @@ def test_a_users_ten_line_test_file_fails_on_the_bugs_and_passes_on_their_twins(
     assert "3 failed" in buggy.stdout
     for name in ("bug_zoo.variance_as_std", "bug_zoo.uncomposed", "audits.testbench.svt.svt5"):
         assert f"privacy VIOLATION: {name} is not" in buggy.stdout
-    assert "privacy assertions" in buggy.stdout and "3 privacy assertion(s), 3 violation(s)" in buggy.stdout
+    assert "privacy assertions" in buggy.stdout and "3 privacy assertion(s), 3 violation(s)\n" in buggy.stdout
     junit = (tmp_path / "out.xml").read_text()
     assert junit.count('<failure message="AssertionError: privacy VIOLATION: ') == 3
     correct = _run_user_tests(tmp_path, CORRECT)
     assert correct.returncode == 0, correct.stdout + correct.stderr
-    assert "3 passed" in correct.stdout and "3 privacy assertion(s), 0 violation(s)" in correct.stdout
+    assert "3 passed" in correct.stdout and "3 privacy assertion(s), 0 violation(s) (-v lists" in correct.stdout
 
 
 P_ONE = 0.5
@@ -154,8 +154,9 @@ def one_sided(data, rng, n):
 def test_the_false_alarm_rate_at_confidence_0_8_stays_below_the_stated_one():
     """100 seeds of a mechanism that meets its claim with equality. The stated rate is 20 %; one
     Clopper–Pearson side is exact here (no false negatives), so the bound errs only through the
-    false-positive side at α_b/2 = 0.2 / 3 and the measured rate is about 5–7 %: the union bound over
-    the deciding bounds and over the two error rates makes the assertion conservative."""
+    false-positive side at α_b/2 = 0.2 / 3 (about 5 % once the upper limit on the false negatives shifts
+    it); measured: 2 in seeds 0–99, 7 in seeds 0–199. The union bound over the deciding bounds and over
+    the two error rates makes the assertion conservative."""
     claim = Claim(epsilon=1e-9, delta=1 - P_ONE)
     failures = 0
     for seed in range(100):
