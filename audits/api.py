@@ -203,6 +203,9 @@ def audit(
     resolution: float = DEFAULT_RESOLUTION,
     name: str | None = None,
     progress: bool | None = None,
+    checkpoint: str | Path | None = None,
+    backend: str = "processes",
+    address: str | None = None,
 ) -> AuditReport:
     """Audit the user's ``mechanism`` against ``claim`` on the neighbouring data sets D and D′.
 
@@ -230,6 +233,12 @@ def audit(
         (default, for "default": trials/10 in [1,000, 100,000]). resolution: of the scores
         (:func:`audits.distinguishers.quantize`).
       name: the report's name. progress: a progress bar on stderr (None: when stderr is a terminal).
+      checkpoint: a folder that records every finished chunk of audited trials; an audit stopped at
+        any point, run again with the same arguments, continues from it with the same report (a
+        folder written by another audit is refused, :mod:`audits.checkpoint`).
+      backend: "processes" (this machine's cores) or "ray" (Ray tasks; the mechanism is shipped to
+        the workers as Ray ships functions, :mod:`audits.ray_backend`); address: the Ray cluster's
+        (None: the Ray of this process, or a local one). The report is the same for both.
 
     Returns:
       An :class:`AuditReport`.
@@ -292,7 +301,15 @@ def audit(
         name=name,
     )
     result = run_spec(
-        spec, trials=trials, confidence=confidence, seed=seed, calibration_trials=n_search, progress=progress
+        spec,
+        trials=trials,
+        confidence=confidence,
+        seed=seed,
+        calibration_trials=n_search,
+        progress=progress,
+        checkpoint=checkpoint,
+        backend=backend,
+        address=address,
     )
     report = dict(result.report)
     if search is not None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +29,17 @@ import numpy as np
 from audits.spec import AuditSpec
 from audits.workers import die_with_parent, terminate
 
-__all__ = ["MIN_PARALLEL_JOBS", "ChunkJob", "ChunkOutcome", "default_workers", "run_chunk", "run_chunks", "run_trials"]
+__all__ = [
+    "MIN_PARALLEL_JOBS",
+    "ChunkJob",
+    "ChunkOutcome",
+    "Record",
+    "default_workers",
+    "recorded_chunk",
+    "run_chunk",
+    "run_chunks",
+    "run_trials",
+]
 
 #: Fewer chunks than this run here: starting workers would cost more than it saves.
 MIN_PARALLEL_JOBS = 4
@@ -38,11 +48,13 @@ MIN_PARALLEL_JOBS = 4
 @dataclass(frozen=True)
 class ChunkJob:
     """One chunk: on D (``on_d``) or D′, with these trials' seeds; ``utility``: whether it
-    evaluates the spec's utility (a chunk on D among the first ``UTILITY_TRIALS``)."""
+    evaluates the spec's utility (a chunk on D among the first ``UTILITY_TRIALS``); ``index``: its
+    place among the audit's chunks (the name of its checkpoint file, :mod:`audits.checkpoint`)."""
 
     on_d: bool
     seeds: Sequence[np.random.SeedSequence]
     utility: bool = False
+    index: int = 0
 
 
 @dataclass(frozen=True)
@@ -92,30 +104,47 @@ def run_chunk(spec: AuditSpec, job: ChunkJob) -> ChunkOutcome:
     )
 
 
-#: The spec and jobs of the running ``run_chunks`` call, inherited by its forked workers.
-_INHERITED: tuple[AuditSpec, Sequence[ChunkJob]] | None = None
+#: What a chunk's outcome is handed to where it was computed (a checkpoint's ``save``), or None.
+Record = Callable[[int, ChunkOutcome], object] | None
+
+#: The spec, jobs and record of the running ``run_chunks`` call, inherited by its forked workers.
+_INHERITED: tuple[AuditSpec, Sequence[ChunkJob], Record] | None = None
+
+
+def recorded_chunk(spec: AuditSpec, job: ChunkJob, record: Record) -> ChunkOutcome:
+    """:func:`run_chunk`, then ``record(job.index, outcome)`` (if any) in the process that ran it."""
+    outcome = run_chunk(spec, job)
+    if record is not None:
+        record(job.index, outcome)
+    return outcome
 
 
 def _inherited_job(index: int) -> ChunkOutcome:
     if _INHERITED is None:
         raise RuntimeError("a chunk worker started without the audit it belongs to")
-    spec, jobs = _INHERITED
-    return run_chunk(spec, jobs[index])
+    spec, jobs, record = _INHERITED
+    return recorded_chunk(spec, jobs[index], record)
 
 
 def run_chunks(
-    spec: AuditSpec, jobs: Sequence[ChunkJob], *, workers: int, done: Callable[[int], object]
-) -> Iterator[ChunkOutcome]:
+    spec: AuditSpec,
+    jobs: Sequence[ChunkJob],
+    *,
+    workers: int,
+    done: Callable[[int], object],
+    record: Record = None,
+) -> Generator[ChunkOutcome, None, None]:
     """The outcomes of ``jobs``, in order, from ``workers`` processes (1: this one); ``done(trials)``
-    is called as each chunk finishes (for the progress bar)."""
+    is called as each chunk finishes (for the progress bar), ``record(job.index, outcome)`` in the
+    process that ran the chunk, as soon as it finished (a checkpoint's ``save``)."""
     global _INHERITED
     if workers <= 1 or len(jobs) < MIN_PARALLEL_JOBS or "fork" not in multiprocessing.get_all_start_methods():
         for job in jobs:
-            outcome = run_chunk(spec, job)
+            outcome = recorded_chunk(spec, job, record)
             done(outcome.trials)
             yield outcome
         return
-    _INHERITED = (spec, jobs)
+    _INHERITED = (spec, jobs, record)
     others = set(multiprocessing.active_children())  # processes this call did not start
     pool = ProcessPoolExecutor(
         max_workers=min(workers, len(jobs)),

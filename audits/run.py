@@ -20,6 +20,10 @@ and ``dvp`` the paper's total β (default 6); for ``sharing-*`` the per-iteratio
 for ``pdml`` the users' label ε. The report's ``epsilon_meaning`` repeats it. Several values
 (``--epsilon 0.3 0.6 1``) run one audit per value, each into its own folder ``OUT/epsilon-VALUE/``, and
 draw them together in ``OUT/privacy_utility.png``.
+A stopped audit (a crash, a signal, SIGKILL) continues with ``--resume OUT``: every finished chunk was
+recorded in ``OUT/.checkpoint/`` (removed once the audit completes), and the resumed audit gives the
+same report (:mod:`audits.checkpoint`). ``--backend ray [--address ADDR]`` runs the trials as Ray tasks
+on a cluster (:mod:`audits.ray_backend`), with the same report.
 Exit status: 0 consistent, 1 VIOLATION (in any audit; no other path exits 1), 2 usage error (unknown
 name, bad value, solver missing, an output that cannot be written), 3 internal error (one line on stderr
 naming the error and the file its traceback was saved to), 128 + N when stopped by signal N (the worker
@@ -32,6 +36,7 @@ import argparse
 import dataclasses
 import math
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -64,6 +69,9 @@ def run_audit(
     quick: bool = False,
     calibration_trials: int | None = None,
     progress: bool | None = None,
+    checkpoint: Path | None = None,
+    backend: str = "processes",
+    address: str | None = None,
 ) -> tuple[dict[str, Any], list[AttackScores]]:
     """Run the audit ``name``; return (report, attacks): ``attacks`` is a list of
     ``attacks.AttackScores``, the audited attack first.
@@ -79,6 +87,10 @@ def run_audit(
       calibration_trials: trials per hypothesis used only to fit the attacks (disjoint from the
         audited trials); default trials/50 clipped to [200, 2000].
       progress: show a progress bar (None: when stderr is a terminal).
+      checkpoint: a folder recording every finished chunk; an audit stopped at any point continues
+        from it with the same report (:mod:`audits.checkpoint`).
+      backend: "processes" (this machine) or "ray" (Ray tasks, :mod:`audits.ray_backend`); address:
+        the Ray cluster's (None: a local one). The report is the same for both.
 
     Raises:
       ValueError: unknown name or bad value; ``UnavailableTarget`` for a missing solver.
@@ -96,6 +108,9 @@ def run_audit(
         quick=quick,
         calibration_trials=calibration_trials,
         progress=progress,
+        checkpoint=checkpoint,
+        backend=backend,
+        address=address,
     )
     return result.report, result.attacks
 
@@ -205,6 +220,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="a small run for smoke tests")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help=f"continue the stopped audit whose output folder is DIR from the chunks it recorded in DIR/{CHECKPOINT} "
+        "(same name and options; the same report as an uninterrupted run)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("processes", "ray"),
+        default="processes",
+        help="where the trials run: processes of this machine (default) or Ray tasks (pip install '.[ray]')",
+    )
+    p.add_argument("--address", help="with --backend ray: the cluster's address (default: start a local Ray)")
     return p
 
 
@@ -273,7 +302,8 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             raise ValueError(f"--epsilon values must be distinct, got {' '.join(f'{e:g}' for e in args.epsilon)}")
         folder = args.name.replace(":", "-")
         default = Path("audit-results") / (f"{folder}-quick" if args.quick else folder)
-        out = check_output(args.out if args.out is not None else default)
+        out = check_output(_output_folder(args, default))
+        _check_run_options(args, out, epsilons)
         check_options(trials=args.trials, delta=args.delta, confidence=args.confidence, seed=args.seed)
         for epsilon in epsilons:  # every value is checked before any trial runs
             build_spec(args.name, epsilon, args.delta, args.quick)
@@ -299,6 +329,35 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 1 if any(report["verdict"] == "VIOLATION" for report in reports) else 0
 
 
+#: The folder, inside an audit's output folder, where the command records its finished chunks.
+CHECKPOINT = ".checkpoint"
+
+
+def _output_folder(args: argparse.Namespace, default: Path) -> Path:
+    if args.resume is None:
+        return Path(args.out) if args.out is not None else default
+    if args.out is not None and args.out.expanduser().absolute() != args.resume.expanduser().absolute():
+        raise ValueError(f"--resume {args.resume} continues the audit written to that folder: drop --out {args.out}")
+    return Path(args.resume)
+
+
+def _check_run_options(args: argparse.Namespace, out: Path, epsilons: Sequence[float | None]) -> None:
+    """--resume needs a stopped audit's checkpoint in ``out``, a run without it none; --address needs Ray."""
+    folders = [out if len(epsilons) == 1 else out / f"epsilon-{e:g}" for e in epsilons]
+    found = [folder / CHECKPOINT for folder in folders if (folder / CHECKPOINT).exists()]
+    if args.resume is not None and not found:
+        raise ValueError(f"--resume {out}: no stopped audit there (no {CHECKPOINT} folder in it)")
+    if args.resume is None and found:
+        raise ValueError(
+            f"{found[0]} holds the chunks of a stopped audit: continue it with --resume {out}, or remove that folder"
+        )
+    if args.address is not None and args.backend != "ray":
+        raise ValueError(f"--address {args.address} needs --backend ray")
+    from audits.ray_backend import check_backend
+
+    check_backend(args.backend)
+
+
 def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None, out: Path) -> dict[str, Any] | None:
     """Run one audit of the command line at ``epsilon``, print its table, write its report into
     ``out`` (all files or none, :func:`audits.report.write_audit`); return the report, or None after
@@ -315,10 +374,14 @@ def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None,
             seed=args.seed,
             quick=args.quick,
             progress=False if args.no_progress else None,
+            checkpoint=out / CHECKPOINT,
+            backend=args.backend,
+            address=args.address,
         )
     except (UnavailableTarget, ValueError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return None
+    shutil.rmtree(out / CHECKPOINT)  # the audit is complete: its chunks are in the report
     print(format_table(report))  # the verdict is shown before anything can fail to be written
     print(f"runtime: {report['runtime_seconds']} s")
     try:

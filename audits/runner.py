@@ -15,22 +15,25 @@ ledger (cached: the ledger depends only on public parameters).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import numbers
 import sys
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Generator, Hashable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from audits.chunks import ChunkJob, default_workers, run_chunks, run_trials
+from audits.chunks import ChunkJob, ChunkOutcome, default_workers, run_chunks, run_trials
 from audits.spec import AuditContext, AuditSpec, Claim, Finding
 from solvers.engine.seeding import TrialSeeds
 
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
     from accountants.ledger import Ledger
     from attacks.base import AttackScores
+    from audits.checkpoint import Checkpoint
     from audits.stats import LowerBound
 
 __all__ = [
@@ -161,6 +164,9 @@ def run_spec(
     calibration_trials: int | None = None,
     progress: bool | None = None,
     workers: int | None = None,
+    checkpoint: str | Path | None = None,
+    backend: str = "processes",
+    address: str | None = None,
 ) -> AuditResult:
     """Run the audit ``spec``: the trials, the attacks, the bounds, the sections, the report.
 
@@ -173,6 +179,10 @@ def run_spec(
       progress: show a progress bar on stderr (None: when stderr is a terminal).
       workers: processes that run the audited trials' chunks (None: :func:`audits.chunks.default_workers`;
         the report is the same for every count).
+      checkpoint: a folder that records every finished chunk (:mod:`audits.checkpoint`); an audit
+        with the same spec and options continues from the chunks it holds, with the same report.
+      backend: "processes" (this machine's cores, :mod:`audits.chunks`) or "ray" (Ray tasks,
+        :mod:`audits.ray_backend`); the report is the same for both. address: the Ray cluster's.
     """
     from tqdm import tqdm
 
@@ -191,7 +201,15 @@ def run_spec(
             f"the results of several runs (AuditSpec.merge), got {n_cal:,}"
         )
     _check_claimed_bound(spec)
+    from audits.ray_backend import check_backend
+
+    backend = check_backend(backend)
     ledger = solver_ledger(spec)
+    saved = (
+        None
+        if checkpoint is None
+        else _checkpoint(spec, Path(checkpoint), n, n_cal, confidence, seed, stream_key, quick)
+    )
     root = stream(seed, stream_key)
     seeds_in, seeds_out = (TrialSeeds(child, n) for child in root.spawn(2))
     bar = tqdm(
@@ -230,16 +248,20 @@ def run_spec(
     info: Any = None
     details: Any = None
     jobs = [
-        ChunkJob(on_d, seeds[lo : min(lo + CHUNK, n)], utility=on_d and lo < UTILITY_TRIALS)
+        ChunkJob(
+            on_d, seeds[lo : min(lo + CHUNK, n)], utility=on_d and lo < UTILITY_TRIALS, index=2 * (lo // CHUNK) + k
+        )
         for lo in range(0, n, CHUNK)
-        for on_d, seeds in ((True, seeds_in), (False, seeds_out))
+        for k, (on_d, seeds) in enumerate(((True, seeds_in), (False, seeds_out)))
     ]
-    for outcome in run_chunks(spec, jobs, workers=default_workers() if workers is None else workers, done=bar.update):
-        info, details = outcome.info, outcome.details
-        for attack, seen in zip(spec.attacks, outcome.observations, strict=True):
-            observations[attack.name][0 if outcome.on_d else 1].append(seen)
-        for key, values in outcome.utility.items():
-            utility.setdefault(key, []).append(values)
+    chosen = default_workers() if workers is None else workers
+    with contextlib.closing(_outcomes(spec, jobs, saved, backend, address, chosen, bar.update)) as outcomes:
+        for outcome in outcomes:
+            info, details = outcome.info, outcome.details
+            for attack, seen in zip(spec.attacks, outcome.observations, strict=True):
+                observations[attack.name][0 if outcome.on_d else 1].append(seen)
+            for key, values in outcome.utility.items():
+                utility.setdefault(key, []).append(values)
     bar.close()
     attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
     audited, claim = attacks[0], spec.claim
@@ -320,6 +342,62 @@ def run_spec(
         _merge_verdicts(report, finding)
     report["runtime_seconds"] = round(time.perf_counter() - start, 1)
     return AuditResult(report, all_attacks, lower, upper, observations)
+
+
+def _checkpoint(
+    spec: AuditSpec,
+    folder: Path,
+    n: int,
+    n_cal: int,
+    confidence: float,
+    seed: int,
+    stream_key: tuple[int, ...],
+    quick: bool,
+) -> Checkpoint:
+    """The checkpoint ``folder`` of this audit (:mod:`audits.checkpoint`), refused if another audit wrote it."""
+    from audits.checkpoint import Checkpoint, fingerprint
+
+    identity = fingerprint(
+        spec,
+        trials=n,
+        calibration_trials=n_cal,
+        confidence=confidence,
+        seed=seed,
+        stream_key=stream_key,
+        quick=quick,
+        chunk=CHUNK,
+    )
+    return Checkpoint(folder, identity)
+
+
+def _outcomes(
+    spec: AuditSpec,
+    jobs: Sequence[ChunkJob],
+    saved: Checkpoint | None,
+    backend: str,
+    address: str | None,
+    workers: int,
+    done: Callable[[int], object],
+) -> Generator[ChunkOutcome, None, None]:
+    """Every chunk's outcome, in order: read from ``saved`` if it holds it, else run on ``backend`` (and
+    recorded in ``saved``)."""
+    recorded = frozenset() if saved is None else saved.done
+    pending = [job for job in jobs if job.index not in recorded]
+    record = None if saved is None else saved.save
+    if backend == "ray":
+        from audits.ray_backend import ray_chunks
+
+        computed = ray_chunks(spec, pending, address=address, done=done, record=record)
+    else:
+        computed = run_chunks(spec, pending, workers=workers, done=done, record=record)
+    with contextlib.closing(computed):  # an error here stops the workers before it propagates
+        for job in jobs:
+            if saved is not None and job.index in recorded:
+                outcome = saved.load(job.index)
+                done(outcome.trials)
+                yield outcome
+            else:
+                yield next(computed)
 
 
 def _check_claimed_bound(spec: AuditSpec) -> None:
