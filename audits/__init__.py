@@ -13,6 +13,7 @@ attacks, :class:`Claim`, extra sections) and run by the one audit loop, :func:`r
 (:mod:`audits.runner`). ``python -m audits.run NAME`` (:func:`run_audit`) runs a named target of
 :mod:`audits.registry`: a built-in, an entry point of ``dp_admm_audit.audits``, or ``module:attribute``;
 :mod:`audits.broken` keeps deliberately broken mechanisms that the audits must flag.
+:func:`assert_private` (:mod:`audits.testing`) makes an audit a test that fails on a violation.
 """
 
 from typing import TYPE_CHECKING
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.stats import one_run_fdp_audit as one_run_fdp_audit
     from audits.stats import roc_curve as roc_curve
     from audits.stats import tpr_at_fpr as tpr_at_fpr
+    from audits.testing import assert_private as assert_private
 
 _EXPORTS = {
     "AuditReport": "audits.api",
@@ -79,6 +81,7 @@ _EXPORTS = {
     "one_run_fdp_audit": "audits.stats",
     "roc_curve": "audits.stats",
     "tpr_at_fpr": "audits.stats",
+    "assert_private": "audits.testing",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
