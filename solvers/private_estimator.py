@@ -222,7 +222,7 @@ def per_release_epsilon(epsilon: float, delta: float, count: int) -> tuple[float
     return float(single), float(z)
 
 
-def auto_iterations(epsilon: float, condition: float) -> int:
+def auto_iterations(epsilon: float, condition: float, iterations: tuple[int, int, int] = AUTO_ITERATIONS) -> int:
     """The number of iterations T of a fit, from public quantities only: the total ε and the condition
     number κ = L/μ of the objective on the mapped records (L the public curvature bound of the loss,
     μ its public strong convexity, e.g. κ = N/(4λ) = C n (B s)²/4 for the logistic loss).
@@ -233,9 +233,10 @@ def auto_iterations(epsilon: float, condition: float) -> int:
     stays at 300. Above, the noise is negligible and T = ⌈5κ⌉ (gradient steps of size 1/L contract
     the error by 1 − 1/κ each, e^{−5} after 5κ steps), at least 300 and at most 3000 (which bounds the
     fit time; rows far inside the bound make κ of the data larger than the public one can say, see
-    ``warn_if_loose_bound``).
+    ``warn_if_loose_bound``). ``iterations`` replaces (300, 300, 3000) for solvers whose local steps
+    are exact minimisations rather than gradient steps (fewer, dearer iterations).
     """
-    noise_dominated, fewest, most = AUTO_ITERATIONS
+    noise_dominated, fewest, most = iterations
     if epsilon <= 10.0:
         return noise_dominated
     if not math.isfinite(condition):
@@ -260,8 +261,8 @@ def warn_if_one_class(predicted: np.ndarray, estimator: str) -> bool:
     if classes.size != 1:
         return False
     warnings.warn(
-        f"{estimator} predicts the class {classes.tolist()[0]!r} for every training row: if the fit is private, the noise "
-        "drowns the signal. Raise epsilon, train on more rows, or declare a tighter public data bound",
+        f"{estimator} predicts the class {classes.tolist()[0]!r} for every training row: if the fit is private, "
+        "the noise drowns the signal. Raise epsilon, train on more rows, or declare a tighter public data bound",
         OneClassWarning,
         stacklevel=3,
     )

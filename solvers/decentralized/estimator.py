@@ -49,6 +49,7 @@ from solvers.private_estimator import (
     LinearPredictions,
     RemovedResult,
     UnitBallRecords,
+    auto_iterations,
     graph_topology,
     noise_seed_sequence,
     positive_integer,
@@ -61,6 +62,9 @@ from solvers.private_estimator import (
 )
 
 __all__ = ["MIN_EPSILON", "DecentralizedClassifier"]
+
+#: ``auto_iterations``'s (T when the noise dominates, fewest, most) for exact local minimisations.
+_AUTO_ITERATIONS = (100, 100, 1000)
 
 _VARIANTS = ("radmm", "mradmm", "pp", "dvp")
 
@@ -114,7 +118,11 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         theorems' precondition).
       eta_growth: q ≥ 1, the growth of η (MR-ADMM per odd step, PP per step); 1 for R-ADMM and DVP.
       gamma: γ ≥ 0 of the even steps of R-ADMM/MR-ADMM.
-      n_iterations: T (even for R-ADMM/MR-ADMM).
+      n_iterations: T, or "auto" (default): 100 for a total ε ≤ 10, else ⌈5κ⌉ within [100, 1000],
+        κ = N/(4λ) = C n (B s)²/4 (``private_estimator.auto_iterations``, public quantities only;
+        DPADMMClassifier's rule with the bounds of a solver whose local steps are exact
+        minimisations), rounded up to even for R-ADMM/MR-ADMM; a number must be even for them.
+        ``n_iter_`` is the T used.
       tol: ``ConvergenceWarning`` threshold of ``warn_if_not_converged`` on the nodes' mean
         broadcasts; None: no check.
       fit_intercept, intercept_scaling, data_norm, clip: the public row map (``UnitBallRecords``),
@@ -148,7 +156,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         eta: float | str = "auto",
         eta_growth: float = 1.0,
         gamma: float = 0.5,
-        n_iterations: int = 100,
+        n_iterations: int | str = "auto",
         tol: float | None = 0.1,
         fit_intercept: bool = True,
         intercept_scaling: float = 1.0,
@@ -212,9 +220,10 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         n_agents = positive_integer(self.n_agents, "n_agents")
         if n_agents > X.shape[0]:
             raise ValueError(f"n_agents={n_agents} exceeds the number of rows ({X.shape[0]})")
-        T = positive_integer(self.n_iterations, "n_iterations")
-        if self.variant in ("radmm", "mradmm") and T % 2:
-            raise ValueError(f"n_iterations must be even for {self.variant} (T = 2K), got {T}")
+        if self.n_iterations != "auto":
+            T = positive_integer(self.n_iterations, "n_iterations")
+            if self.variant in ("radmm", "mradmm") and T % 2:
+                raise ValueError(f"n_iterations must be even for {self.variant} (T = 2K), got {T}")
         if self.tol is not None:
             positive_number(self.tol, "tol")
         keep = true_or_false(self.keep_secrets, "keep_secrets")
@@ -224,6 +233,10 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         lam = sklearn_lam(self.C, X.shape[0], n_agents, records) if self.lam is None else self.lam
         scale = positive_number(self.loss_scale, "loss_scale")
         lam = positive_number(lam, "lam")
+        if self.n_iterations == "auto":
+            condition = LogisticLoss().curvature_bound * n_agents / lam
+            T = auto_iterations(positive_number(self.epsilon, "epsilon", allow_inf=True), condition, _AUTO_ITERATIONS)
+            T += T % 2 if self.variant in ("radmm", "mradmm") else 0
         root = noise_seed_sequence(self.random_state)
         partition_seed, noise_seed = root.spawn(2)
         partition = partition_horizontal(
@@ -234,7 +247,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
             sizes=near_equal_sizes(X.shape[0], n_agents),
         )
         problem = DecentralizedProblem.create(partition, graph, C=scale, rho=lam * scale, loss=LogisticLoss())
-        solver, eta = self._solver(problem)
+        solver, eta = self._solver(problem, T)
         result = solver.run(
             problem,
             seed=noise_seed,
@@ -274,9 +287,8 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
         return self
 
-    def _solver(self, problem: DecentralizedProblem) -> tuple[DecentralizedSolver, float]:
-        """The solver of ``variant`` and its (first) penalty η, with α from the budget."""
-        T = int(self.n_iterations)
+    def _solver(self, problem: DecentralizedProblem, T: int) -> tuple[DecentralizedSolver, float]:
+        """The solver of ``variant`` over T iterations and its (first) penalty η, with α from the budget."""
         growth = positive_number(self.eta_growth, "eta_growth")
         if growth < 1:
             raise ValueError(f"eta_growth must be >= 1 (non-decreasing penalties), got {self.eta_growth!r}")
@@ -289,7 +301,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
                 f"nodes' Newton solves do not converge, got {self.epsilon!r}"
             )
         q2 = positive_number(self.q2, "q2")
-        eta = self._eta(problem, epsilon)
+        eta = self._eta(problem, epsilon, T)
         alpha: float | list[float] | None = None  # a number, or a (K, N) schedule as nested lists
         if self.alpha is not None:
             alpha = positive_number(self.alpha, "alpha")
@@ -310,7 +322,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
             return DVP(theta=eta, alpha=alpha, n_iterations=T), eta
         return PenaltyPerturbation(theta=eta, q1=growth, alpha=alpha, n_iterations=T), eta
 
-    def _eta(self, problem: DecentralizedProblem, epsilon: float) -> float:
+    def _eta(self, problem: DecentralizedProblem, epsilon: float, T: int) -> float:
         """η (θ for PP/DVP): the parameter, or the rule of ``eta="auto"`` (class docstring)."""
         if self.eta != "auto":
             return positive_number(self.eta, "eta")
@@ -321,7 +333,6 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         precondition = float(np.max((2 * c1 * C / B - rho / N) / V))
         budget = 0.0
         if self.alpha is None and not math.isinf(epsilon):
-            T = int(self.n_iterations)
             if self.variant in ("radmm", "mradmm"):  # K(2C/B)(1.4c1/(ρ/N + 2ηV)) <= ε/2
                 budget = float(np.max((5.6 * c1 * C * (T // 2) / (B * epsilon) - rho / N) / (2 * V)))
             else:  # T·C·1.4c1/(ηVB) <= ε/2

@@ -51,6 +51,7 @@ from solvers.private_estimator import (
     LinearPredictions,
     RemovedResult,
     UnitBallRecords,
+    auto_iterations,
     graph_topology,
     noise_seed_sequence,
     positive_integer,
@@ -64,6 +65,9 @@ from solvers.private_estimator import (
 from solvers.problem import HorizontalProblem
 
 __all__ = ["MIN_LABEL_EPSILON", "PDMLClassifier"]
+
+#: ``auto_iterations``'s (T when the noise dominates, fewest, most) for exact local minimisations.
+_AUTO_ITERATIONS = (100, 100, 1000)
 
 #: The label randomization's ε1 is at least this: the debiased loss (Wang et al. 2020, eq. (19)) weighs
 #: the flipped term by 1/(e^ε1 − 1), 200 here, beyond which the servers' Newton solves stop converging
@@ -106,7 +110,10 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
       eta_bound: R, the bound on the objective perturbation η (default 0: none; never accounted).
       beta: the ADMM penalty β (default 0.01, near the curvature of the mean loss on unit rows).
       C, lam: as in ``DPADMMClassifier`` (λ is the paper's a; ``lam`` overrides ``C``).
-      n_iterations: T.
+      n_iterations: T, or "auto" (default): 100 for a total ε ≤ 10, else ⌈5κ⌉ within [100, 1000],
+        κ = N/(4λ) = C n (B s)²/4 (``private_estimator.auto_iterations``, public quantities only;
+        DPADMMClassifier's rule with the bounds of a solver whose local steps are exact
+        minimisations). ``n_iter_`` is the T used.
       tol: ``ConvergenceWarning`` threshold on the mean broadcasts; None: no check.
       fit_intercept, intercept_scaling, data_norm, clip: the public row map (``UnitBallRecords``).
       accountants: names from ``accountants.ACCOUNTANTS`` that compose the budget; the first
@@ -133,7 +140,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         beta: float = 0.01,
         C: float = 1.0,
         lam: float | None = None,
-        n_iterations: int = 100,
+        n_iterations: int | str = "auto",
         tol: float | None = 0.1,
         fit_intercept: bool = True,
         intercept_scaling: float = 1.0,
@@ -195,7 +202,8 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         n_agents = positive_integer(self.n_agents, "n_agents")
         if n_agents > X.shape[0]:
             raise ValueError(f"n_agents={n_agents} exceeds the number of rows ({X.shape[0]})")
-        T = positive_integer(self.n_iterations, "n_iterations")
+        if self.n_iterations != "auto":
+            positive_integer(self.n_iterations, "n_iterations")
         if self.tol is not None:
             positive_number(self.tol, "tol")
         keep = true_or_false(self.keep_secrets, "keep_secrets")
@@ -211,6 +219,11 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         lam = positive_number(
             sklearn_lam(self.C, X.shape[0], n_agents, records) if self.lam is None else self.lam, "lam"
         )
+        T = (
+            auto_iterations(epsilon, LogisticLoss().curvature_bound * n_agents / lam, _AUTO_ITERATIONS)
+            if self.n_iterations == "auto"
+            else int(self.n_iterations)
+        )
         root = noise_seed_sequence(self.random_state)
         partition_seed, noise_seed = root.spawn(2)
         problem = HorizontalProblem.from_data(
@@ -223,7 +236,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             lam=lam,
             topology=graph,
         )
-        solver, phase2 = self._solver(problem, graph.degrees, epsilon, delta)
+        solver, phase2 = self._solver(problem, graph.degrees, epsilon, delta, T)
         result = solver.run(
             problem,
             seed=noise_seed,
@@ -262,10 +275,10 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         return self
 
     def _solver(
-        self, problem: HorizontalProblem, degrees: np.ndarray, epsilon: float, delta: float
+        self, problem: HorizontalProblem, degrees: np.ndarray, epsilon: float, delta: float, T: int
     ) -> tuple[PDML, float]:
-        """PDML with ε1 and V from the budget, and the composed multiplier z (inf without noise)."""
-        T, N = int(self.n_iterations), problem.n_agents
+        """PDML of T iterations with ε1 and V from the budget, and the composed multiplier z (inf without noise)."""
+        N = problem.n_agents
         rho_decay = positive_number(self.rho_decay, "rho_decay")
         if rho_decay > 1:
             raise ValueError(f"rho_decay must be in (0, 1], got {self.rho_decay!r}")

@@ -16,6 +16,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 
+from solvers.decentralized.estimator import DecentralizedClassifier
+from solvers.pdml.estimator import PDMLClassifier
 from solvers.private_estimator import (
     LooseDataNormWarning,
     OneClassWarning,
@@ -133,3 +135,37 @@ def test_the_one_class_check_reads_its_predictions_only():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert not warn_if_one_class(np.array(["a", "b"]), "Est")
+
+
+@pytest.mark.parametrize(
+    ("make", "C", "epsilon", "expected"),
+    [
+        (lambda **kw: DecentralizedClassifier(variant="radmm", **kw), 1.05, 1e6, 106),  # ⌈5κ⌉ = 105, made even
+        (lambda **kw: DecentralizedClassifier(variant="pp", **kw), 1.05, 1e6, 105),
+        (lambda **kw: DecentralizedClassifier(variant="pp", **kw), 1.05, 10.0, 100),
+        (PDMLClassifier, 2.0, math.inf, 200),
+        (PDMLClassifier, 2.0, 3.0, 100),
+    ],
+)
+def test_the_other_horizontal_estimators_choose_their_iterations_from_public_quantities(make, C, epsilon, expected):
+    """κ = C n (B s)²/4 = 20 C for 20 rows of 2 features (B = sqrt(2), s² = 2); the cap of 1000 is the slow
+    test's below."""
+    X = np.random.default_rng(0).uniform(-1.0, 1.0, size=(20, 2))
+    y = (X[:, 0] > 0).astype(int)
+    model = make(n_agents=2, C=C, epsilon=epsilon, tol=None, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)
+        assert model.fit(X, y).n_iter_ == expected
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", [DecentralizedClassifier, PDMLClassifier])
+def test_with_negligible_noise_the_other_estimators_match_logistic_regression(make):
+    """Min-max features, ε = 10^6: T = 1000 (was 100: 0.889 and 0.918 against 0.936)."""
+    X_train, X_test, y_train, y_test = _split()
+    reference = make_pipeline(MinMaxScaler(), LogisticRegression(C=1.0, max_iter=5000)).fit(X_train, y_train)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = make_pipeline(MinMaxScaler(), make(epsilon=1e6, random_state=0)).fit(X_train, y_train)
+    assert model[-1].n_iter_ == 1000
+    assert model.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.01
