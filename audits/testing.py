@@ -125,15 +125,18 @@ def _check_seed(seed: object) -> int:
 
 def bound_confidence(claim: Claim, confidence: float, pairs: int = 1) -> float:
     """The confidence each deciding lower bound is computed at so that a correct mechanism fails
-    :func:`assert_private` with probability at most 1 − ``confidence``: α / ((k + ½) · pairs) for
-    the k bounds that decide ``claim`` (:func:`audits.runner.deciding_bounds`), the floating-point
-    test on rounded releases at half of it, and ``pairs`` pairs audited (module docstring)."""
+    :func:`assert_private` with probability at most α = 1 − ``confidence``: 1 − α / ((k + ½) · pairs)
+    for the k bounds that decide ``claim`` (:func:`audits.runner.deciding_bounds`), the floating-point
+    test on rounded releases counting half (it runs at half the error rate), and Bonferroni over
+    ``pairs`` pairs (module docstring)."""
     from audits.runner import deciding_bounds
 
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
         raise ValueError(
             f"confidence must be a number in (0, 1), the probability a correct mechanism passes, got {confidence!r:.60}"
         )
+    if isinstance(pairs, bool) or not isinstance(pairs, numbers.Integral) or pairs < 1:
+        raise ValueError(f"pairs must be an integer >= 1 (the pairs the verdict is corrected for), got {pairs!r:.60}")
     alpha = (1.0 - float(confidence)) / ((len(deciding_bounds(claim)) + 0.5) * pairs)
     return 1.0 - alpha
 

@@ -30,6 +30,8 @@ def test_bound_confidence_shares_the_false_alarm_rate_among_the_deciding_bounds(
     laplace = Claim(epsilon=1.0, delta=0.0, noise="laplace")
     assert bound_confidence(laplace, 0.8) == pytest.approx(1 - 0.2 / 1.5, rel=1e-15)
     assert bound_confidence(laplace, 0.8, 10) == pytest.approx(1 - 0.2 / 15, rel=1e-15)
+    with pytest.raises(ValueError, match="pairs must be an integer >= 1"):
+        bound_confidence(laplace, 0.8, 0)
 
 
 def test_a_violation_fails_with_the_bound_pair_distinguisher_and_the_call_that_reproduces_it():
