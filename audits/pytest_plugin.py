@@ -22,9 +22,10 @@ from typing import Any
 
 import pytest
 
-__all__ = ["dp_audit", "pytest_addoption", "pytest_configure", "pytest_terminal_summary"]
+__all__ = ["EFFORT_NAMES", "dp_audit", "pytest_addoption", "pytest_configure", "pytest_terminal_summary"]
 
-_EFFORTS = ("smoke", "quick", "default", "thorough")
+#: The choices of ``--dp-effort``: the presets of :mod:`audits.effort` (not imported here, so that loading is free).
+EFFORT_NAMES = ("smoke", "quick", "default", "thorough")
 
 
 def _seed(text: str) -> int:
@@ -38,7 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dp_audit", "privacy assertions (audits.testing)")
     group.addoption(
         "--dp-effort",
-        choices=_EFFORTS,
+        choices=EFFORT_NAMES,
         default=None,
         help="effort of assert_private calls that name none (default: 'default')",
     )

@@ -149,6 +149,7 @@ def test_the_audit_after_the_search_runs_on_fresh_trials():
 
 def test_effort_presets_size_the_audit():
     assert effort_preset("quick").trials == 10_000 and effort_preset("thorough").trials == 10_000_000
+    assert effort_preset("smoke").trials == 2_000 and EFFORTS["smoke"].pilot_trials(2_000) == 200
     thorough = EFFORTS["thorough"]
     assert thorough.calibration_trials(10_000_000) == 200_000 and thorough.pilot_trials(10_000_000) == 500_000
     assert EFFORTS["default"].pilot_trials(1_000_000) == 100_000 and EFFORTS["default"].pilot_trials(10) == 1_000
@@ -156,5 +157,5 @@ def test_effort_presets_size_the_audit():
         shifted_laplace, np.ones(1), np.zeros(1), claim=Claim(epsilon=2.0, delta=0.0), effort="quick", progress=False
     )
     assert report.report["trials"] == 10_000 and report.report["diagnostics"]["calibration_trials"] == 2_000
-    with pytest.raises(ValueError, match="effort must be one of 'quick', 'default', 'thorough', got 'fast'"):
+    with pytest.raises(ValueError, match="effort must be one of 'smoke', 'quick', 'default', 'thorough', got 'fast'"):
         audit(shifted_laplace, np.ones(1), np.zeros(1), claim=PURE, effort="fast")

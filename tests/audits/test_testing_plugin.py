@@ -62,6 +62,13 @@ def test_a_bad_option_is_a_usage_error_in_one_line(user_dir):
         assert f"argument {options[0]}: " in run.stderr
 
 
+def test_the_options_offer_every_effort():
+    from audits.effort import EFFORTS
+    from audits.pytest_plugin import EFFORT_NAMES
+
+    assert tuple(EFFORTS) == EFFORT_NAMES
+
+
 def test_the_plugin_loads_without_the_toolkit():
     """Registered as an entry point, it loads in every pytest run: it imports no audit code up front."""
     code = "import sys, audits.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith('audits.')))"
