@@ -57,6 +57,7 @@ from solvers.private_estimator import (
     sklearn_lam,
     true_or_false,
     validate_binary_data,
+    warn_if_loose_bound,
     warn_if_not_converged,
     warn_if_one_class,
 )
@@ -230,6 +231,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         clip = true_or_false(self.clip, "clip")
         graph = graph_topology(self.graph, n_agents)
         records = UnitBallRecords.create(X.shape[1], self.data_norm, self.fit_intercept, self.intercept_scaling)
+        warn_if_loose_bound(X, records.data_norm, type(self).__name__)
         lam = sklearn_lam(self.C, X.shape[0], n_agents, records) if self.lam is None else self.lam
         scale = positive_number(self.loss_scale, "loss_scale")
         lam = positive_number(lam, "lam")

@@ -59,6 +59,7 @@ from solvers.private_estimator import (
     sklearn_lam,
     true_or_false,
     validate_binary_data,
+    warn_if_loose_bound,
     warn_if_not_converged,
     warn_if_one_class,
 )
@@ -216,6 +217,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             raise ValueError(f"accountants must be names from {sorted(ACCOUNTANTS)}, got {self.accountants!r}")
         graph = graph_topology(self.graph, n_agents)
         records = UnitBallRecords.create(X.shape[1], self.data_norm, self.fit_intercept, self.intercept_scaling)
+        warn_if_loose_bound(X, records.data_norm, type(self).__name__)
         lam = positive_number(
             sklearn_lam(self.C, X.shape[0], n_agents, records) if self.lam is None else self.lam, "lam"
         )
