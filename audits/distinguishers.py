@@ -5,7 +5,8 @@ A distinguisher is fitted on releases from D and from D′ and returns a score f
 picks the one whose deciding lower bound is largest on the other half (bounds within 0.01 of the
 best, such as every bound being 0, are tied: on a categorical release, every coordinate a few
 repeated values, the joint-category ratio wins the tie, as without evidence the estimated
-Neyman–Pearson test is the best guess; otherwise the same bounds at 50 % confidence decide), and is
+Neyman–Pearson test is the best guess; otherwise the same bounds at 50 % confidence decide; a chosen
+joint-category ratio is then refitted on both halves, as its counts are its precision), and is
 then run on fresh trials, which alone give the audit's bounds: selecting among candidates on data
 the bounds never see keeps the bounds valid without a multiplicity correction (the "held-out"
 route of Jagielski et al. 2020; Nasr et al. 2021).
@@ -464,6 +465,11 @@ class SearchedScore:
             self.chosen = max(tied, key=lambda n: self.tie_break.get(n, 0.0))  # first on ties
         self.score = fitted[self.chosen]
         both = np.concatenate(validation[self.chosen])
+        if self.chosen == JOINT:  # refitted on both halves: the counts double, the audited trials stay unseen
+            refit = self.candidates[JOINT](values_in, values_out)
+            if refit is not None:
+                self.score = refit
+                both = np.concatenate([_as_numbers(refit(values_in), JOINT), _as_numbers(refit(values_out), JOINT)])
         self.grid = self.resolution * max(float(np.max(np.abs(both))), 1e-300)
         return {
             "distinguisher": self.chosen,

@@ -173,6 +173,9 @@ def test_a_categorical_release_without_evidence_goes_to_the_joint_category_ratio
     search = SearchedScore(CANDIDATES, **options)
     assert search.calibrate(releases(codes_in), releases(codes_out))["distinguisher"] == JOINT
     assert search.tie_break == {}  # decided by the rule, not by the median bounds
+    probe = np.array([[-1, 0, 1], [1, 1, 1], [0, 0, 0]])
+    refit = joint_category_likelihood_ratio(codes_in, codes_out)  # on both halves, as the search refits it
+    assert search.score is not None and refit is not None and np.array_equal(search.score(probe), refit(probe))
     noise_in, noise_out = rng.normal(size=(400, 3)), rng.normal(size=(400, 3))
     search = SearchedScore(CANDIDATES, **options)
     assert search.calibrate(releases(noise_in), releases(noise_out))["distinguisher"] != JOINT
