@@ -45,12 +45,9 @@ FACTORIES = {
     "odometer": lambda r: PrivacyOdometer(neighboring_relation=r),
 }
 
-#: Cases that fail because of a defect in another module, with the reason (see the xfail marks).
-EMPTY_LEDGER_DEFECTS = {
-    "rdp": "MomentsAccountant.get_delta on an empty ledger is 1.0, not 0 (accountants.rdp's improved conversion)",
-    "moments_classic": "the classic moments accountant's ε and δ on an empty ledger are not 0 (accountants.rdp)",
-    "optimal_composition": "optimal composition's δ on an empty ledger is 4.4e-16, not 0 (accountants.composition)",
-}
+#: Cases that fail because of a defect in another module, with the reason (see the xfail marks):
+#: none left (empty ledgers are exactly (0, 0) in every accountant).
+EMPTY_LEDGER_DEFECTS: dict[str, str] = {}
 
 
 def views(defects=None):
