@@ -291,7 +291,9 @@ def warn_if_loose_bound(X: np.ndarray, data_norm: float, estimator: str, factor:
     return True
 
 
-def warn_if_not_converged(models: np.ndarray, tol: float, estimator: str, noise_std: np.ndarray | None = None) -> float:
+def warn_if_not_converged(
+    models: np.ndarray, tol: float, estimator: str, noise_std: np.ndarray | None = None, carried: bool = False
+) -> float:
     """Warn (scikit-learn's ``ConvergenceWarning``) when the direction of the released model still turns.
 
     ``models`` (T, d) are the models released in iterations 1..T (public broadcasts: reading them is
@@ -304,9 +306,15 @@ def warn_if_not_converged(models: np.ndarray, tol: float, estimator: str, noise_
         ‖u₄ − u₃‖ > tol + 3·sqrt(d (v₄ + v₃)) / ‖ā₄‖,
 
     v₃, v₄ the variances per coordinate of the fresh noise in ā₃, ā₄ (so that the noise, which
-    averages out over a quarter, does not read as drift). Noise carried over from earlier iterations is
-    not in the allowance, so a small budget on few rows can warn too. Returns ‖u₄ − u₃‖; no check (NaN) under 8
-    iterations.
+    averages out over a quarter, does not read as drift). With ``carried=True`` (a solver whose next
+    iterate starts from the noisy one, as DP-ADMM's linearised step (3a) does) the noise of iteration j
+    may also persist in every later iterate, at most as in a random walk, and v₄ + v₃ becomes
+    Σ_j (c_j² + f_j) v_j with c_j = (#{k ∈ Q₄: k ≥ j} − #{k ∈ Q₃: k ≥ j})/q the weight of noise j in
+    ā₄ − ā₃ of a random walk (q the quarter's length; 0 before Q₃) and f_j = 1/q² for j in Q₃ or Q₄
+    (the fresh part): a bound for any contraction of the carried noise, so that a noise-limited fit
+    (where more iterations would not help) does not warn. Without it, noise carried over is not in
+    the allowance and a small budget on few rows can warn too. Returns ‖u₄ − u₃‖; no check (NaN)
+    under 8 iterations.
     """
     models = np.asarray(models, dtype=np.float64)
     quarter = models.shape[0] // 4
@@ -318,9 +326,14 @@ def warn_if_not_converged(models: np.ndarray, tol: float, estimator: str, noise_
     turn = float(np.linalg.norm(last / norm - before / max(float(np.linalg.norm(before)), 1e-12)))
     allowance = 0.0
     if noise_std is not None:
-        variance = np.asarray(noise_std, dtype=np.float64) ** 2
-        spread = variance[-quarter:].sum() + variance[-2 * quarter : -quarter].sum()
-        allowance = 3.0 * math.sqrt(models.shape[1] * spread) / quarter / norm
+        variance = np.broadcast_to(np.asarray(noise_std, dtype=np.float64) ** 2, (models.shape[0],))
+        spread = (variance[-quarter:].sum() + variance[-2 * quarter : -quarter].sum()) / quarter**2
+        if carried:
+            T, j = models.shape[0], np.arange(models.shape[0])
+            in_last = np.clip(T - np.maximum(j, T - quarter), 0, quarter)
+            in_before = np.clip(T - quarter - np.maximum(j, T - 2 * quarter), 0, quarter)
+            spread += float(np.sum(((in_last - in_before) / quarter) ** 2 * variance))
+        allowance = 3.0 * math.sqrt(models.shape[1] * spread) / norm
     if turn > tol + allowance:
         warnings.warn(
             f"{estimator} did not converge: the direction of the released model still turns by {turn:.3g} between "

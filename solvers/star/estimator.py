@@ -306,7 +306,7 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             sigma = np.asarray(result.info.get("sigma", 0.0), dtype=np.float64)
             variance = np.broadcast_to(sigma**2, (T, problem.n_agents)).mean(axis=1)
             noise_std = np.sqrt(variance / problem.n_agents)
-            warn_if_not_converged(result.transcript["w"], self.tol, type(self).__name__, noise_std)
+            warn_if_not_converged(result.transcript["w"], self.tol, type(self).__name__, noise_std, carried=True)
         for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
             self.__dict__.pop(name, None)
         if keep:

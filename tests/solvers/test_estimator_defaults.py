@@ -23,6 +23,7 @@ from solvers.private_estimator import (
     OneClassWarning,
     auto_iterations,
     warn_if_loose_bound,
+    warn_if_not_converged,
     warn_if_one_class,
 )
 from solvers.sharing.estimator import VerticalLogisticRegression
@@ -169,3 +170,21 @@ def test_with_negligible_noise_the_other_estimators_match_logistic_regression(ma
         model = make_pipeline(MinMaxScaler(), make(epsilon=1e6, random_state=0)).fit(X_train, y_train)
     assert model[-1].n_iter_ == 1000
     assert model.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.01
+
+
+@pytest.mark.parametrize(("turn", "warns"), [(0.49, False), (0.51, True)])
+def test_the_carried_noise_allowance_is_that_of_a_random_walk(turn, warns):
+    """T = 16, q = 4: the weights of a random walk's noise in ā₄ − ā₃ have Σ c_j² = (2q² + 1)/(3q) = 33/12,
+    the fresh part 2/q = 1/2; with d = 2, ‖ā₄‖ = 1 and σ = 0.5/(3 sqrt(6.5)) the allowance is
+    3σ sqrt(2 (33/12 + 1/2)) = 3σ sqrt(6.5) = 0.5 exactly, against 3σ = 0.196 for fresh noise alone."""
+    theta = 2.0 * math.asin(turn / 2.0)
+    models = np.zeros((16, 2))
+    models[8:12] = (1.0, 0.0)
+    models[12:] = (math.cos(theta), math.sin(theta))
+    sigma = np.full(16, 0.5 / (3.0 * math.sqrt(6.5)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert warn_if_not_converged(models, 1e-9, "Est", sigma, carried=True) == pytest.approx(turn, rel=1e-12)
+        assert len(caught) == int(warns)
+        warn_if_not_converged(models, 1e-9, "Est", sigma)
+    assert len(caught) == int(warns) + 1  # fresh noise alone allows 0.196
