@@ -286,6 +286,7 @@ def audit(
             seed=seed,
             delta=claim.delta,
             batched=batched,
+            release=release,
         )
         D, D_prime, search = chosen.pair.D, chosen.pair.D_prime, chosen.report
     spec = audit_spec(

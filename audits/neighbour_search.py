@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from audits.distinguishers import DEFAULT_RESOLUTION, Fit, Score, quantize
+from audits.encoding import ReleaseFormat
 from audits.mechanism import MechanismRuns
 from solvers.engine.seeding import TrialSeeds
 
@@ -278,13 +279,14 @@ def search_neighbours(
     seed: int,
     delta: float,
     batched: bool = True,
+    release: ReleaseFormat | None = None,
 ) -> NeighbourSearch:
     """The pair of ``pairs`` with the largest held-out :func:`tail_statistic` in a pilot of ``trials``
     releases per side of its own (module docstring), and the report section that says which pair
     won, by how much, and with which distinguisher.
 
     Args:
-      mechanism, batched: as :func:`audits.audit`. pairs: the candidates (:func:`candidate_pairs`).
+      mechanism, batched, release: as :func:`audits.audit`. pairs: the candidates (:func:`candidate_pairs`).
       fits: the distinguishers to fit (name → fit), e.g. :data:`audits.distinguishers.CANDIDATES`.
       trials: pilot releases per side and pair (at least 4). seed: the audit's root seed.
       delta: δ of the claim (enters the statistic).
@@ -293,7 +295,7 @@ def search_neighbours(
         raise ValueError("the neighbour search needs at least one candidate pair")
     if trials < 4:
         raise ValueError(f"pilot trials must be at least 4 per side, got {trials}")
-    runs = MechanismRuns(mechanism, batched)
+    runs = MechanismRuns(mechanism, batched, ReleaseFormat() if release is None else release)
     statistics: list[float] = []
     chosen_by: list[str] = []
     for index, pair in enumerate(pairs):

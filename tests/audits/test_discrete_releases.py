@@ -226,3 +226,17 @@ def test_sentinel_coded_sparse_vectors_of_the_testbench():
     fine = audit(partial(svt.numerical_svt, epsilon=EPSILON), QUERIES, QUERIES_PRIME, **options)
     finding = fine.report["floating_point"]
     assert fine.verdict == "consistent" and finding["rounded"]["epsilon"] <= EPSILON < finding["epsilon_lower"]
+
+
+def test_the_neighbour_search_reads_releases_as_declared():
+    declared = ReleaseFormat(missing="category")
+    report = audit(
+        noisy_above_threshold(True),
+        np.array([1.0, 0.0]),
+        neighbours=[np.array([0.0, 0.0]), np.array([1.0, 1.0])],
+        claim=PURE,
+        release=declared,
+        trials=10_000,
+        progress=False,
+    )
+    assert report.verdict == "VIOLATION"  # the pilots ran on NaN-coded aborts: count 0 is the leaking pair
