@@ -57,6 +57,13 @@ RUNS = {
     "kkt": "python -m experiments.kkt_table --out docs/results/data/kkt",
     "estimator-utility": "python -m experiments.estimator_utility --out docs/results/data/estimator-utility",
     "audits": "python -m audits.run NAME --out docs/results/data/audits/NAME --no-progress",
+    "dp-testers": "python benchmarks/bench_dp_testers.py --out docs/results/data/dp-testers --suite dpsniper "
+    "--trials 100000 1000000; python benchmarks/bench_dp_testers.py --out docs/results/data/dp-testers --suite statdp "
+    "--trials 100000; python benchmarks/bench_dp_testers.py --out docs/results/data/dp-testers --suite statdp "
+    "--epsilon0 0.2 --only iSVT2 iSVT3 iSVT4 --trials 1000000; python benchmarks/bench_dp_testers.py --out "
+    "docs/results/data/dp-testers --only LaplaceMechanism "
+    "--trials 100000 1000000 --seeds 0 1 2 3 4; python benchmarks/bench_dp_testers.py --out "
+    "docs/results/data/dp-testers --effort thorough --only NAME (the names in the page's thorough column)",
 }
 
 HEADER = (
