@@ -97,11 +97,18 @@ def validate_binary_data(estimator: BaseEstimator, X, y) -> tuple[np.ndarray, np
     """scikit-learn's checks of (X, y) for a binary classifier; sets ``estimator.classes_``.
 
     Raises:
-      ValueError: y is not a binary target (scikit-learn's wording, which its estimator checks expect).
+      ValueError: y is not a binary target (scikit-learn's wording, which its estimator checks expect,
+        then for a multiclass target how to fit one-vs-rest at a stated budget).
     """
     X, y = validate_data(estimator, X, y, dtype=np.float64)
     check_classification_targets(y)
     target = type_of_target(y, input_name="y", raise_unknown=True)
+    if target == "multiclass":
+        raise ValueError(
+            "Only binary classification is supported. The type of the target is multiclass. For K classes use "
+            "sklearn.multiclass.OneVsRestClassifier with epsilon=ε/K and delta=δ/K: each of the K binary fits sees "
+            "every row, so their budgets add up (sequential composition; parallel composition does not apply)"
+        )
     if target != "binary":
         raise ValueError(f"Only binary classification is supported. The type of the target is {target}.")
     estimator.classes_ = np.unique(y)

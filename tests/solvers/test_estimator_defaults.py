@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 from sklearn.base import clone
-from sklearn.datasets import load_breast_cancer
+from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
+from sklearn.multiclass import OneVsRestClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, Normalizer
 
@@ -188,3 +189,17 @@ def test_the_carried_noise_allowance_is_that_of_a_random_walk(turn, warns):
         assert len(caught) == int(warns)
         warn_if_not_converged(models, 1e-9, "Est", sigma)
     assert len(caught) == int(warns) + 1  # fresh noise alone allows 0.196
+
+
+def test_multiclass_is_one_vs_rest_at_a_stated_split_of_the_budget():
+    X, y = load_wine(return_X_y=True)
+    X = MinMaxScaler().fit_transform(X)
+    with pytest.raises(ValueError, match=r"multiclass\. For K classes use .*OneVsRestClassifier with epsilon=ε/K"):
+        DPADMMClassifier().fit(X, y)
+    model = OneVsRestClassifier(DPADMMClassifier(epsilon=1.0 / 3, delta=1e-5 / 3, tol=None, random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)
+        model.fit(X, y)
+    spent = [fit.privacy_["exact_gaussian"] for fit in model.estimators_]
+    assert len(spent) == 3 and sum(spent) == pytest.approx(1.0, rel=1e-6)  # (ε, δ) = (1, 1e-5) in total
+    assert model.predict_proba(X).shape == (X.shape[0], 3)
