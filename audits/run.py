@@ -364,6 +364,7 @@ def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None,
     printing why it could not be run or written."""
     from audits.report import format_table, write_audit
 
+    missing = [folder for folder in (out, *out.parents) if not folder.exists()]  # the checkpoint creates them
     try:
         report, attacks = run_audit(
             args.name,
@@ -382,6 +383,8 @@ def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None,
         print(f"{prog}: error: {error}", file=sys.stderr)
         return None
     shutil.rmtree(out / CHECKPOINT)  # the audit is complete: its chunks are in the report
+    for folder in missing:  # nothing is left where the report is not written
+        folder.rmdir()
     print(format_table(report))  # the verdict is shown before anything can fail to be written
     print(f"runtime: {report['runtime_seconds']} s")
     try:
