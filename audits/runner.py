@@ -5,7 +5,9 @@ gets child r of its side, whatever the chunking); children 2, 3, … are the spe
 (calibration trials on D and D′, then whatever its sections draw, :attr:`AuditContext.streams`).
 The trials run in chunks of :data:`CHUNK` per ``solver.run`` call, alternating D and D′, so memory
 stays bounded; the attacks keep only what they need of each chunk, and the chunks run on every core
-the process may use (:mod:`audits.chunks`), with the same report for any number of workers.
+the process may use (:mod:`audits.chunks`), with the same report for any number of workers, or as
+Ray tasks on a cluster (:mod:`audits.ray_backend`); a checkpoint folder records every finished chunk,
+so that a stopped audit continues with the same report (:mod:`audits.checkpoint`).
 
 Bounds. The audited attack's scores give a Clopper–Pearson bound (worst case, Jagielski et al.
 2020) and a Gaussian-DP bound (Nasr et al. 2023); the claim's family decides which of them enter
