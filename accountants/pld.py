@@ -46,6 +46,7 @@ from accountants.validation import check_delta, check_positive
 __all__ = [
     "PLDAccountant",
     "FALLBACK_BELOW",
+    "laplace_masses",
     "MAX_GRID_INTERVAL",
     "MAX_GRID_POINTS",
     "MAX_SELF_COMPOSITIONS",
@@ -576,7 +577,7 @@ def _laplace(
     relation: NeighboringRelation, event: dp_event.LaplaceDpEvent, count: int, pessimistic: bool, interval: float
 ) -> pld_lib.PrivacyLossDistribution | None:
     """``count`` Laplace releases: the PLD of one discretised from its closed form
-    (:func:`_laplace_masses`), self-composed by FFT."""
+    (:func:`laplace_masses`), self-composed by FFT."""
     if event.noise_multiplier == 0:
         return None
     if math.isinf(event.noise_multiplier):
@@ -585,7 +586,7 @@ def _laplace(
     assert guarantee is not None  # a Laplace release states its ε
     if math.isinf(guarantee[0]):
         return None
-    masses = _laplace_masses(guarantee[0], interval, pessimistic)
+    masses = laplace_masses(guarantee[0], interval, pessimistic)
     single = pld_lib.PrivacyLossDistribution.create_from_rounded_probability(
         masses, 0.0, interval, pessimistic_estimate=pessimistic
     )
@@ -593,7 +594,7 @@ def _laplace(
         return single.self_compose(count)
 
 
-def _laplace_masses(eps0: float, interval: float, pessimistic: bool) -> dict[int, float]:
+def laplace_masses(eps0: float, interval: float, pessimistic: bool) -> dict[int, float]:
     """The privacy-loss distribution of one Laplace release whose pure ε is ``eps0``, on the grid
     ``interval``·Z, from its closed form: pessimistic by connect-the-dots (Doroshenko et al. 2022,
     Alg. 1: the discrete PLD whose δ(ε) matches the exact one at every grid point, an upper bound
