@@ -2,8 +2,8 @@
 ``--resume``, gives the report of an uninterrupted run byte for byte (runtime aside), recomputing only
 the chunks that were running; a checkpoint of another audit or toolkit version is refused.
 
-This module is also the audit target of the kill test (``test_checkpoint:build``): a Gaussian mean
-whose every chunk sleeps and appends a line to the file named by ``CHUNK_LOG`` when it starts.
+The kill test's target is ``slow_target:build``: a Gaussian mean whose every chunk sleeps and appends a
+line to the file named by ``CHUNK_LOG`` when it starts.
 """
 
 import json
@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -22,52 +21,17 @@ from audits import Claim, audit
 from audits.checkpoint import Checkpoint, CheckpointMismatch
 from audits.run import main
 from audits.runner import run_spec
-from audits.spec import AuditSpec, ScoreAttack
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 #: Trials per hypothesis of the kill test: 8 chunks of 5,000 (4 per side).
 TRIALS = 20_000
-#: Seconds each chunk of the kill test sleeps.
-SLEEP = 0.4
-
-
-class LoggedMean:
-    """Releases the problem plus N(0, 1) per trial seed; a chunk logs its start, then sleeps."""
-
-    def run(self, problem, *, seeds=None, seed=None, accountants=(), record_history=False, **options):
-        if seeds is None:
-            seeds = [np.random.SeedSequence(seed or 0)]
-        elif "CHUNK_LOG" in os.environ:
-            with open(os.environ["CHUNK_LOG"], "a") as log:
-                log.write(f"{problem} {len(seeds)}\n")
-            time.sleep(SLEEP)
-        return SimpleNamespace(model=np.array([np.random.default_rng(s).normal(problem, 1.0) for s in seeds]), info={})
-
-    def get_params(self):
-        return {"sleep": SLEEP}
-
-
-def build(epsilon, delta, quick):
-    """A Gaussian mean whose chunks log and sleep (tests/audits/test_checkpoint.py)."""
-    return AuditSpec(
-        name="logged-mean",
-        solver=LoggedMean(),
-        problem_in=1.0,
-        problem_out=0.0,
-        participant="user",
-        attacks=(ScoreAttack("identity", lambda result: result.model),),
-        claim=Claim(statement="1-GDP", delta=delta, epsilon=10.0, noise="gaussian"),
-        canary="the mean moves by 1",
-        epsilon_meaning="no privacy parameter",
-        trials=TRIALS,
-        quick_trials=100,
-        accounted=False,
-    )
+#: Seconds each chunk of the kill test sleeps (tests/audits/slow_target.py).
+SLEEP = 0.5
 
 
 def _command(out, log, *extra, workers=2):
-    command = [sys.executable, "-m", "audits.run", "test_checkpoint:build", "--trials", str(TRIALS), "--no-progress"]
+    command = [sys.executable, "-m", "audits.run", "slow_target:build", "--trials", str(TRIALS), "--no-progress"]
     command += ["--no-figures", *extra]
     environment = {
         **os.environ,
