@@ -252,23 +252,27 @@ def category_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> 
     """The product over coordinates of their categories' smoothed frequency ratios; None for a
     release that repeats no value (a continuous one)."""
     x_in, x_out = flat(values_in), flat(values_out)
+    categories = _repeated_categories(x_in, x_out)
+    if categories is None:
+        return None
+    return CategoryTable(categories, x_in, x_out, joint=False).score
+
+
+def _repeated_categories(x_in: np.ndarray, x_out: np.ndarray) -> ColumnCategories | None:
+    """The pooled releases' categories per coordinate; None when no value repeats (a continuous
+    release) or no coordinate has a repeated value."""
     pooled = np.concatenate([x_in, x_out])
     if not repeats_values(pooled):
         return None
     categories = ColumnCategories(pooled)
-    if not categories.has_atoms:
-        return None
-    return CategoryTable(categories, x_in, x_out, joint=False).score
+    return categories if categories.has_atoms else None
 
 
 def _on_one_hot(fit: Fit, x_in: np.ndarray, x_out: np.ndarray) -> Score | None:
     """``fit`` on the one-hot features (:meth:`audits.categories.ColumnCategories.features`); None
     for a release that repeats no value."""
-    pooled = np.concatenate([x_in, x_out])
-    if not repeats_values(pooled):
-        return None
-    categories = ColumnCategories(pooled)
-    if not categories.has_atoms:
+    categories = _repeated_categories(x_in, x_out)
+    if categories is None:
         return None
     fitted = fit(categories.features(x_in), categories.features(x_out))
     if fitted is None:
