@@ -40,7 +40,14 @@ from accountants.events import ApproxDpEvent, PureDpEvent, epsilon_delta_of, fla
 from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon
 from accountants.ledger import StrPath
 from accountants.moments import MomentsAccountant
-from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation, sensitivity_factor
+from accountants.relations import (
+    DEFAULT_RELATION,
+    add_or_remove_equivalent,
+    check_relation,
+    relation_refusal,
+    sensitivity_factor,
+)
+from accountants.rounding import log1p_up
 from accountants.validation import check_delta, check_positive
 
 __all__ = [
@@ -403,10 +410,33 @@ def _guarantees(key: _Key, relation: NeighboringRelation) -> list[tuple[float, f
         if isinstance(event, dp_event.RandomizedResponseDpEvent) and relation != NeighboringRelation.REPLACE_ONE:
             return None
         guarantee = epsilon_delta_of(add_or_remove_equivalent(event, relation))
+        if guarantee is None and isinstance(event, dp_event.PoissonSampledDpEvent):
+            guarantee = _poisson_sampled_guarantee(event, relation)
         if guarantee is None:
             return None
         triples.append((*guarantee, count))
     return triples
+
+
+def _poisson_sampled_guarantee(
+    event: dp_event.PoissonSampledDpEvent, relation: NeighboringRelation
+) -> tuple[float, float] | None:
+    """(log(1 + q(e^ε − 1)), qδ), rounded up, for an (ε, δ)-DP release on a Poisson sample with
+    probability q under ``ADD_OR_REMOVE_ONE`` (amplification by subsampling: Li, Qardaji & Su 2012;
+    Balle, Barthe & Gaboardi 2018, Theorem 8), or None (another relation, or an inner release that
+    states no guarantee)."""
+    if relation != NeighboringRelation.ADD_OR_REMOVE_ONE:
+        return None
+    inner = epsilon_delta_of(event.event)
+    if inner is None:
+        return None
+    epsilon, delta = inner
+    q = event.sampling_probability
+    if math.isinf(epsilon):
+        return (math.inf, 0.0) if q > 0 else (0.0, 0.0)
+    growth = math.nextafter(math.expm1(epsilon) * (1.0 + 4 * 2.0**-53), math.inf)  # >= e^ε − 1
+    amplified_delta = min(1.0, math.nextafter(q * delta, math.inf)) if delta > 0 else 0.0
+    return log1p_up(Fraction(q) * Fraction(growth)), amplified_delta
 
 
 def _laplace_query(event: dp_event.LaplaceDpEvent, kind: str, value: float, relation: NeighboringRelation) -> float:
@@ -437,16 +467,14 @@ def _laplace_query(event: dp_event.LaplaceDpEvent, kind: str, value: float, rela
 def _refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> str:
     if isinstance(event, ApproxDpEvent | PureDpEvent):
         return ""
-    if isinstance(event, dp_event.RandomizedResponseDpEvent) and relation not in (
-        NeighboringRelation.REPLACE_ONE,
-        NeighboringRelation.REPLACE_SPECIAL,
-    ):
-        return f"randomized response needs REPLACE_ONE or REPLACE_SPECIAL, the accountant uses {relation}"
+    refusal = relation_refusal(event, relation)
+    if refusal:
+        return refusal
     if isinstance(event, dp_event.PoissonSampledDpEvent):
         if not isinstance(event.event, dp_event.GaussianDpEvent | dp_event.LaplaceDpEvent):
             return "only Poisson-sampled Gaussian or Laplace releases are supported"
         if isinstance(event.event, dp_event.LaplaceDpEvent) and relation == NeighboringRelation.REPLACE_ONE:
-            return "Poisson-sampled Laplace is analysed under ADD_OR_REMOVE_ONE or REPLACE_SPECIAL; set the relation"
+            return "neighboring_relation must be `ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL` for Poisson-sampled Laplace"
     for name in ("noise_multiplier", "noise_parameter"):
         value = getattr(event, name, None)
         if value is not None and (math.isnan(value) or value < 0):

@@ -70,5 +70,8 @@ def relation_refusal(event: dp_event.DpEvent, relation: NeighboringRelation) -> 
         NeighboringRelation.REPLACE_ONE,
         NeighboringRelation.REPLACE_SPECIAL,
     ):
-        return f"randomized response needs REPLACE_ONE or REPLACE_SPECIAL, the accountant uses {relation}"
+        return (
+            "neighboring_relation must be `REPLACE_ONE` or `REPLACE_SPECIAL` for randomized response "
+            f"(dp-accounting's convention); the accountant uses {relation}"
+        )
     return ""

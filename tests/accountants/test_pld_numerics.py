@@ -14,7 +14,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from dp_accounting import dp_event
+from dp_accounting import dp_event, privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from accountants import MomentsAccountant, PLDAccountant, PureDpEvent, PureEpsilonAccountant, UnsupportedEventError
@@ -128,7 +128,12 @@ def test_a_dp_accounting_failure_falls_back_or_is_refused_clearly(monkeypatch):
     accountant = PLDAccountant().register(sampled_gaussian, 7)
     assert accountant.get_epsilon(1e-6) == MomentsAccountant().register(sampled_gaussian, 7).get_epsilon(1e-6)
     sampled_laplace = dp_event.PoissonSampledDpEvent(0.0123, dp_event.LaplaceDpEvent(1.2345))
-    accountant = PLDAccountant().register(sampled_laplace, 7)  # neither a pure ε nor an RDP curve here
+    accountant = PLDAccountant().register(sampled_laplace, 7)  # its amplified pure ε answers
+    with mpmath.workdps(50):
+        amplified = 7 * mpmath.log1p(mpmath.mpf(0.0123) * mpmath.expm1(1 / mpmath.mpf(1.2345)))
+    assert float(amplified) <= accountant.get_epsilon(1e-6) <= float(amplified) * (1 + 1e-12)
+    special = privacy_accountant.NeighboringRelation.REPLACE_SPECIAL
+    accountant = PLDAccountant(neighboring_relation=special).register(sampled_laplace, 7)  # no other bound here
     with pytest.raises(UnsupportedEventError, match="dp-accounting's PLD failed .*no other bound applies"):
         accountant.get_epsilon(1e-6)
 
@@ -138,3 +143,18 @@ def test_empty_ledger_is_exactly_zero():
     assert accountant.get_epsilon(1e-300) == 0.0
     assert accountant.get_epsilon(0.0) == 0.0
     assert accountant.get_delta(0.0) == 0.0
+
+
+@pytest.mark.parametrize("delta", [1e-14, 1e-20, 1e-300])
+def test_poisson_sampled_laplace_is_capped_by_its_amplified_pure_epsilon_at_tiny_delta(delta):
+    """Three Laplace(b = 0.5) releases on Poisson samples (q = 0.2) are each (log(1 + q(e^2 − 1)), 0)-DP
+    under add-or-remove (Balle, Barthe & Gaboardi 2018, Theorem 8): where the FFT's error hides the PLD's
+    answer (δ ≤ 1e-14), ε is that pure total, never ∞ and never below it (dp-accounting's own test
+    expects 2.46964)."""
+    event = dp_event.PoissonSampledDpEvent(0.2, dp_event.LaplaceDpEvent(noise_multiplier=0.5))
+    accountant = PLDAccountant().register(event, 3)
+    with mpmath.workdps(50):
+        exact = 3 * mpmath.log(1 + mpmath.mpf(0.2) * mpmath.expm1(2))
+    epsilon = accountant.get_epsilon(delta)
+    assert mpmath.mpf(epsilon) >= exact
+    assert epsilon <= float(exact) * (1 + 1e-12)

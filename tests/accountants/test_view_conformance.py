@@ -45,21 +45,10 @@ FACTORIES = {
     "odometer": lambda r: PrivacyOdometer(neighboring_relation=r),
 }
 
-#: Cases that fail because of a defect in another module, with the reason (see the xfail marks):
-#: none left (empty ledgers are exactly (0, 0) in every accountant).
-EMPTY_LEDGER_DEFECTS: dict[str, str] = {}
 
-
-def views(defects=None):
-    """(name, relation) of every accountant under every relation; those named in ``defects``
-    marked as expected failures with the reason (the test still runs)."""
-    params = []
-    for name in FACTORIES:
-        for relation in RELATIONS:
-            reason = (defects or {}).get(name)
-            marks = [pytest.mark.xfail(reason=reason, raises=AssertionError, strict=False)] if reason else []
-            params.append(pytest.param(name, relation, id=f"{name}-{relation.name}", marks=marks))
-    return params
+def views():
+    """(name, relation) of every accountant under every relation."""
+    return [pytest.param(name, relation, id=f"{name}-{relation.name}") for name in FACTORIES for relation in RELATIONS]
 
 
 def view_of(name, relation):
@@ -110,12 +99,12 @@ def assert_nothing_spent(view):
     assert view.get_delta(math.inf) == 0
 
 
-@pytest.mark.parametrize("name, relation", views(EMPTY_LEDGER_DEFECTS))
+@pytest.mark.parametrize("name, relation", views())
 def test_no_events_spend_nothing(name, relation):
     assert_nothing_spent(view_of(name, relation))
 
 
-@pytest.mark.parametrize("name, relation", views(EMPTY_LEDGER_DEFECTS))
+@pytest.mark.parametrize("name, relation", views())
 def test_a_no_op_event_spends_nothing(name, relation):
     view = view_of(name, relation)
     assert view.supports(dp_event.NoOpDpEvent())
