@@ -196,7 +196,12 @@ class PLDAccountant(Accountant[_Releases]):
         if pessimistic:
             weak = failure is not None or (value < FALLBACK_BELOW if kind == "epsilon" else result < FALLBACK_BELOW)
             weak = weak or result == (math.inf if kind == "epsilon" else 1.0)
-            result = min(result, self._fallback(key, kind, value, with_rdp=weak))
+            cap = self._fallback(key, kind, value, with_rdp=weak)
+            if kind == "epsilon" and cap * (1.0 - PURE_CAP_SNAP) <= result:
+                # Within float error below a valid bound: dp-accounting's losses near a pure release's
+                # top atom are not exact to the last digits, so the valid bound answers.
+                result = cap
+            result = min(result, cap)
         if failure is not None and result == (math.inf if kind == "epsilon" else 1.0):
             raise self.unsupported(
                 key[0][0], f"dp-accounting's PLD failed ({failure!s:.200}) and no other bound applies"
@@ -494,6 +499,9 @@ FALLBACK_BELOW = 1e-10
 #: The errors dp-accounting's PLD construction and queries raise on valid but numerically extreme
 #: inputs (e.g. "deltas are not in non-increasing order"): answered by the fallback bounds.
 _PEER_FAILURES = (ValueError, ArithmeticError, IndexError, MemoryError)
+#: A PLD answer this close (relative) below a valid bound (the releases' basic composition or RDP) is
+#: within dp-accounting's evaluation error of it, and the valid bound is answered instead.
+PURE_CAP_SNAP = 1e-6
 #: Largest privacy-loss grid a query allocates (8 bytes a point, several arrays in the FFT).
 MAX_GRID_POINTS = 1_000_000
 #: Coarsest grid step (nats) a query uses; releases needing a coarser one are refused

@@ -31,6 +31,7 @@ import numpy.typing as npt
 __all__ = [
     "MAX_INTEGER_DIGITS",
     "MAX_FLOAT_CHARACTERS",
+    "SCAN_BLOCK",
     "StrictJSONError",
     "loads",
     "depth_exceeded",
@@ -181,8 +182,9 @@ def read_from_start(data: bytes, max_depth: int) -> tuple[int | None, bool]:
     return None, False
 
 
-#: Bytes per block of the vectorised passes (their temporary arrays stay in the processor's cache).
-_BLOCK = 1 << 18
+#: Bytes per block of the vectorised passes (their temporary arrays stay in the processor's cache;
+#: the tests shrink it to exercise the block edges).
+SCAN_BLOCK = 1 << 18
 _BACKSLASH_RUN = re.compile(rb"\\*")
 
 
@@ -217,7 +219,7 @@ def _bracket_blocks(
     buffer = np.frombuffer(data, dtype=np.uint8)
     quotes_before = 0
     while start < buffer.size:
-        end = min(start + _BLOCK, buffer.size)
+        end = min(start + SCAN_BLOCK, buffer.size)
         if buffer[end - 1] == _BACKSLASH:  # keep the run and the byte it escapes in this block
             match = _BACKSLASH_RUN.match(data, end)
             end = min((match.end() if match else end) + 1, buffer.size)

@@ -79,7 +79,7 @@ def test_randomized_response_counts_every_repetition():
 def test_unsupported_and_non_private():
     with pytest.raises(UnsupportedEventError, match="PLDAccountant cannot bound the event ZCDpEvent"):
         PLDAccountant().register(dp_event.ZCDpEvent(0.1))
-    with pytest.raises(UnsupportedEventError, match="ADD_OR_REMOVE_ONE or REPLACE_SPECIAL"):
+    with pytest.raises(UnsupportedEventError, match="`ADD_OR_REMOVE_ONE` or `REPLACE_SPECIAL`"):
         PLDAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE).register(
             dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0))
         )

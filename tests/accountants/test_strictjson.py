@@ -60,7 +60,7 @@ def reference_from_start(data: bytes, max_depth: int) -> tuple[int | None, bool]
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch):
-    monkeypatch.setattr(strictjson, "_BLOCK", 3)
+    monkeypatch.setattr(strictjson, "SCAN_BLOCK", 3)
 
 
 @settings(max_examples=300, deadline=None)
