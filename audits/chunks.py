@@ -153,12 +153,18 @@ def run_chunks(
         initargs=(os.getpid(),),
     )
     try:
-        for outcome in pool.map(_inherited_job, range(len(jobs))):
+        # Submitted here rather than by ``pool.map``, whose clean-up cancels the futures: Python 3.11's
+        # pool then fails in its manager thread when it marks them broken after the workers are stopped.
+        futures = [pool.submit(_inherited_job, index) for index in range(len(jobs))]
+        for future in futures:
+            outcome = future.result()
             done(outcome.trials)
             yield outcome
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
         terminate(set(multiprocessing.active_children()) - others)
+        # The pool's manager thread reaps the stopped workers too: waiting for it means that none of
+        # them is still counted as a live child when this returns.
+        pool.shutdown(wait=True)
         raise
     else:
         pool.shutdown()
