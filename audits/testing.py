@@ -29,6 +29,17 @@ examined (Bonferroni). Each bound is conservative (Clopper–Pearson intervals a
 limit, and a mechanism meets its ε with equality for one test at most), so the measured rate is
 usually far below α.
 
+A pre-registered bound (``method=``). The union bound makes α an upper bound that no mechanism
+reaches: a correct mechanism at the edge of its claim makes one bound err at most, and the others'
+shares are spent for nothing. Naming the one bound that decides (``method="clopper_pearson"``, or
+``"gdp"`` for a Gaussian claim with δ > 0), fixed before the trials as a pre-registered test is,
+gives it the whole α: the other bounds are still computed and reported but do not decide. The
+false-alarm rate of that assertion is then α up to the discreteness of the exact binomial bounds:
+the Clopper–Pearson bound spends α on the test's two error rates in the shares its selection part
+predicts best (:mod:`audits.stats.clopper_pearson`), so that on a mechanism whose one error rate is
+certain nearly all of α goes to the other, and ``tests/audits/test_testing.py`` measures the rate on
+such a mechanism against the exact probability and the stated α.
+
 Under pytest, the plugin :mod:`audits.pytest_plugin` sets the defaults of ``effort`` and ``seed``
 (``--dp-effort``, ``--dp-seed``), and every assertion is recorded (:func:`records`) for the run's
 summary.
@@ -123,12 +134,12 @@ def _check_seed(seed: object) -> int:
     return int(seed)
 
 
-def bound_confidence(claim: Claim, confidence: float, pairs: int = 1) -> float:
+def bound_confidence(claim: Claim, confidence: float, pairs: int = 1, method: str | None = None) -> float:
     """The confidence each deciding lower bound is computed at so that a correct mechanism fails
     :func:`assert_private` with probability at most α = 1 − ``confidence``: 1 − α / ((k + ½) · pairs)
     for the k bounds that decide ``claim`` (:func:`audits.runner.deciding_bounds`), the floating-point
     test on rounded releases counting half (it runs at half the error rate), and Bonferroni over
-    ``pairs`` pairs (module docstring)."""
+    ``pairs`` pairs; with one pre-registered ``method`` deciding alone, 1 − α / pairs (module docstring)."""
     from audits.runner import deciding_bounds
 
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
@@ -137,7 +148,14 @@ def bound_confidence(claim: Claim, confidence: float, pairs: int = 1) -> float:
         )
     if isinstance(pairs, bool) or not isinstance(pairs, numbers.Integral) or pairs < 1:
         raise ValueError(f"pairs must be an integer >= 1 (the pairs the verdict is corrected for), got {pairs!r:.60}")
-    alpha = (1.0 - float(confidence)) / ((len(deciding_bounds(claim)) + 0.5) * pairs)
+    deciding = deciding_bounds(claim)
+    if method is not None and method not in deciding:
+        raise ValueError(
+            f"method must be one of the bounds that can decide {claim.statement}: "
+            f"{', '.join(map(repr, deciding))} (or None: all of them), got {method!r:.60}"
+        )
+    shares = 1.0 if method is not None else len(deciding) + 0.5
+    alpha = (1.0 - float(confidence)) / (shares * pairs)
     return 1.0 - alpha
 
 
@@ -273,12 +291,22 @@ def _hypothesis_search(
 
 
 def _call(
-    name: str, D: Any, D_prime: Any, neighbours: Any, claim: Claim, effort: str, seed: int, confidence: float
+    name: str,
+    D: Any,
+    D_prime: Any,
+    neighbours: Any,
+    claim: Claim,
+    effort: str,
+    seed: int,
+    confidence: float,
+    method: str | None,
 ) -> str:
     data = (
         "D, D_prime" if neighbours is None else "D, neighbours=neighbours" if D is not None else "neighbours=neighbours"
     )
-    options = f"effort={effort!r}, seed={seed}, confidence={confidence}"
+    options = f"effort={effort!r}, seed={seed}, confidence={confidence}" + (
+        "" if method is None else f", method={method!r}"
+    )
     return f"assert_private({name}, {data}, claim={_claim_call(claim)}, {options})"
 
 
@@ -292,6 +320,7 @@ def assert_private(
     effort: str | None = None,
     seed: int | None = None,
     confidence: float = 0.95,
+    method: str | None = None,
     score: Score | None = None,
     batched: bool = True,
     release: ReleaseFormat | None = None,
@@ -313,6 +342,9 @@ def assert_private(
       seed: the root seed of every trial (None: the session's, ``--dp-seed``, else 0).
       confidence: the probability that a correct mechanism passes; a false alarm has probability at
         most 1 − confidence (the module docstring says how the bounds share it).
+      method: None (every bound that can decide the claim does, sharing 1 − confidence), or the one
+        pre-registered bound that decides alone with the whole of it: "clopper_pearson" (worst case)
+        or "gdp" (a Gaussian claim with δ > 0; it assumes a Gaussian trade-off curve).
       score, batched, release: as for :func:`audits.audit`.
       max_examples: pairs hypothesis generates at most in the search mode (default by effort,
         :data:`EXAMPLES`).
@@ -335,7 +367,7 @@ def assert_private(
         raise TypeError(f"claim must be an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5), got {claim!r:.80}")
     chosen_effort = effort_preset(_SESSION.defaults.effort if effort is None else effort)
     seed = _SESSION.defaults.seed if seed is None else _check_seed(seed)
-    per_bound = bound_confidence(claim, confidence)
+    per_bound = bound_confidence(claim, confidence, method=method)
     if max_examples is not None and (
         isinstance(max_examples, bool) or not isinstance(max_examples, numbers.Integral) or max_examples < 1
     ):
@@ -358,7 +390,7 @@ def assert_private(
             seed=seed,
             batched=batched,
         )
-        per_bound = bound_confidence(claim, confidence, search.examined)
+        per_bound = bound_confidence(claim, confidence, search.examined, method)
         report = audit(
             mechanism, search.D, search.D_prime, claim=claim, effort=chosen_effort.name, seed=seed, score=score,
             batched=batched, release=release, confidence=per_bound, progress=False,
@@ -368,14 +400,19 @@ def assert_private(
             mechanism, D, D_prime, claim=claim, neighbours=neighbours, effort=chosen_effort.name, seed=seed,
             score=score, batched=batched, release=release, confidence=per_bound, progress=False,
         )  # fmt: skip
-    method, deciding = max(report.lower.items(), key=lambda item: item[1].epsilon)
+    if method is None:
+        decided_by, deciding = max(report.lower.items(), key=lambda item: item[1].epsilon)
+        verdict = report.verdict
+    else:
+        decided_by, deciding = method, report.lower[method]
+        verdict = "VIOLATION" if deciding.epsilon > _smallest_upper(claim) else "consistent"
     _SESSION.records.append(
         AssertionRecord(
             mechanism=name,
             claim=claim.statement,
-            verdict=report.verdict,
+            verdict=verdict,
             epsilon_lower=deciding.epsilon,
-            method=method,
+            method=decided_by,
             effort=chosen_effort.name,
             seed=seed,
             confidence=float(confidence),
@@ -383,9 +420,9 @@ def assert_private(
             seconds=round(time.perf_counter() - start, 2),
         )
     )
-    if report.verdict == "VIOLATION":
+    if verdict == "VIOLATION":
         raise AssertionError(
-            _failure(report, name, claim, D, D_prime, neighbours, search, chosen_effort.name, seed, confidence)
+            _failure(report, name, claim, D, D_prime, neighbours, search, chosen_effort.name, seed, confidence, method)
         )
     return report
 
@@ -401,6 +438,7 @@ def _failure(
     effort: str,
     seed: int,
     confidence: float,
+    method: str | None,
 ) -> str:
     """The failure text: plain lines, no colour, the first a one-line summary (JUnit shows it as the message)."""
     r = report.report
@@ -408,7 +446,10 @@ def _failure(
         f"{m} ε ≥ {b.epsilon:.4g} ({b.confidence:.4%} confidence, {_assumption(b.assumption)})"
         for m, b in report.lower.items()
     )
-    violated = sorted({m for methods in r["violated_by"].values() for m in methods})
+    if method is None:
+        violated = sorted({m for methods in r["violated_by"].values() for m in methods})
+    else:
+        violated = [f"{method} (pre-registered: it alone decides)"]
     lines = [
         f"privacy VIOLATION: {name} is not {claim.statement}",
         f"  claim: {claim.statement}; upper bounds {r['epsilon_upper']}",
@@ -425,10 +466,11 @@ def _failure(
         lines.append(f"  pair: {r['neighbour_search']['summary']} (held-out pilot, fresh trials)")
     else:
         lines.append(f"  pair: {_pair(D, D_prime)}")
+    reproduce = _call(name.rsplit(".", 1)[-1], D, D_prime, neighbours, claim, effort, seed, confidence, method)
     lines += [
         f"  distinguisher: {r['attack']['name']}",
         f"  trials: {r['trials']:,} per side, effort {effort!r}, seed {seed}",
         f"  false alarm: a mechanism that meets the claim fails this assertion with probability ≤ {1 - confidence:.3g}",
-        f"  reproduce: {_call(name.rsplit('.', 1)[-1], D, D_prime, neighbours, claim, effort, seed, confidence)}",
+        f"  reproduce: {reproduce}",
     ]
     return "\n".join(lines)

@@ -7,10 +7,18 @@ and false-negative rate FNR,
     FPR + e^ε FNR ≥ 1 − δ   and   FNR + e^ε FPR ≥ 1 − δ,
 
 so ε ≥ max(log((1 − δ − FNR)/FPR), log((1 − δ − FPR)/FNR)). Replacing FPR and FNR by one-sided
-Clopper–Pearson upper bounds, each at level α/2 so that both hold together with probability
+Clopper–Pearson upper bounds, at levels wα and (1 − w)α so that both hold together with probability
 ≥ 1 − α (union bound), gives a (1 − α)-confidence lower bound on ε (Jagielski, Ullman & Oprea
 2020; Nasr, Song, Thakurta, Papernot & Carlini 2021). The threshold is chosen honestly, see
 :mod:`audits.stats.thresholds`.
+
+The share w. An even split (w = ½) suits a test whose two error rates are both uncertain; when one
+of them is (nearly) known — a test that never errs on one side, as against a mechanism that outputs a
+fixed value on D — the half spent there is wasted, and the bound's error rate is about α/2 instead of
+α. With a :class:`~audits.stats.thresholds.Split` strategy the share is chosen with the test, on the
+selection part alone, among :data:`FPR_SHARES` (the largest predicted bound; ½ unless another share
+predicts strictly more), so the bound keeps its confidence and its error rate approaches α where one
+side is certain. A fixed threshold and the Bonferroni strategy keep w = ½.
 """
 
 from __future__ import annotations
@@ -23,11 +31,12 @@ from attacks.metrics import check_scores
 from audits.stats._validation import check_confidence, check_count, check_delta, check_error_counts
 from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import WORST_CASE, LowerBound
-from audits.stats.selection import BoundFunction, select_threshold
-from audits.stats.thresholds import ThresholdChoice, as_strategy
+from audits.stats.selection import BoundFunction, Selection, select_threshold
+from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [
     "ALPHA_SPLIT",
+    "FPR_SHARES",
     "bound_function",
     "clopper_pearson_audit",
     "clopper_pearson_from_counts",
@@ -37,8 +46,17 @@ __all__ = [
     "epsilon_from_rates",
 ]
 
-#: How the significance level is shared between the two error rates, stated in every result.
+#: How the significance level is shared between the two error rates (the even split), as every result states it.
 ALPHA_SPLIT = "α/2 on FPR and α/2 on FNR (one-sided Clopper–Pearson, union bound)"
+#: The shares w of α spent on the false-positive rate that a Split strategy chooses among (½ first).
+FPR_SHARES = (0.5, 0.9, 0.99, 0.1, 0.01)
+
+
+def alpha_split(fpr_share: float) -> str:
+    """How α is shared between the two error rates, as a result states it."""
+    if fpr_share == 0.5:
+        return ALPHA_SPLIT
+    return f"{fpr_share:g}α on FPR and {1.0 - fpr_share:g}α on FNR (one-sided Clopper–Pearson, union bound)"
 
 
 def _counts(k: ArrayLike, n: int) -> tuple[np.ndarray, int]:
@@ -114,15 +132,18 @@ def epsilon_from_rates(fpr: ArrayLike, fnr: ArrayLike, delta: float) -> np.ndarr
     return float(out) if out.ndim == 0 else out
 
 
-def bound_function(delta: float) -> BoundFunction:
+def bound_function(delta: float, fpr_share: float = 0.5) -> BoundFunction:
     """The vectorised Clopper–Pearson ε bound at δ, as a threshold strategy evaluates it: counts
-    (non-integer expected counts only when ranking candidates) → ε lower bound at each test."""
+    (non-integer expected counts only when ranking candidates) → ε lower bound at each test, with
+    ``fpr_share`` of the level on the false-positive rate and the rest on the false-negative rate."""
+    if not 0.0 < fpr_share < 1.0:
+        raise ValueError(f"fpr_share must lie in (0, 1), got {fpr_share!r}")
 
     def bound(fp: np.ndarray, n_out: int, fn: np.ndarray, n_in: int, alpha: float) -> np.ndarray:
         return np.atleast_1d(  # already 1-D: atleast_1d only states the array type
             epsilon_from_rates(
-                np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fp), n_out, alpha / 2)),
-                np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fn), n_in, alpha / 2)),
+                np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fp), n_out, alpha * fpr_share)),
+                np.atleast_1d(clopper_pearson_upper_limits(np.atleast_1d(fn), n_in, alpha * (1.0 - fpr_share))),
                 delta,
             )
         )
@@ -130,8 +151,11 @@ def bound_function(delta: float) -> BoundFunction:
     return bound
 
 
-def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: float) -> dict[str, float | str]:
-    """The counts, rates and Clopper–Pearson upper bounds (α_test/2 each) behind a bound."""
+def error_rate_details(
+    fp: int, n_out: int, fn: int, n_in: int, alpha_test: float, fpr_share: float = 0.5
+) -> dict[str, float | str]:
+    """The counts, rates and Clopper–Pearson upper bounds (at ``fpr_share``·α_test on the FPR, the rest
+    on the FNR) behind a bound."""
     return {
         "fp": fp,
         "n_out": n_out,
@@ -139,10 +163,11 @@ def error_rate_details(fp: int, n_out: int, fn: int, n_in: int, alpha_test: floa
         "n_in": n_in,
         "fpr": fp / n_out,
         "fnr": fn / n_in,
-        "fpr_upper": float(clopper_pearson_upper_limits(np.array([fp]), n_out, alpha_test / 2)[0]),
-        "fnr_upper": float(clopper_pearson_upper_limits(np.array([fn]), n_in, alpha_test / 2)[0]),
+        "fpr_upper": float(clopper_pearson_upper_limits(np.array([fp]), n_out, alpha_test * fpr_share)[0]),
+        "fnr_upper": float(clopper_pearson_upper_limits(np.array([fn]), n_in, alpha_test * (1.0 - fpr_share))[0]),
         "alpha_per_test": alpha_test,
-        "alpha_split": ALPHA_SPLIT,
+        "fpr_share": fpr_share,
+        "alpha_split": alpha_split(fpr_share),
     }
 
 
@@ -158,10 +183,11 @@ def _result(
     n_in: int,
     alpha_test: float,
     extra: dict[str, float | str],
+    fpr_share: float = 0.5,
 ) -> LowerBound:
     empirical = float(epsilon_from_rates(fp / n_out, fn / n_in, delta))
     details = (
-        error_rate_details(fp, n_out, fn, n_in, alpha_test)
+        error_rate_details(fp, n_out, fn, n_in, alpha_test, fpr_share)
         | {
             # None: a zero error count, no finite point estimate
             "empirical_epsilon": empirical if np.isfinite(empirical) else None,
@@ -190,6 +216,7 @@ def clopper_pearson_from_counts(
     confidence: float = 0.95,
     threshold: float | None = None,
     correction: str = "none (single pre-registered threshold)",
+    fpr_share: float = 0.5,
 ) -> LowerBound:
     """Lower bound on ε from the counts of one test fixed in advance.
 
@@ -200,13 +227,14 @@ def clopper_pearson_from_counts(
       confidence: 1 − α, in (0, 1).
       threshold, correction: recorded in the result; ``correction`` must say how the test was
         chosen (the default asserts it was fixed before seeing the data).
+      fpr_share: the share of α spent on the false-positive rate (fixed in advance too; module docstring).
     """
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
     fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
-    eps = bound_function(delta)(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
-    return _result(eps, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})
+    eps = bound_function(delta, fpr_share)(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
+    return _result(eps, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {}, fpr_share)
 
 
 def clopper_pearson_audit(
@@ -241,7 +269,13 @@ def clopper_pearson_audit(
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)
-    sel = select_threshold(scores_in, scores_out, strategy, 1.0 - confidence, bound_function(delta))
+    alpha = 1.0 - confidence
+    share, sel = 0.5, select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta))
+    if isinstance(strategy, Split):  # the share is chosen on the selection part too (module docstring)
+        for other in FPR_SHARES[1:]:
+            candidate = select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta, other))
+            if _predicts_more(candidate, sel):
+                share, sel = other, candidate
     return _result(
         sel.value,
         delta,
@@ -254,4 +288,14 @@ def clopper_pearson_audit(
         sel.n_in,
         sel.alpha,
         sel.details,
+        share,
+    )
+
+
+def _predicts_more(candidate: Selection, current: Selection) -> bool:
+    """Whether ``candidate``'s selection part predicts a strictly larger bound than ``current``'s, both
+    ranked at the audit's level (a fallback's relaxed-level value is not comparable, and never wins)."""
+    return candidate.details["selection_fallback"] == "none" and (
+        current.details["selection_fallback"] != "none"
+        or float(candidate.details["selection_value"]) > float(current.details["selection_value"])
     )

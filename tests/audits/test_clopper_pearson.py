@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from accountants import gaussian_epsilon
 from audits.stats import (
     Bonferroni,
+    Fixed,
     Split,
     clopper_pearson_audit,
     clopper_pearson_from_counts,
@@ -17,6 +18,7 @@ from audits.stats import (
     clopper_pearson_upper,
     epsilon_from_rates,
 )
+from audits.stats.clopper_pearson import ALPHA_SPLIT, FPR_SHARES
 
 mpmath.mp.dps = 40
 
@@ -111,6 +113,33 @@ def test_from_counts_uses_alpha_over_two_per_rate():
     assert b.epsilon == pytest.approx(expected, rel=1e-12)
     assert b.method == "clopper-pearson" and b.correction.startswith("none")
     assert "α/2" in b.details["alpha_split"]
+
+
+def test_an_uneven_share_puts_the_level_where_the_rates_are_uncertain():
+    b = clopper_pearson_from_counts(3, 1000, 0, 1000, delta=0.0, confidence=0.9, fpr_share=0.99)
+    assert b.details["fpr_upper"] == clopper_pearson_upper(3, 1000, 0.099)
+    assert b.details["fnr_upper"] == clopper_pearson_upper(0, 1000, 0.1 * 0.01)
+    assert b.details["alpha_split"].startswith("0.99α on FPR and 0.01α on FNR") and b.details["fpr_share"] == 0.99
+    with pytest.raises(ValueError, match=r"fpr_share must lie in \(0, 1\), got 1.0"):
+        clopper_pearson_from_counts(3, 1000, 0, 1000, delta=0.0, fpr_share=1.0)
+
+
+def test_the_split_chooses_the_share_on_its_selection_part():
+    rng = np.random.default_rng(5)
+    # the test "1" on releases 1 with probability 0.95 on D and 0.95·e^−4 on D′: its false-negative rate is
+    # known far better (relative to the bound's use of it) than its false-positive rate, which gets the most
+    on_d, on_d_prime = (rng.random(5000) < 0.95).astype(float), (rng.random(5000) < 0.95 * math.exp(-4)).astype(float)
+    uneven = clopper_pearson_audit(on_d, on_d_prime, delta=0.0, confidence=0.8)
+    even = clopper_pearson_audit(on_d, on_d_prime, delta=0.0, confidence=0.8, threshold=Fixed(1.0))
+    assert uneven.details["fpr_share"] in (0.9, 0.99) and even.details["fpr_share"] == 0.5
+    assert uneven.epsilon == clopper_pearson_from_counts(
+        uneven.details["fp"], 4000, uneven.details["fn"], 4000, delta=0.0, confidence=0.8,
+        fpr_share=uneven.details["fpr_share"],
+    ).epsilon  # fmt: skip
+    # a tail test on Gaussian scores: a share is chosen among the stated ones and the result says which
+    tail = clopper_pearson_audit(rng.normal(2, 1, 5000), rng.normal(0, 1, 5000), delta=1e-5)
+    share = tail.details["fpr_share"]
+    assert share in FPR_SHARES and (tail.details["alpha_split"] == ALPHA_SPLIT) == (share == 0.5)
 
 
 def test_gaussian_mu1_1e5_per_side_is_sound_and_reaches_the_ceiling(gaussian_1e5):

@@ -70,8 +70,9 @@ def test_evaluation_counts_come_from_the_evaluation_part_only():
     assert bound.details["fp"] == int(np.sum(scores_out[ev_out] >= t))
     assert bound.details["fn"] == int(np.sum(scores_in[ev_in] < t))
     reference = clopper_pearson_from_counts(
-        bound.details["fp"], ev_out.size, bound.details["fn"], ev_in.size, delta=1e-5
-    )
+        bound.details["fp"], ev_out.size, bound.details["fn"], ev_in.size, delta=1e-5,
+        fpr_share=bound.details["fpr_share"],
+    )  # fmt: skip
     assert bound.epsilon == reference.epsilon
 
 
