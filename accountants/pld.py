@@ -48,6 +48,7 @@ from accountants.relations import (
     sensitivity_factor,
 )
 from accountants.rounding import log1p_up
+from accountants.sampled_gaussian import sampled_gaussian_pld
 from accountants.validation import check_delta, check_positive
 
 __all__ = [
@@ -747,6 +748,8 @@ def _epsilon_delta(
 def _poisson_sampled(
     relation: NeighboringRelation, event: dp_event.PoissonSampledDpEvent, count: int, pessimistic: bool, interval: float
 ) -> pld_lib.PrivacyLossDistribution | None:
+    """``count`` Poisson-sampled Gaussian or Laplace releases: the PLD of one (:func:`_sampled_single`),
+    self-composed by FFT."""
     inner = event.event
     if event.sampling_probability == 0:
         return pld_lib.identity(interval)
@@ -754,24 +757,48 @@ def _poisson_sampled(
         return None
     if math.isinf(inner.noise_multiplier):
         return pld_lib.identity(interval)
-    if isinstance(inner, dp_event.GaussianDpEvent):
-        pld = pld_lib.from_gaussian_mechanism(
-            standard_deviation=min(inner.noise_multiplier, _MAX_NOISE),
+    single = _sampled_single(
+        type(inner).__name__,
+        min(inner.noise_multiplier, _MAX_NOISE),
+        event.sampling_probability,
+        pessimistic,
+        interval,
+        relation,
+    )
+    return single.self_compose(count)
+
+
+@functools.lru_cache(maxsize=_PIECE_CACHE_SIZE)
+def _sampled_single(
+    kind: str,
+    noise: float,
+    sampling_probability: float,
+    pessimistic: bool,
+    interval: float,
+    relation: NeighboringRelation,
+) -> pld_lib.PrivacyLossDistribution:
+    """The PLD of one Poisson-sampled Gaussian or Laplace release (``kind``: the class name), kept by its parameters
+    (a budget filter composing such releases one at a time builds it once). The pessimistic
+    Gaussian one under add-or-remove is built on arrays (:mod:`accountants.sampled_gaussian`, the
+    same PLD as dp-accounting's, ten times faster); the others by dp-accounting."""
+    if kind == dp_event.GaussianDpEvent.__name__:
+        if pessimistic and relation != NeighboringRelation.REPLACE_ONE:
+            return sampled_gaussian_pld(noise, sampling_probability, interval)
+        return pld_lib.from_gaussian_mechanism(
+            standard_deviation=noise,
             pessimistic_estimate=pessimistic,
             value_discretization_interval=interval,
-            sampling_prob=event.sampling_probability,
+            sampling_prob=sampling_probability,
             neighboring_relation=relation,
             use_connect_dots=pessimistic,
         )
-    else:
-        pld = pld_lib.from_laplace_mechanism(
-            parameter=min(inner.noise_multiplier, _MAX_NOISE),
-            pessimistic_estimate=pessimistic,
-            value_discretization_interval=interval,
-            sampling_prob=event.sampling_probability,
-            use_connect_dots=pessimistic,
-        )
-    return pld.self_compose(count)
+    return pld_lib.from_laplace_mechanism(
+        parameter=noise,
+        pessimistic_estimate=pessimistic,
+        value_discretization_interval=interval,
+        sampling_prob=sampling_probability,
+        use_connect_dots=pessimistic,
+    )
 
 
 #: Builds the PLD of ``count`` releases of one event (None: not private at all); plain Gaussian

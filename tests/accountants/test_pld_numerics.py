@@ -18,6 +18,7 @@ from dp_accounting import dp_event, privacy_accountant
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from accountants import MomentsAccountant, PLDAccountant, PureDpEvent, PureEpsilonAccountant, UnsupportedEventError
+from accountants import pld as pld_module
 from accountants.pld import laplace_masses
 
 DELTAS = [10.0**-e for e in (3, 6, 10, 12, 14, 15, 16, 20, 50, 100, 200, 300)]
@@ -124,6 +125,7 @@ def test_a_dp_accounting_failure_falls_back_or_is_refused_clearly(monkeypatch):
 
     monkeypatch.setattr(pld_lib, "from_gaussian_mechanism", failing)
     monkeypatch.setattr(pld_lib, "from_laplace_mechanism", failing)
+    monkeypatch.setattr(pld_module, "sampled_gaussian_pld", failing)  # the array-built sampled Gaussian
     sampled_gaussian = dp_event.PoissonSampledDpEvent(0.0123, dp_event.GaussianDpEvent(1.2345))
     accountant = PLDAccountant().register(sampled_gaussian, 7)
     assert accountant.get_epsilon(1e-6) == MomentsAccountant().register(sampled_gaussian, 7).get_epsilon(1e-6)
