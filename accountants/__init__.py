@@ -27,6 +27,7 @@ then), so ``import accountants`` and the command-line ``--help`` start in well u
 from typing import TYPE_CHECKING
 
 from accountants.lazy import lazy_exports
+from accountants.logs import package_logger
 from accountants.version import __version__
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
@@ -83,6 +84,8 @@ _EXPORTS = {
     "PrivacyOdometer": "accountants.odometer",
     "PLDAccountant": "accountants.pld",
 }
+
+package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

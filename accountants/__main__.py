@@ -18,15 +18,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, NoReturn
 
+from accountants.logs import log_to_stderr
 from accountants.validation import check_count, check_delta, check_epsilon
 from accountants.version import __version__
 
 if TYPE_CHECKING:  # dp-accounting and the accountants are imported once the arguments are read
+    from accountants.best import BestBound
     from accountants.ledger import Ledger
 
 PROG = "dp-accountant"
@@ -70,12 +74,16 @@ def _number(kind: str) -> Callable[[str], float]:
 
 
 def _count(text: str) -> int:
+    """An argparse ``type`` for ``--count``: a whole number of releases, at least 1 (``100``, ``1e8``)."""
+    expectation = "expected a whole number of releases >= 1 (e.g. 100 or 1e8)"
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{expectation}, got {text!r}") from None
+    if not number.is_finite() or number != number.to_integral_value() or number < 1:
+        raise argparse.ArgumentTypeError(f"{expectation}, got {text!r}")
     try:
-        return check_count(value, name="the count")
+        return check_count(int(number), name="the count")
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -93,7 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     source.add_argument("--pure-epsilon", type=_number("epsilon"), help="ε of a pure ε-DP release (finite, >= 0)")
     source.add_argument("--ledger", help="a ledger file written by accountants.LedgerFile (or Ledger.dumps)")
-    parser.add_argument("--count", type=_count, default=None, help="number of releases (default 1; not with --ledger)")
+    parser.add_argument(
+        "--count", type=_count, default=None, help="number of releases, >= 1 (default 1; not with --ledger)"
+    )
     parser.add_argument("--delta", type=_number("delta"), default=1e-5, help="target δ in [0, 1) (default 1e-5)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
     parser.add_argument(
@@ -101,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="report the privacy odometer's ε, valid for releases chosen adaptively and stopped at any time "
         "(Gaussian, (ε, δ) and Poisson-sampled releases), instead of every accountant's",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="log what the accountants do (INFO records) to standard error"
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     return parser
@@ -178,6 +191,8 @@ def _main(argv: list[str] | None) -> int:
     if arguments[:1] == ["ledger"]:
         return _repair(_ledger_parser().parse_args(arguments[1:]).file)
     args = _parser().parse_args(arguments)
+    if args.verbose:
+        log_to_stderr(logging.INFO)
     ledger = _load_ledger(args)
     if args.odometer:
         return _odometer(ledger, args)
@@ -187,24 +202,68 @@ def _main(argv: list[str] | None) -> int:
         best = best_epsilon(ledger, args.delta, every_accountant=True)
     except ValueError as error:
         _usage_error(str(error))
+    refused = _refusals(ledger, best)
     if args.json:
         payload = {
             "delta": best.delta,
             "best": {"epsilon": best.epsilon if math.isfinite(best.epsilon) else None, "accountant": best.accountant},
             "participant": best.participant,
+            "releases": ledger.total_count(best.participant) if ledger.participants else 0,
+            "releases_all_participants": ledger.total_count(),
             "epsilon_upper": {k: (v if math.isfinite(v) else None) for k, v in best.bounds.items()},
+            "refused": refused,
+            "failed": dict(best.failures),
         }
         print(json.dumps(payload, indent=2))
         return 0
-    print(
-        f"Privacy of {ledger.total_count()} release(s) at δ = {best.delta:g} (worst participant {best.participant!r})\n"
-    )
+    print(f"Privacy of {_releases(ledger, best.participant)} at δ = {best.delta:g}\n")
     print("| accountant | ε (upper bound) |")
     print("|---|---|")
     for name, value in sorted(best.bounds.items(), key=lambda item: item[1]):
         marker = " **(best)**" if name == best.accountant else ""
         print(f"| {name} | {value:.6f}{marker} |")
+    for name, reason in {**refused, **best.failures}.items():
+        verb = "refused" if name in refused else "failed"
+        print(f"| {name} | {verb}: {' '.join(reason.replace('|', '/').split())} |")
     return 0
+
+
+def _releases(ledger: Ledger, participant: Hashable) -> str:
+    """What the table bounds, in words: the worst participant's releases, and everyone's when they differ."""
+    participants = ledger.participants
+    if not participants:
+        return "0 releases (an empty ledger)"
+    own = ledger.total_count(participant)
+    words = f"{own} release{'' if own == 1 else 's'}"
+    if len(participants) == 1:
+        return f"{words} (worst participant {participant!r})"
+    total = ledger.total_count()
+    return (
+        f"{words} by the worst participant {participant!r} (the table's bounds; "
+        f"{len(participants)} participants made {total} release{'' if total == 1 else 's'} in all)"
+    )
+
+
+def _refusals(ledger: Ledger, best: BestBound) -> dict[str, str]:
+    """{accountant: why it refused the ledger} for each accountant with neither a bound nor a failure
+    in ``best``: a fresh one is given the ledger again, and its refusal's message is the reason."""
+    from accountants.best import ACCOUNTANTS
+    from accountants.errors import UnsupportedEventError
+
+    reasons: dict[str, str] = {}
+    for name, factory in ACCOUNTANTS.items():
+        if name in best.bounds or name in best.failures:
+            continue
+        try:
+            factory().register_ledger(ledger)
+        except UnsupportedEventError as error:
+            reasons[name] = str(error)
+        except ValueError as error:  # a refusal in other words
+            reasons[name] = f"{type(error).__name__}: {error}"
+        else:
+            reasons[name] = "bounded no participant of this ledger"
+        logging.getLogger("accountants.cli").info("%s refused the ledger: %s", name, reasons[name])
+    return reasons
 
 
 def _odometer(ledger: Ledger, args: argparse.Namespace) -> int:
@@ -231,8 +290,8 @@ def _odometer(ledger: Ledger, args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2))
         return 0
     print(
-        f"Privacy odometer over {ledger.total_count()} release(s) at δ = {args.delta:g} (worst participant "
-        f"{worst!r}): valid however the releases were chosen and whenever they stopped\n"
+        f"Privacy odometer over {_releases(ledger, worst)} at δ = {args.delta:g}: valid however the releases "
+        "were chosen and whenever they stopped\n"
     )
     print("| accountant | ε (upper bound) |")
     print("|---|---|")

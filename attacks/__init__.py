@@ -31,6 +31,7 @@ reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR; :mod:`attacks.metrics`
 from typing import TYPE_CHECKING
 
 from accountants.lazy import lazy_exports
+from accountants.logs import package_logger
 from accountants.version import __version__
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
@@ -73,6 +74,8 @@ _EXPORTS = {
     "WhiteBoxNP": "attacks.whitebox",
     "replay_statistics": "attacks.whitebox",
 }
+
+package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

@@ -19,6 +19,7 @@ attacks, :class:`Claim`, extra sections) and run by the one audit loop, :func:`r
 from typing import TYPE_CHECKING
 
 from accountants.lazy import lazy_exports
+from accountants.logs import package_logger
 from accountants.version import __version__
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
@@ -83,6 +84,8 @@ _EXPORTS = {
     "tpr_at_fpr": "audits.stats",
     "assert_private": "audits.testing",
 }
+
+package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

@@ -27,6 +27,7 @@ trials, with a per-agent sensitivity broadcast over the d = 10 coordinates::
     75.53
 """
 
+from accountants.logs import package_logger
 from accountants.version import __version__
 from mechanisms.base import AccountedMechanism, Mechanism
 from mechanisms.gamma_norm import GammaNormMechanism
@@ -34,6 +35,8 @@ from mechanisms.gaussian import GaussianMechanism, analytic_gaussian_sigma, clas
 from mechanisms.laplace import LaplaceMechanism
 from mechanisms.randomized_response import RandomizedResponse
 from mechanisms.rng import SecureReseedingGenerator, begin_release, make_rng, spawn_rngs
+
+package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
 __all__ = [
     "__version__",

@@ -24,6 +24,7 @@ libraries only when first used. ``run(..., backend="ray")`` runs every agent as 
 from typing import TYPE_CHECKING
 
 from accountants.lazy import lazy_exports
+from accountants.logs import package_logger
 from accountants.version import __version__
 
 # Public name → defining module. Everything is imported on first use, so ``import solvers`` (and
@@ -135,6 +136,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.star.privacy import naive_sensitivity as naive_sensitivity
     from solvers.topology import StarTopology as StarTopology
     from solvers.topology import Topology as Topology
+
+package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
 

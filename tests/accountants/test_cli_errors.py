@@ -117,7 +117,7 @@ def test_good_inputs_still_answer(files, capsys):
     assert "| exact_gaussian | 0.000000 **(best)** |" in capsys.readouterr().out
     assert main(["--noise-multiplier", "0", "--json"]) == 0  # no noise: ε = ∞ (JSON null, not Infinity)
     assert json.loads(capsys.readouterr().out)["best"]["epsilon"] is None
-    assert main(["--pure-epsilon", "0.5", "--count", "0"]) == 0
+    assert main(["--pure-epsilon", "0.5", "--count", "1"]) == 0  # (a count of 0 is a usage error)
 
 
 def test_version(capsys):
