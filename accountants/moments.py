@@ -37,6 +37,7 @@ from accountants.rdp import (
     repeat_and_select_rdp,
 )
 from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation
+from accountants.sampled_rdp import sampled_gaussian_integer_rdp
 
 __all__ = ["MomentsAccountant", "DELEGATED_CURVE_ERROR", "DELEGATED_MAX_ORDER", "MAX_ORDERS", "OWN_CURVE_ERROR"]
 
@@ -192,6 +193,9 @@ class MomentsAccountant(Accountant[FloatArray]):
             event, (dp_event.RandomizedResponseDpEvent, dp_event.ZCDpEvent, dp_event.SingleEpochTreeAggregationDpEvent)
         )
         asked = (self.orders > 1.0) & (closed_form | (self.orders <= DELEGATED_MAX_ORDER))
+        # the integer orders of a sampled Gaussian: dp-accounting's sum, on arrays (accountants.sampled_rdp)
+        own = asked & _array_sampled_gaussian(event, self.neighboring_relation) & (self.orders == np.floor(self.orders))
+        asked &= ~own
         delegate = RdpAccountant(orders=self.orders[asked], neighboring_relation=self.neighboring_relation)
         try:
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # ∞ is a valid curve value
@@ -211,6 +215,11 @@ class MomentsAccountant(Accountant[FloatArray]):
         if isinstance(event, dp_event.PoissonSampledDpEvent) and type(event.event) is dp_event.GaussianDpEvent:
             curve[high] = gaussian_rdp(self.orders[high], event.event.noise_multiplier)
         curve[asked] = delegate.rdp
+        if np.any(own):
+            assert isinstance(event, dp_event.PoissonSampledDpEvent)
+            curve[own] = sampled_gaussian_integer_rdp(
+                self.orders[own], event.sampling_probability, event.event.noise_multiplier
+            )
         if isinstance(event, dp_event.RandomizedResponseDpEvent):
             # Above DELEGATED_MAX_ORDER dp-accounting's closed form of a near-uniform randomized
             # response was found 5e-12 (relative) below the truth (the soundness fuzz: p = 0.99999,
@@ -239,6 +248,19 @@ class MomentsAccountant(Accountant[FloatArray]):
         """The composed RDP curve at ``orders`` (pointwise maximum over participants if None)."""
         curve: FloatArray = np.max(np.stack(self._selected(participant)), axis=0)  # numpy's stubs type this Any
         return curve
+
+
+def _array_sampled_gaussian(event: dp_event.DpEvent, relation: NeighboringRelation) -> bool:
+    """Whether ``event`` is a Poisson-sampled Gaussian release whose integer-order curve
+    :func:`accountants.sampled_rdp.sampled_gaussian_integer_rdp` gives (0 < q < 1, finite σ > 0,
+    add-or-remove-one, as dp-accounting's sum)."""
+    return (
+        relation == NeighboringRelation.ADD_OR_REMOVE_ONE
+        and type(event) is dp_event.PoissonSampledDpEvent
+        and type(event.event) is dp_event.GaussianDpEvent
+        and 0 < event.sampling_probability < 1
+        and 0 < event.event.noise_multiplier < math.inf
+    )
 
 
 def _up(values: FloatArray) -> FloatArray:
