@@ -25,6 +25,7 @@ from collections.abc import Callable, Hashable
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, NoReturn
 
+from accountants.display import releases_of
 from accountants.logs import log_to_stderr
 from accountants.validation import check_count, check_delta, check_epsilon
 from accountants.version import __version__
@@ -208,7 +209,7 @@ def _main(argv: list[str] | None) -> int:
             "delta": best.delta,
             "best": {"epsilon": best.epsilon if math.isfinite(best.epsilon) else None, "accountant": best.accountant},
             "participant": best.participant,
-            "releases": ledger.total_count(best.participant) if ledger.participants else 0,
+            "releases": releases_of(ledger, best.participant),
             "releases_all_participants": ledger.total_count(),
             "epsilon_upper": {k: (v if math.isfinite(v) else None) for k, v in best.bounds.items()},
             "refused": refused,
@@ -233,7 +234,7 @@ def _releases(ledger: Ledger, participant: Hashable) -> str:
     participants = ledger.participants
     if not participants:
         return "0 releases (an empty ledger)"
-    own = ledger.total_count(participant)
+    own = releases_of(ledger, participant)
     words = f"{own} release{'' if own == 1 else 's'}"
     if len(participants) == 1:
         return f"{words} (worst participant {participant!r})"

@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 
 from dp_accounting import dp_event
 
+from accountants.display import accountant_html, accountant_summary
 from accountants.errors import UnsupportedEventError
 from accountants.events import check_event, check_events
 from accountants.ledger import (
@@ -342,4 +343,7 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         return [self._summaries[participant]]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(participants={len(self._summaries)}, releases={len(self._ledger)})"
+        return accountant_summary(self)  # releases counts each entry's repetitions
+
+    def _repr_html_(self) -> str:
+        return accountant_html(self)

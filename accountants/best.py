@@ -11,6 +11,7 @@ from dp_accounting import dp_event
 
 from accountants.approximate import AdvancedCompositionAccountant, PureEpsilonAccountant
 from accountants.base import Accountant
+from accountants.display import best_bound_html, best_bound_markdown
 from accountants.errors import UnsupportedEventError
 from accountants.events import check_event
 from accountants.exact_gaussian import ExactGaussianAccountant
@@ -51,6 +52,12 @@ class BestBound:
     participant: Hashable
     bounds: Mapping[str, float] = field(default_factory=dict)
     failures: Mapping[str, str] = field(default_factory=dict)
+
+    def _repr_markdown_(self) -> str:
+        return best_bound_markdown(self)
+
+    def _repr_html_(self) -> str:
+        return best_bound_html(self)
 
 
 def epsilon_by_accountant(

@@ -63,6 +63,7 @@ import numpy.typing as npt
 from dp_accounting import dp_event
 
 from accountants import strictjson
+from accountants.display import data_frame, ledger_columns, ledger_html, ledger_markdown, ledger_summary, ledger_text
 from accountants.events import MAX_EVENT_DEPTH
 from accountants.filelock import fsync_directory, locked_file
 from accountants.serialization import event_from_json, event_to_json
@@ -232,6 +233,23 @@ class Ledger:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Ledger) and self._entries == other._entries
+
+    def __repr__(self) -> str:
+        return f"<Ledger: {ledger_summary(self)}>"
+
+    def __str__(self) -> str:
+        """Who released what, when: a table of the entries (a long ledger's first and last ones)."""
+        return ledger_text(self)
+
+    def _repr_markdown_(self) -> str:
+        return ledger_markdown(self)
+
+    def _repr_html_(self) -> str:
+        return ledger_html(self)
+
+    def to_frame(self) -> Any:
+        """Every entry as a row of a pandas DataFrame (participant, event, count, iteration); needs pandas."""
+        return data_frame(ledger_columns(self), "Ledger")
 
     @property
     def participants(self) -> list[Hashable]:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from audits.display import report_html, report_markdown, report_summary
 from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, SearchedScore
 from audits.effort import effort_preset
 from audits.encoding import ReleaseFormat
@@ -91,6 +92,15 @@ class AuditReport:
         from audits.report import format_table
 
         return format_table(self.report)
+
+    def __repr__(self) -> str:
+        return report_summary(self.report)
+
+    def _repr_markdown_(self) -> str:
+        return report_markdown(self.report)
+
+    def _repr_html_(self) -> str:
+        return report_html(self.report)
 
     def write(self, out: str | Path, *, figures: bool = True) -> dict[str, Path]:
         """Write report.md, report.json and (unless ``figures=False``) the figures into ``out``, all or

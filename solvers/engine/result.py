@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from accountants import Ledger
+from solvers.display import result_frame, result_html, result_markdown
 from solvers.engine.transcript import Transcript
 
 __all__ = ["ONE_DEPLOYMENT", "Result", "UnreplayableSeed", "privacy_scope"]
@@ -116,6 +117,17 @@ class Result:
             f"Result(solver={name!r}, n_trials={self.n_trials}, model=<{shape}>, privacy={dict(self.privacy)!r}, "
             f"delta={self.delta!r}, privacy_scope={self.privacy_scope!r})"
         )
+
+    def _repr_markdown_(self) -> str:
+        return result_markdown(self)
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
+
+    def to_frame(self) -> Any:
+        """The per-iteration history as a pandas DataFrame (iteration, trial for a batched run, one
+        column per metric); needs pandas."""
+        return result_frame(self)
 
     def trial(self, r: int) -> Result:
         """Trial ``r`` of a batched run, shaped like a single run."""

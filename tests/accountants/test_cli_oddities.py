@@ -72,3 +72,13 @@ def test_verbose_logs_refusals_on_stderr_and_quiet_by_default(capsys):
     assert main(["--pure-epsilon", "1", "--count", "3", "--verbose"]) == 0
     err = capsys.readouterr().err
     assert "accountants.cli: INFO: exact_gaussian refused the ledger: ExactGaussianAccountant cannot bound" in err
+
+
+def test_the_header_counts_only_the_unnamed_participants_releases_when_it_is_the_worst(tmp_path, capsys):
+    path = tmp_path / "run.jsonl"
+    accountant = ExactGaussianAccountant(ledger_path=path)
+    accountant.register(dp_event.GaussianDpEvent(2.0), 5)  # participant None
+    accountant.register(dp_event.GaussianDpEvent(20.0), 95, participant="b")
+    assert main(["--ledger", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["participant"], report["releases"], report["releases_all_participants"]) == (None, 5, 100)
