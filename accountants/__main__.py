@@ -192,8 +192,11 @@ def _main(argv: list[str] | None) -> int:
     if arguments[:1] == ["ledger"]:
         return _repair(_ledger_parser().parse_args(arguments[1:]).file)
     args = _parser().parse_args(arguments)
-    if args.verbose:
-        log_to_stderr(logging.INFO)
+    with log_to_stderr(args.verbose):
+        return _answer(args)
+
+
+def _answer(args: argparse.Namespace) -> int:
     ledger = _load_ledger(args)
     if args.odometer:
         return _odometer(ledger, args)

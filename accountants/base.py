@@ -14,6 +14,7 @@ filter can ask "what if" without touching the record.
 from __future__ import annotations
 
 import abc
+import logging
 import numbers
 from collections import Counter
 from collections.abc import Hashable, Iterable, Iterator, Sequence
@@ -38,6 +39,9 @@ from accountants.ledger import (
 from accountants.validation import check_count, check_delta, check_epsilon, check_not_nan
 
 __all__ = ["Accountant"]
+
+#: The accountants' records: a refused event at DEBUG.
+LOGGER = logging.getLogger(__name__)
 
 #: The type of one participant's summary, which each accountant defines.
 SummaryT = TypeVar("SummaryT")
@@ -102,7 +106,8 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
 
     # ----------------------------------------------------------------------------------------
     def unsupported(self, event: object, reason: str = "") -> UnsupportedEventError:
-        """The error for an event this accountant cannot bound (names both)."""
+        """The error for an event this accountant cannot bound (names both), logged at DEBUG."""
+        LOGGER.debug("%s refuses %r%s", type(self).__name__, event, f": {reason}" if reason else "")
         return UnsupportedEventError(type(self).__name__, event, reason)
 
     def supports(self, event: dp_event.DpEvent) -> bool:

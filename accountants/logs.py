@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 __all__ = ["PACKAGES", "log_to_stderr", "package_logger"]
 
@@ -26,15 +28,25 @@ def package_logger(name: str) -> logging.Logger:
     return logger
 
 
-def log_to_stderr(level: int = logging.INFO) -> logging.Handler:
-    """Send every package's records at ``level`` and above to standard error, one line each
-    (``package: LEVEL: message``); returns the handler, which the caller may remove again."""
+@contextmanager
+def log_to_stderr(enabled: bool = True, level: int = logging.INFO) -> Iterator[None]:
+    """While the block runs (and ``enabled``), send every package's records at ``level`` and above to
+    standard error, one line each (``logger: LEVEL: message``); the loggers are as before afterwards."""
+    if not enabled:
+        yield
+        return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(name)s: %(levelname)s: %(message)s"))
     handler.setLevel(level)
-    for name in PACKAGES:
-        logger = package_logger(name)
+    loggers = [package_logger(name) for name in PACKAGES]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
         logger.addHandler(handler)
         if logger.level == logging.NOTSET or logger.level > level:
             logger.setLevel(level)
-    return handler
+    try:
+        yield
+    finally:
+        for logger, previous in zip(loggers, levels, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(previous)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from accountants.crash import internal_error
+from accountants.logs import log_to_stderr
 from accountants.version import __version__
 from audits.registry import TARGETS, UnavailableTarget, as_target, get_target, installed_targets
 from audits.workers import Terminated, signals_raise
@@ -234,6 +235,9 @@ def _parser() -> argparse.ArgumentParser:
         help="where the trials run: processes of this machine (default) or Ray tasks (pip install '.[ray]')",
     )
     p.add_argument("--address", help="with --backend ray: the cluster's address (default: start a local Ray)")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="log the audit's stages (INFO records) to standard error"
+    )
     return p
 
 
@@ -267,7 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         with signals_raise():
-            return _main(parser, parser.parse_args(argv))
+            args = parser.parse_args(argv)
+            with log_to_stderr(args.verbose):
+                return _main(parser, args)
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted (SIGINT): the audit was stopped, nothing more was written", file=sys.stderr)
         return 128 + signal.SIGINT

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import numbers
 import sys
 import time
@@ -54,6 +55,9 @@ __all__ = [
     "solver_ledger",
     "stream",
 ]
+
+#: The audits' records: each stage of an audit at INFO (``dp-audit -v`` shows them).
+LOGGER = logging.getLogger(__name__)
 
 #: Trials per ``solver.run`` call: bounds memory (every chunk is scored before the next runs).
 CHUNK = 5_000
@@ -214,6 +218,16 @@ def run_spec(
     )
     root = stream(seed, stream_key)
     seeds_in, seeds_out = (TrialSeeds(child, n) for child in root.spawn(2))
+    chosen = default_workers() if workers is None else workers
+    LOGGER.info(
+        "audit %s: %d trials per hypothesis%s, seed %d, %s worker process(es), backend %s",
+        spec.name,
+        n,
+        f" after {n_cal} calibration trials each" if spec.calibration is not None else "",
+        seed,
+        chosen,
+        backend,
+    )
     bar = tqdm(
         total=2 * n + (2 * n_cal if spec.calibration is not None else 0),
         desc=f"audit {spec.name}",
@@ -245,6 +259,7 @@ def run_spec(
             calibration_run(spec.problem_out, TrialSeeds(streams(1), n_cal)),
         )
         report_extra["diagnostics"] = {"calibration_trials": n_cal, **calibrated}
+        LOGGER.info("audit %s: calibrated on %d trials per hypothesis", spec.name, n_cal)
     observations: dict[str, tuple[list[Any], list[Any]]] = {a.name: ([], []) for a in spec.attacks}
     utility: dict[str, list[np.ndarray]] = {}
     info: Any = None
@@ -256,7 +271,6 @@ def run_spec(
         for lo in range(0, n, CHUNK)
         for k, (on_d, seeds) in enumerate(((True, seeds_in), (False, seeds_out)))
     ]
-    chosen = default_workers() if workers is None else workers
     with contextlib.closing(_outcomes(spec, jobs, saved, backend, address, chosen, bar.update)) as outcomes:
         for outcome in outcomes:
             info, details = outcome.info, outcome.details
@@ -265,6 +279,7 @@ def run_spec(
             for key, values in outcome.utility.items():
                 utility.setdefault(key, []).append(values)
     bar.close()
+    LOGGER.info("audit %s: %d trials per hypothesis run; scoring with %d attack(s)", spec.name, n, len(spec.attacks))
     attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
     audited, claim = attacks[0], spec.claim
     bounds = {
@@ -287,6 +302,12 @@ def run_spec(
     informational = {k: b for k, b in bounds.items() if k not in lower}
     accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
     upper = {**accounted, **claim.upper}
+    LOGGER.info(
+        "audit %s: lower bounds %s; upper bounds %s",
+        spec.name,
+        ", ".join(f"{k} ε ≥ {b.epsilon:.4g}" for k, b in bounds.items()),
+        ", ".join(f"{k} ε ≤ {v:.4g}" for k, v in upper.items()),
+    )
     per_trial = {key: np.concatenate(parts) for key, parts in utility.items()}
     context = AuditContext(
         spec=spec,
@@ -343,6 +364,7 @@ def run_spec(
     for finding in findings:
         _merge_verdicts(report, finding)
     report["runtime_seconds"] = round(time.perf_counter() - start, 1)
+    LOGGER.info("audit %s: %s in %.1f s", spec.name, report["verdict"], report["runtime_seconds"])
     return AuditResult(report, all_attacks, lower, upper, observations)
 
 
