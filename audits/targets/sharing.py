@@ -364,9 +364,11 @@ def sharing_spec(mode: str) -> SpecBuilder:
             ),
             canary=nb.description,
             epsilon_meaning=(
-                f"--epsilon = {eps_it:g} is the per-iteration ε of Theorem 1's classical calibration "
-                f"σ = sqrt(2 ln(1.25/δ_it))·Δ/ε with Δ = {sensitivity}, δ_it = δ′ = δ/(T + 1) = {share:.3g}; every ε "
-                f"below is the total over T = {T} iterations for party {party} at δ = {delta:g} "
+                f"--epsilon = {eps_it:g} is not the privacy of the run: it is the ε each single iteration's "
+                f"release is calibrated to by Theorem 1's classical formula σ = sqrt(2 ln(1.25/δ_it))·Δ/ε with "
+                f"Δ = {sensitivity}, δ_it = δ′ = δ/(T + 1) = {share:.3g}, as if that iteration were published alone; "
+                f"the run publishes T = {T} of them, and every ε below (the claim's, each accountant's and the "
+                f"audit's) is the total over all {T} iterations for party {party} at δ = {delta:g} "
                 f"(= Tδ_it + δ′, Corollary 1's total δ)"
             ),
             trials=20_000 if mode == "output" else 10_000,

@@ -162,9 +162,11 @@ def _star_spec(
         claim=Claim(statement=claim, delta=solver.delta, bound=_MOMENTS, noise="gaussian"),
         canary=nb.description,
         epsilon_meaning=(
-            f"--epsilon = {epsilon:.6g} is the per-iteration ε of the paper's classic Gaussian calibration "
-            f"(z = sqrt(2 ln(1.25/δ))/ε); every ε below is the total over {solver.n_iterations} "
-            f"iterations for the target agent at δ = {solver.delta:g}"
+            f"--epsilon = {epsilon:.6g} is not the privacy of the run: it is the ε each single iteration's "
+            "release is calibrated to by the paper's classic Gaussian formula (noise multiplier "
+            f"z = sqrt(2 ln(1.25/δ))/ε), as if that iteration were published alone; the run publishes "
+            f"{solver.n_iterations} of them, and every ε below (the claim's, each accountant's and the audit's) "
+            f"is the total over all {solver.n_iterations} iterations for the target agent at δ = {solver.delta:g}"
         ),
         trials=trials,
         quick_trials=quick_trials,
