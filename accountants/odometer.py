@@ -341,7 +341,7 @@ class PrivacyOdometer(Accountant[_OdometerSummary]):
     def __repr__(self) -> str:
         return (
             f"PrivacyOdometer(first_mu={self.first_mu:g}, ratio={self.ratio:g}, rule={self.rule!r}, "
-            f"participants={len(self.participants)}, releases={len(self.ledger)})"
+            f"participants={len(self.participants)}, releases={self.ledger.total_count()})"
         )
 
 

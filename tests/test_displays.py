@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from dp_accounting import dp_event
 
-from accountants import ExactGaussianAccountant, Ledger, LedgerEntry, PLDAccountant, best_epsilon
+from accountants import ExactGaussianAccountant, Ledger, LedgerEntry, PLDAccountant, PrivacyOdometer, best_epsilon
 from accountants.display import HEAD, TAIL
 from audits import AuditReport
 from solvers.engine.result import Result
@@ -40,6 +40,11 @@ def test_an_accountant_counts_every_repetition_of_a_release():
     assert repr(accountant) == "ExactGaussianAccountant(participants=2, releases=103)"
     page = accountant._repr_html_()
     assert cells(page) == ["None", "100", "&#x27;b&#x27;", "3"] and "ADD_OR_REMOVE_ONE" in page
+
+
+def test_the_odometers_repr_counts_every_repetition_too():
+    odometer = PrivacyOdometer().register(dp_event.GaussianDpEvent(10.0), count=100)
+    assert repr(odometer).endswith("participants=1, releases=100)")
 
 
 def test_print_of_a_ledger_shows_who_released_what_when():
