@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from dp_accounting import dp_event
 
-from accountants.display import accountant_html, accountant_summary
+from accountants.display import accountant_html, accountant_markdown, accountant_summary
 from accountants.errors import UnsupportedEventError
 from accountants.events import check_event, check_events
 from accountants.ledger import (
@@ -349,6 +349,9 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
 
     def __repr__(self) -> str:
         return accountant_summary(self)  # releases counts each entry's repetitions
+
+    def _repr_markdown_(self) -> str:
+        return accountant_markdown(self)
 
     def _repr_html_(self) -> str:
         return accountant_html(self)

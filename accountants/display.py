@@ -24,6 +24,7 @@ __all__ = [
     "HEAD",
     "TAIL",
     "accountant_html",
+    "accountant_markdown",
     "accountant_summary",
     "best_bound_html",
     "best_bound_markdown",
@@ -151,16 +152,27 @@ def accountant_summary(accountant: Accountant[Any]) -> str:
     return f"{type(accountant).__name__}(participants={len(ledger.participants)}, releases={ledger.total_count()})"
 
 
-def accountant_html(accountant: Accountant[Any]) -> str:
-    """The accountant, its relation, and each participant's releases (no bound: that needs a δ)."""
+def _accountant_parts(accountant: Accountant[Any]) -> tuple[str, list[list[str]]]:
+    """The title (name, summary and relation) and a (participant, releases) row per participant."""
     ledger = accountant.ledger
     relation = getattr(accountant, "neighboring_relation", None)
-    rows = [[repr(p), str(releases_of(ledger, p))] for p in ledger.participants]
-    head = f"<p><b>{html.escape(type(accountant).__name__)}</b>: {html.escape(ledger_summary(ledger))}"
+    title = f"{type(accountant).__name__}: {ledger_summary(ledger)}"
     if relation is not None:
-        head += f"; neighbouring relation {html.escape(getattr(relation, 'name', str(relation)))}"
+        title += f"; neighbouring relation {getattr(relation, 'name', str(relation))}"
+    return title, [[repr(p), str(releases_of(ledger, p))] for p in ledger.participants]
+
+
+def accountant_markdown(accountant: Accountant[Any]) -> str:
+    title, rows = _accountant_parts(accountant)
+    table = "\n\n" + markdown_table(("participant", "releases"), rows) if rows else ""
+    return f"**{title}**{table}\n\nget_epsilon(δ) bounds the worst participant."
+
+
+def accountant_html(accountant: Accountant[Any]) -> str:
+    """The accountant, its relation, and each participant's releases (no bound: that needs a δ)."""
+    title, rows = _accountant_parts(accountant)
     table = html_table(("participant", "releases"), rows) if rows else ""
-    return f"<div>{head}</p>{table}<p>get_epsilon(δ) bounds the worst participant.</p></div>"
+    return f"<div><p><b>{html.escape(title)}</b></p>{table}<p>get_epsilon(δ) bounds the worst participant.</p></div>"
 
 
 # ---------------------------------------------------------------------------------------- best bounds

@@ -5,6 +5,7 @@ and the notebook displays (``_repr_html_``, ``_repr_markdown_``) of ledgers, acc
 import html
 import importlib.util
 import re
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -25,8 +26,11 @@ def rendered(obj):
         from IPython.core.formatters import DisplayFormatter
 
         data, _ = DisplayFormatter().format(obj)
-        return data
-    return {"text/plain": repr(obj), "text/html": obj._repr_html_(), "text/markdown": obj._repr_markdown_()}
+    else:
+        data = {"text/plain": repr(obj), "text/html": obj._repr_html_(), "text/markdown": obj._repr_markdown_()}
+    ElementTree.fromstring(data["text/html"])  # well-formed: every tag closed, every user string escaped
+    assert "\n" not in data["text/plain"] and " at 0x" not in data["text/plain"]
+    return data
 
 
 def cells(table_html):
@@ -38,8 +42,13 @@ def test_an_accountant_counts_every_repetition_of_a_release():
     assert repr(accountant) == "ExactGaussianAccountant(participants=1, releases=100)"
     accountant.register(dp_event.GaussianDpEvent(5.0), count=3, participant="b")
     assert repr(accountant) == "ExactGaussianAccountant(participants=2, releases=103)"
-    page = accountant._repr_html_()
-    assert cells(page) == ["None", "100", "&#x27;b&#x27;", "3"] and "ADD_OR_REMOVE_ONE" in page
+    shown = rendered(accountant)
+    assert cells(shown["text/html"]) == ["None", "100", "&#x27;b&#x27;", "3"]
+    assert (
+        "ExactGaussianAccountant: 2 entries: 103 releases by 2 participants; neighbouring relation "
+        "ADD_OR_REMOVE_ONE" in shown["text/html"]
+    )
+    assert "| 'b' | 3 |" in shown["text/markdown"]
 
 
 def test_the_odometers_repr_counts_every_repetition_too():
@@ -190,3 +199,22 @@ def test_an_audit_report_displays_the_verdict_first_and_every_bound():
     ]  # fmt: skip
     assert "| pooled likelihood ratio | 0.5791 | 0.0000 | 0.0100 |" in shown["text/markdown"]
     assert shown["text/markdown"].startswith("**VIOLATION: mine.<mechanism> against the claim")
+
+
+def test_a_real_audits_report_renders(tmp_path):
+    from audits import Claim, audit
+
+    def noisy_mean(data, rng, n):
+        return data.mean(axis=0) + rng.normal(0.0, 0.05, size=(n, data.shape[1]))
+
+    D = np.zeros((50, 2))
+    D_prime = D.copy()
+    D_prime[0] = [1.0, 0.0]
+    report = audit(noisy_mean, D, D_prime, claim=Claim(epsilon=8.0, delta=1e-5, noise="gaussian"), trials=1000)
+    assert report.verdict == "consistent"  # 0.4-GDP, about (1.6, 1e-5)-DP, against a claim of 8 (seed 0)
+    shown = rendered(report)
+    assert shown["text/plain"].startswith(f"AuditReport(verdict={report.verdict!r}, solver=")
+    assert shown["text/html"].startswith(f'<div><p style="font-size:1.2em;color:#1b5e20"><b>{report.verdict}: ')
+    for bound in report.epsilon_lower.values():
+        assert f"<td>{bound.epsilon:.4f}</td>" in shown["text/html"]
+    assert "<td>8.0000</td>" in shown["text/html"]  # the claim's upper bound
