@@ -110,6 +110,12 @@ class PLDAccountant(Accountant[_Releases]):
         self.neighboring_relation = neighboring_relation
         #: The most recently used composed PLDs (each can hold a million-point grid).
         self._pld_cache: OrderedDict[tuple[_Key, bool], pld_lib.PrivacyLossDistribution | None] = OrderedDict()
+        #: The compositions of the releases other than plain Gaussians (:meth:`_others`), and how
+        #: many compositions extended each one (each adds its FFT's error to the queries' slack).
+        self._others_cache: OrderedDict[tuple[_Key, bool, float], pld_lib.PrivacyLossDistribution | None] = (
+            OrderedDict()
+        )
+        self._chain: dict[_Key, int] = {}
         self._query_cache: dict[tuple[_Key, str, float, bool], float] = {}
         #: The fallback at tiny δ: the RDP accountant on the same releases (one participant a summary).
         self._rdp_fallback = MomentsAccountant(neighboring_relation=neighboring_relation)
@@ -211,7 +217,8 @@ class PLDAccountant(Accountant[_Releases]):
 
     def _pld_query(self, summary: _Releases, key: _Key, kind: str, value: float, pessimistic: bool) -> float:
         pld = self._pld(summary, pessimistic)
-        slack = PLD_ABSOLUTE_ERROR if _uses_fft(key) else 0.0
+        chain = self._chain.get(tuple((e, n) for e, n in key if type(e) is not dp_event.GaussianDpEvent), 0)
+        slack = PLD_ABSOLUTE_ERROR * (1 + chain) if _uses_fft(key) else 0.0
         if pld is None:
             return math.inf if kind == "epsilon" else 1.0
         if kind == "delta":
@@ -269,6 +276,41 @@ class PLDAccountant(Accountant[_Releases]):
             self._pld_cache.popitem(last=False)
         return composed
 
+    def _others(self, others: _Key, pessimistic: bool, interval: float) -> pld_lib.PrivacyLossDistribution | None:
+        """The composed PLD of the releases other than plain Gaussians (``_composition``), kept per
+        accountant; one that extends a kept composition on the same grid by releases of one event
+        composes only those (one convolution), so that a budget filter adding a release at each
+        step does not compose the whole ledger again. That is the composition of the same
+        pessimistic PLDs in another order: a valid upper bound too (dp-accounting's accountant also
+        composes release by release), equal to the from-scratch one up to the FFTs' rounding; each
+        composition of the chain adds ``PLD_ABSOLUTE_ERROR`` to the queries' slack (``_chain``)."""
+        key = (others, pessimistic, interval)
+        if key in self._others_cache:
+            self._others_cache.move_to_end(key)
+            return self._others_cache[key]
+        composed: pld_lib.PrivacyLossDistribution | None = None
+        wanted = Counter(dict(others))
+        extended = False
+        for (cached, was_pessimistic, grid), base in reversed(self._others_cache.items()):
+            before = Counter(dict(cached))
+            added = wanted - before
+            if was_pessimistic != pessimistic or grid != interval or base is None or not cached:
+                continue
+            if len(added) != 1 or before - wanted or any(isinstance(e, ApproxDpEvent) for e in added):
+                continue
+            ((event, count),) = added.items()
+            piece = _piece(event, count, pessimistic, interval, self.neighboring_relation)
+            composed = None if piece is None else base.compose(piece)
+            self._chain[others] = self._chain.get(cached, 0) + 1
+            extended = True
+            break
+        if not extended:
+            composed = _composition(others, pessimistic, interval, self.neighboring_relation)
+        self._others_cache[key] = composed
+        if len(self._others_cache) > _COMPOSED_CACHE_SIZE:
+            self._others_cache.popitem(last=False)
+        return composed
+
     def _composed_pld(self, summary: _Releases, key: _Key, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
         interval = self.grid_interval(summary)
         relation = self.neighboring_relation
@@ -281,7 +323,7 @@ class PLDAccountant(Accountant[_Releases]):
         # releases step by step composes it once, with the folded Gaussian piece of each step
         others = tuple((event, count) for event, count in key if type(event) is not dp_event.GaussianDpEvent)
         gaussians = [(event, count) for event, count in key if type(event) is dp_event.GaussianDpEvent]
-        composed = _composition(others, pessimistic, interval, relation) if others else pld_lib.identity(interval)
+        composed = self._others(others, pessimistic, interval) if others else pld_lib.identity(interval)
         if composed is None or not gaussians:
             return composed
         gaussian = _gaussian_pld(_folded_noise(gaussians), pessimistic, interval, relation)
@@ -570,14 +612,19 @@ def _loss_span(releases: list[tuple[dp_event.DpEvent, int]], relation: Neighbori
     return width + 2.0 * _TAIL_SDS * math.sqrt(variance)
 
 
+@functools.lru_cache(maxsize=_PIECE_CACHE_SIZE)
 def _gaussian_pld(
     sigma: float, pessimistic: bool, interval: float, relation: NeighboringRelation
 ) -> pld_lib.PrivacyLossDistribution | None:
-    """The PLD of one Gaussian release with noise multiplier ``sigma`` (see :func:`_folded_noise`)."""
+    """The PLD of one Gaussian release with noise multiplier ``sigma`` (see :func:`_folded_noise`);
+    the pessimistic one under add-or-remove built on arrays (:mod:`accountants.sampled_gaussian`
+    with sampling probability 1: dp-accounting's to the bit), kept by its parameters."""
     if sigma == 0:
         return None
     if math.isinf(sigma):  # infinite noise reveals nothing: ε = 0
         return pld_lib.identity(interval)
+    if pessimistic and relation != NeighboringRelation.REPLACE_ONE:
+        return sampled_gaussian_pld(min(sigma, _MAX_NOISE), 1.0, interval)
     return pld_lib.from_gaussian_mechanism(
         standard_deviation=min(sigma, _MAX_NOISE),
         pessimistic_estimate=pessimistic,
