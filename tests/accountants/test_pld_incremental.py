@@ -127,3 +127,32 @@ def test_mixed_releases_composed_step_by_step_bound_what_dp_accounting_composes(
         from_scratch = PLDAccountant(COARSE).register_ledger(ours.ledger).get_epsilon(1e-6)
         assert predicted == pytest.approx(from_scratch, rel=1e-7)
         assert theirs.get_epsilon(1e-6) - COARSE <= predicted <= theirs.get_epsilon(1e-6) * (1 + 1e-3)
+
+
+def test_a_pld_filter_admits_by_delta_at_the_budget_and_refuses_by_epsilon():
+    """A PLD filter admits a release when δ at the budget's ε stays within the budget's δ (no ε
+    search): after every admitted step the accountant certifies (ε_budget, δ_budget); the release
+    that would overspend is refused with its ε above the budget, and nothing is recorded."""
+    from accountants import PrivacyBudgetExceeded
+
+    mixed = [
+        dp_event.LaplaceDpEvent(10.0),
+        dp_event.GaussianDpEvent(8.0),
+        dp_event.PoissonSampledDpEvent(0.05, dp_event.GaussianDpEvent(1.5)),
+    ]
+    accountant = PLDAccountant(COARSE)
+    searches = []
+    search = accountant.epsilon_if_registered
+    accountant.epsilon_if_registered = lambda *args, **kwargs: searches.append(args) or search(*args, **kwargs)
+    budget = BudgetFilter(accountant, epsilon=1.0, delta=1e-5, unproven="ignore")
+    admitted = 0
+    with pytest.raises(PrivacyBudgetExceeded) as refused:
+        for step in range(100):
+            budget.register(mixed[step % 3])
+            admitted += 1
+            assert budget.get_delta(1.0) <= 1e-5
+            assert budget.get_epsilon(1e-5) <= 1.0
+    assert refused.value.epsilon > 1.0 and len(budget.ledger) == admitted > 3
+    assert len(searches) == 1  # only the refused release searched for its ε
+    from_scratch = PLDAccountant(COARSE).register_ledger(budget.ledger)
+    assert from_scratch.get_epsilon(1e-5) <= 1.0 * (1 + 1e-7)
