@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from accountants.ledger import Ledger
 
 __all__ = [
+    "BEST_NOTE",
     "HEAD",
     "TAIL",
     "accountant_html",
@@ -190,13 +191,18 @@ def _best_title(best: BestBound) -> str:
     )
 
 
+#: What a best bound's table leaves out, said under it.
+BEST_NOTE = (
+    "An accountant that refused these releases, or that best_epsilon skipped because it cannot win, has no row "
+    "(dp-accountant names each refusal with its reason)."
+)
+
+
 def best_bound_markdown(best: BestBound) -> str:
-    return f"**{_best_title(best)}**\n\n" + markdown_table(("accountant", "ε (upper bound)"), _best_rows(best))
+    table = markdown_table(("accountant", "ε (upper bound)"), _best_rows(best))
+    return f"**{_best_title(best)}**\n\n{table}\n\n{BEST_NOTE}"
 
 
 def best_bound_html(best: BestBound) -> str:
-    return (
-        f"<div><p><b>{html.escape(_best_title(best))}</b></p>"
-        + html_table(("accountant", "ε (upper bound)"), _best_rows(best))
-        + "</div>"
-    )
+    table = html_table(("accountant", "ε (upper bound)"), _best_rows(best))
+    return f"<div><p><b>{html.escape(_best_title(best))}</b></p>{table}<p>{html.escape(BEST_NOTE)}</p></div>"

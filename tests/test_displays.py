@@ -12,7 +12,7 @@ import pytest
 from dp_accounting import dp_event
 
 from accountants import ExactGaussianAccountant, Ledger, LedgerEntry, PLDAccountant, PrivacyOdometer, best_epsilon
-from accountants.display import HEAD, TAIL
+from accountants.display import BEST_NOTE, HEAD, TAIL
 from audits import AuditReport
 from solvers.engine.result import Result
 
@@ -99,6 +99,7 @@ def test_best_epsilons_answer_displays_every_bound_and_the_best():
         name: f"{value:.6f}" + (" (best)" if name == best.accountant else "") for name, value in best.bounds.items()
     }
     assert "| exact_gaussian | 4.377178 (best) |" in shown["text/markdown"]
+    assert shown["text/markdown"].endswith(BEST_NOTE) and html.escape(BEST_NOTE) in shown["text/html"]
 
 
 def result(batched):
