@@ -225,12 +225,19 @@ class MomentsAccountant(Accountant[FloatArray]):
             # response was found 5e-12 (relative) below the truth (the soundness fuzz: p = 0.99999,
             # k = 49, δ = 1e-17): there its curve is stepped up by HIGH_ORDER_RR_ERROR and capped by
             # the curve of the ε₀-DP guarantee randomized response also has.
+            # Where the closed form is near 0 (a near-uniform response: the log of a sum that rounds to
+            # about 1), its rounding is of the order of the value itself, down to 0 or below for a
+            # response that is not uniform (p = 1 − 2^-53, k = 2 or 15702): there the curve is the
+            # pure-DP one, a bound in every case, and positive whenever ε₀ is.
             guarantee = epsilon_delta_of(event)
             top = self.orders > DELEGATED_MAX_ORDER
             if guarantee is not None:
                 with np.errstate(over="ignore"):
                     stepped = _up(curve[top] * (1.0 + HIGH_ORDER_RR_ERROR))
                 curve[top] = np.minimum(stepped, pure_dp_rdp(self.orders[top], guarantee[0]))
+                with np.errstate(invalid="ignore"):
+                    near_zero = (self.orders > 1.0) & np.isfinite(self.orders) & (curve * (self.orders - 1.0) < 1e-10)
+                curve[near_zero] = pure_dp_rdp(self.orders[near_zero], guarantee[0])
         return curve
 
     def epsilon_from_summary(self, summary: FloatArray, delta: float) -> float:

@@ -173,11 +173,11 @@ def read_from_start(data: bytes, max_depth: int) -> tuple[int | None, bool]:
             return None, False  # the text does not start with an opening bracket
         levels = level + np.cumsum(np.where(opening, 1, -1))
         above = np.flatnonzero(levels > max_depth)
+        closed = np.flatnonzero(levels <= 0)
+        if closed.size and (not above.size or closed[0] < above[0]):  # whichever comes first decides
+            return None, int(positions[closed[0]]) == last
         if above.size:
             return int(positions[above[0]]), False
-        closed = np.flatnonzero(levels <= 0)
-        if closed.size:
-            return None, int(positions[closed[0]]) == last
         level = int(levels[-1])
     return None, False
 

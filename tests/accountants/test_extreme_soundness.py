@@ -26,7 +26,7 @@ from fractions import Fraction
 import mpmath
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from accountants import (
@@ -164,6 +164,8 @@ def test_composed_laplace_is_never_below_its_pure_total(b, k, delta):
     delta=deltas,
     epsilon=epsilons,
 )
+@example(p=0.9999999999999999, k=2, delta=1e-10, epsilon=0.0)  # a curve that rounded to 0 gave δ = 0 < 1.1e-16
+@example(p=0.9999999999999999, k=15702, delta=0.1, epsilon=0.0)  # and one that rounded below 0
 def test_randomized_response_is_never_below_the_truth(p, k, delta, epsilon):
     event = dp_event.RandomizedResponseDpEvent(min(p, 1.0), k)
     found = results(event, 1, delta, epsilon, under(NeighboringRelation.REPLACE_ONE))

@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from accountants import strictjson
@@ -65,6 +65,7 @@ def small_blocks(monkeypatch):
 
 @settings(max_examples=300, deadline=None)
 @given(data=texts, max_depth=st.integers(1, 4))
+@example(data=b'[""][[', max_depth=1)  # closed in the block where a later bracket goes too deep
 def test_the_bracket_structure_is_the_one_a_byte_by_byte_reading_finds(data, max_depth):
     assert strictjson.read_from_start(data, max_depth) == reference_from_start(data, max_depth)
     openings = np.array([i for i, byte in enumerate(data) if byte in b"{["], dtype=np.int64)
