@@ -44,24 +44,25 @@ def _metric_rows(result: Result) -> list[list[str]]:
     return rows
 
 
-def result_markdown(result: Result) -> str:
-    parts = [f"**{result_title(result)}**"]
+def _tables(result: Result) -> list[tuple[tuple[str, str], list[list[str]]]]:
+    """The result's tables, (headers, rows) each: the accountants' ε, then the last iteration's metrics."""
+    tables = []
     if result.privacy:
-        parts.append(markdown_table(("accountant", "ε (upper bound, worst agent)"), _privacy_rows(result)))
+        tables.append((("accountant", "ε (upper bound, worst agent)"), _privacy_rows(result)))
     metrics = _metric_rows(result)
     if metrics:
-        parts.append(markdown_table(("metric at the last iteration", "value"), metrics))
+        tables.append((("metric at the last iteration", "value"), metrics))
+    return tables
+
+
+def result_markdown(result: Result) -> str:
+    parts = [f"**{result_title(result)}**", *(markdown_table(headers, rows) for headers, rows in _tables(result))]
     return "\n\n".join(parts)
 
 
 def result_html(result: Result) -> str:
-    parts = [f"<p><b>{html.escape(result_title(result))}</b></p>"]
-    if result.privacy:
-        parts.append(html_table(("accountant", "ε (upper bound, worst agent)"), _privacy_rows(result)))
-    metrics = _metric_rows(result)
-    if metrics:
-        parts.append(html_table(("metric at the last iteration", "value"), metrics))
-    return "<div>" + "".join(parts) + "</div>"
+    title = f"<p><b>{html.escape(result_title(result))}</b></p>"
+    return "<div>" + title + "".join(html_table(headers, rows) for headers, rows in _tables(result)) + "</div>"
 
 
 def result_columns(result: Result) -> dict[str, list[Any]]:
