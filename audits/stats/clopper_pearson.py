@@ -15,10 +15,10 @@ Clopper–Pearson upper bounds, at levels wα and (1 − w)α so that both hold 
 The share w. An even split (w = ½) suits a test whose two error rates are both uncertain; when one
 of them is (nearly) known — a test that never errs on one side, as against a mechanism that outputs a
 fixed value on D — the half spent there is wasted, and the bound's error rate is about α/2 instead of
-α. With a :class:`~audits.stats.thresholds.Split` strategy the share is chosen with the test, on the
-selection part alone, among :data:`FPR_SHARES` (the largest predicted bound; ½ unless another share
-predicts strictly more), so the bound keeps its confidence and its error rate approaches α where one
-side is certain. A fixed threshold and the Bonferroni strategy keep w = ½.
+α. With a :class:`~audits.stats.thresholds.Split` strategy the share is chosen for the selected test,
+on the selection part alone, among :data:`FPR_SHARES` (the largest bound its selection counts predict;
+½ unless another share predicts strictly more), so the bound keeps its confidence and its error rate
+approaches α where one side is certain. A fixed threshold and the Bonferroni strategy keep w = ½.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from attacks.metrics import check_scores
 from audits.stats._validation import check_confidence, check_count, check_delta, check_error_counts
 from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import WORST_CASE, LowerBound
-from audits.stats.selection import BoundFunction, Selection, select_threshold
+from audits.stats.decision import expected_error_counts
+from audits.stats.selection import BoundFunction, Selection, predicted_bounds, select_threshold
 from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [
@@ -270,14 +271,15 @@ def clopper_pearson_audit(
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)
     alpha = 1.0 - confidence
-    share, sel = 0.5, select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta))
-    if isinstance(strategy, Split):  # the share is chosen on the selection part too (module docstring)
-        for other in FPR_SHARES[1:]:
-            candidate = select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta, other))
-            if _predicts_more(candidate, sel):
-                share, sel = other, candidate
+    sel = select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta))
+    share = _chosen_share(scores_in, scores_out, strategy, sel, alpha, delta) if isinstance(strategy, Split) else 0.5
+    value = sel.value
+    if share != 0.5:  # the same test and counts, the level shared otherwise
+        value = float(
+            bound_function(delta, share)(np.array([sel.fp]), sel.n_out, np.array([sel.fn]), sel.n_in, alpha)[0]
+        )
     return _result(
-        sel.value,
+        value,
         delta,
         confidence,
         sel.correction,
@@ -292,10 +294,20 @@ def clopper_pearson_audit(
     )
 
 
-def _predicts_more(candidate: Selection, current: Selection) -> bool:
-    """Whether ``candidate``'s selection part predicts a strictly larger bound than ``current``'s, both
-    ranked at the audit's level (a fallback's relaxed-level value is not comparable, and never wins)."""
-    return candidate.details["selection_fallback"] == "none" and (
-        current.details["selection_fallback"] != "none"
-        or float(candidate.details["selection_value"]) > float(current.details["selection_value"])
+def _chosen_share(
+    scores_in: np.ndarray, scores_out: np.ndarray, strategy: Split, sel: Selection, alpha: float, delta: float
+) -> float:
+    """The share of α on the FPR (among :data:`FPR_SHARES`) that the selection part predicts to give the
+    chosen test its largest bound; ½ unless another predicts strictly more, and ½ when the test was a
+    fallback (its selection bound is 0 at every share). A function of the selection part alone."""
+    if sel.details["selection_fallback"] != "none":
+        return 0.5
+    (sel_in, ev_in), (sel_out, ev_out) = strategy.partition(scores_in.size, scores_out.size)
+    fp, fn = expected_error_counts(
+        scores_in[sel_in], scores_out[sel_out], np.array([sel.threshold]), np.array([sel.tie_probability])
     )
+    sizes = (sel_out.size, sel_in.size, ev_out.size, ev_in.size)
+    levels = (float(sel.details["selection_alpha"]), alpha)
+    predicted = [float(predicted_bounds(fp, fn, sizes, bound_function(delta, w), levels)[0]) for w in FPR_SHARES]
+    best = int(np.argmax(predicted))  # the first of equal ones: ½
+    return FPR_SHARES[best] if predicted[best] > predicted[0] else 0.5

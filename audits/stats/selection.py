@@ -39,6 +39,7 @@ __all__ = [
     "TIE_PROBABILITIES",
     "TestChoice",
     "choose_test",
+    "predicted_bounds",
     "select_threshold",
 ]
 
@@ -67,14 +68,16 @@ class TestChoice:
     stage: str
 
 
-def _predicted(
+def predicted_bounds(
     fp: np.ndarray,
     fn: np.ndarray,
     sizes: tuple[int, int, int, int],
     bound: BoundFunction,
     levels: tuple[float, float],
 ) -> np.ndarray:
-    """The bound at the evaluation sizes, from the selection rates' upper bounds (module docstring)."""
+    """The bound each test is predicted to give at the evaluation sizes (m_out, m_in, n_out, n_in): its
+    selection counts' rates at their upper bounds at the selection level, through ``bound`` at the
+    evaluation level (module docstring)."""
     m_out, m_in, n_out, n_in = sizes
     selection_level, evaluation_level = levels
     fpr = clopper_pearson_upper_limits(fp, m_out, selection_level / 2)
@@ -110,7 +113,7 @@ def choose_test(
     ones = np.ones(thresholds.size)
     fp, fn = expected_error_counts(scores_in, scores_out, thresholds, ones)
     for stage, levels in (("none", (selection_alpha, alpha)), ("relaxed level", (RELAXED_LEVEL, RELAXED_LEVEL))):
-        values = _predicted(fp, fn, sizes, bound, levels)
+        values = predicted_bounds(fp, fn, sizes, bound, levels)
         t, p = thresholds, ones
         if randomise:
             best = np.argsort(-values, kind="stable")[:REFINED]
@@ -122,7 +125,7 @@ def choose_test(
             p_mixed = np.tile(TIE_PROBABILITIES, blocks.size)
             fp_mixed, fn_mixed = expected_error_counts(scores_in, scores_out, t_mixed, p_mixed)
             t, p = np.concatenate([t, t_mixed]), np.concatenate([p, p_mixed])
-            values = np.concatenate([values, _predicted(fp_mixed, fn_mixed, sizes, bound, levels)])
+            values = np.concatenate([values, predicted_bounds(fp_mixed, fn_mixed, sizes, bound, levels)])
         chosen = int(np.argmax(values))  # the first (lowest threshold, deterministic first) on ties
         if values[chosen] > 0:
             return TestChoice(float(t[chosen]), float(p[chosen]), float(values[chosen]), stage)
