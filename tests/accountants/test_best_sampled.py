@@ -30,7 +30,7 @@ def test_a_thousand_sampled_releases(reference, separate):
     best = best_epsilon(Ledger(entries), 1e-5)
     pld, rdp = reference
     assert best.accountant == "pld"
-    assert best.epsilon == pytest.approx(1.8282436465476362, rel=1e-12)  # golden
+    assert best.epsilon == pytest.approx(1.8282436465476362, rel=1e-9)  # golden (dp-accounting 0.6.0: 5e-11 higher)
     assert pld <= best.epsilon <= pld * (1 + 1e-9)  # dp-accounting's PLD, stepped up only by the outward rounding
     assert best.bounds["rdp"] <= rdp * (1 + 1e-9)  # the RDP accountant at a superset of dp-accounting's orders
     assert best.bounds["rdp"] > best.epsilon

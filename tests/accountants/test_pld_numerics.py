@@ -27,7 +27,9 @@ DELTAS = [10.0**-e for e in (3, 6, 10, 12, 14, 15, 16, 20, 50, 100, 200, 300)]
 def laplace_delta(eps0: float, eps: float) -> mpmath.mpf:
     """δ(ε) of one Laplace release (1 − e^ε below −ε₀, where every loss exceeds ε)."""
     with mpmath.workdps(60):
-        e, e0 = mpmath.mpf(eps), mpmath.mpf(eps0)
+        e = mpmath.mpf(eps)
+        # a Fraction exactly (mpmath before 1.3 does not take one)
+        e0 = mpmath.mpf(eps0.numerator) / eps0.denominator if isinstance(eps0, Fraction) else mpmath.mpf(eps0)
         if e < -e0:
             return -mpmath.expm1(e)
         return max(mpmath.mpf(0), -mpmath.expm1((e - e0) / 2))
