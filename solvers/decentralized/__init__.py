@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from accountants.lazy import lazy_exports
 from solvers.decentralized.admm import (
-    DEFAULT_ACCOUNTANTS,
     DVP,
     MADMM,
     MRADMM,
@@ -41,7 +40,6 @@ if TYPE_CHECKING:  # the estimator loads scikit-learn: imported on first use at 
     from solvers.decentralized.estimator import DecentralizedClassifier as DecentralizedClassifier
 
 __all__ = [
-    "DEFAULT_ACCOUNTANTS",
     "DVP",
     "DecentralizedADMM",
     "DecentralizedClassifier",

@@ -51,18 +51,15 @@ from solvers.decentralized.privacy import pp_epsilons, radmm_epsilons
 from solvers.decentralized.problem import DecentralizedProblem
 from solvers.decentralized.protocol import GraphDriver, GraphNode
 from solvers.decentralized.steps import even_step, exact_step, neighbour_sum
-from solvers.engine.accounting import AccountantsLike
 from solvers.engine.plan import RunPlan
 from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import ChannelSpec
-from solvers.engine.result import Result
 from solvers.engine.solver import Draws
 from solvers.horizontal import HorizontalSolver
 from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
 
 __all__ = [
-    "DEFAULT_ACCOUNTANTS",
     "DVP",
     "DecentralizedADMM",
     "DecentralizedPlan",
@@ -72,9 +69,6 @@ __all__ = [
     "PenaltyPerturbation",
     "RADMM",
 ]
-
-#: Pure sequential composition (the papers' β), advanced and optimal composition.
-DEFAULT_ACCOUNTANTS = ("pure", "advanced_composition", "optimal_composition")
 
 _CHANNELS = {
     "f": ChannelSpec("agents", "f_i(t): node i's primal variable broadcast to its neighbours (t = 0..T)"),
@@ -162,6 +156,8 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
     delta: float = 1e-5
 
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
+    #: Pure sequential composition (the papers' β), advanced and optimal composition.
+    default_accountants: ClassVar[tuple[str, ...]] = ("pure", "advanced_composition", "optimal_composition")
 
     def __post_init__(self) -> None:
         T = self.n_iterations
@@ -185,10 +181,6 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
     def gamma_step(self) -> float:
         """γ of the even (linear) steps: 0, as only (M)R-ADMM has even steps."""
         return 0.0
-
-    def run(self, problem: DecentralizedProblem, *, accountants: AccountantsLike = None, **kwargs: Any) -> Result:
-        """``Solver.run`` with the pure-DP accountants by default (``DEFAULT_ACCOUNTANTS``)."""
-        return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
 
     # ---------------------------------------------------------------------------------------
     def check_problem(self, problem: DecentralizedProblem) -> None:

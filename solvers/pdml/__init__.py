@@ -15,7 +15,7 @@ label guarantee; the paper gives no number for these).
 from typing import TYPE_CHECKING
 
 from accountants.lazy import lazy_exports
-from solvers.pdml.admm import DEFAULT_ACCOUNTANTS, PDML, PDMLPlan, sample_eta
+from solvers.pdml.admm import PDML, PDMLPlan, sample_eta
 from solvers.pdml.privacy import (
     DERIVED_NOTE,
     broadcast_sensitivity,
@@ -40,7 +40,6 @@ if TYPE_CHECKING:  # the estimator loads scikit-learn: imported on first use at 
     from solvers.pdml.estimator import PDMLClassifier as PDMLClassifier
 
 __all__ = [
-    "DEFAULT_ACCOUNTANTS",
     "DERIVED_NOTE",
     "PDML",
     "PDMLClassifier",

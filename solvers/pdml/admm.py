@@ -46,11 +46,10 @@ from scipy.special import expit
 from accountants import Ledger, LedgerEntry, PureDpEvent
 from mechanisms import GaussianMechanism
 from solvers.agent_share import AgentShare
-from solvers.engine.accounting import AccountantLike, AccountantsLike, privacy_by_name, register_entries
+from solvers.engine.accounting import AccountantLike, privacy_by_name, register_entries
 from solvers.engine.plan import RunPlan
 from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import ChannelSpec
-from solvers.engine.result import Result
 from solvers.engine.solver import Draws
 from solvers.graph import GraphTopology
 from solvers.horizontal import HorizontalSolver
@@ -71,11 +70,7 @@ from solvers.problem import HorizontalProblem
 from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
 
-__all__ = ["DEFAULT_ACCOUNTANTS", "PDML", "PDMLPlan", "sample_eta"]
-
-#: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
-#: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
-DEFAULT_ACCOUNTANTS = ("exact_gaussian", "rdp")
+__all__ = ["PDML", "PDMLPlan", "sample_eta"]
 
 _CHANNELS = {
     "w_tilde": ChannelSpec(
@@ -240,6 +235,9 @@ class PDML(HorizontalSolver[HorizontalProblem]):
     name: ClassVar[str] = "pdml"
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
     ledger_written_upfront: ClassVar[bool] = True  # "users-i" labels, then broadcasts t = 1..T
+    #: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
+    #: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
+    default_accountants: ClassVar[tuple[str, ...]] = ("exact_gaussian", "rdp")
 
     def __post_init__(self) -> None:
         T = self.n_iterations
@@ -270,14 +268,6 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         return (eps, _per_group(self.eta_bound, n_agents, "eta_bound"), _per_group(self.V, n_agents, "V"))
 
     # ------------------------------------------------------------------------------------------
-    def run(self, problem: HorizontalProblem, *, accountants: AccountantsLike = None, **kwargs: Any) -> Result:
-        """``Solver.run`` (seed=/trials=/seeds=, recording options, ``backend=``: on Ray every server is
-        an actor, ``solvers.pdml.protocol``), with the per-participant ledger of the module docstring
-        registered with ``accountants`` (default ``DEFAULT_ACCOUNTANTS``; a ``BudgetFilter`` refuses
-        the whole run before its first release) and, with ``ledger_path``, appended to that
-        JSON-lines file before the first release."""
-        return super().run(problem, accountants=DEFAULT_ACCOUNTANTS if accountants is None else accountants, **kwargs)
-
     def protocol(self, problem: HorizontalProblem, plan: RunPlan[Any], recorder: Recorder) -> AgentProtocol:
         """Every server holds its group's records, flips and noise; the driver routes the broadcasts
         along the graph's edges (``solvers.pdml.protocol``)."""
