@@ -2,7 +2,9 @@
 
 Every attack returns an :class:`AttackScores` — scores under both hypotheses (higher means "the
 target record was in") plus the ground truth — so :mod:`audits.stats` serves all of them, and
-reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR; :mod:`attacks.metrics`). Attacks read only released messages
+reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR; :mod:`attacks.metrics`). An audit feeds an
+attack the trials chunk by chunk through the :class:`Attack` protocol (:class:`ScoreAttack` makes one of a
+per-trial score; :mod:`attacks.base`). Attacks read only released messages
 (``Transcript.public()``) and the knowledge their threat model grants, and say so in their metadata.
 
 * :class:`WhiteBoxNP` — the Neyman–Pearson test for one record of one agent in DP-ADMM and the
@@ -35,7 +37,9 @@ from accountants.logs import package_logger
 from accountants.version import __version__
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from attacks.base import Attack as Attack
     from attacks.base import AttackScores as AttackScores
+    from attacks.base import ScoreAttack as ScoreAttack
     from attacks.blackbox import LiRA as LiRA
     from attacks.blackbox import LossThreshold as LossThreshold
     from attacks.kkt import KKTInference as KKTInference
@@ -55,7 +59,9 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from attacks.whitebox import replay_statistics as replay_statistics
 
 _EXPORTS = {
+    "Attack": "attacks.base",
     "AttackScores": "attacks.base",
+    "ScoreAttack": "attacks.base",
     "LiRA": "attacks.blackbox",
     "LossThreshold": "attacks.blackbox",
     "KKTInference": "attacks.kkt",

@@ -1,4 +1,5 @@
-"""What every attack returns: per-trial scores plus the ground truth, and its own success metrics.
+"""What every attack is and returns: the :class:`Attack` protocol an audit feeds chunk by chunk, and
+:class:`AttackScores`, per-trial scores plus the ground truth and the attack's own success metrics.
 
 Scores are oriented so that higher means "the target record was in" (hypothesis D); the two arrays
 ``scores_in`` (trials run on D) and ``scores_out`` (trials run on D′) are the ground truth, so one
@@ -7,15 +8,15 @@ statistics module (:mod:`audits.stats`) serves every attack.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from attacks.metrics import check_scores, roc_curve
 
-__all__ = ["AttackScores"]
+__all__ = ["Attack", "AttackScores", "ScoreAttack", "chunk_scores"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,3 +71,55 @@ class AttackScores:
             first.white_box,
             dict(first.metadata),
         )
+
+
+class Attack(Protocol):
+    """A distinguisher between D and D′, fed chunk by chunk (bounded memory).
+
+    ``observe(result, on_d)`` keeps what the attack needs of one batched ``solver.run`` result
+    (``on_d``: the chunk ran on D); it must not change the attack, as chunks may run in other
+    processes. ``conclude(seen_on_d, seen_on_d_prime)`` turns the kept
+    observations, in trial order, into :class:`AttackScores` (higher: more likely D).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    def observe(self, result: Any, on_d: bool) -> Any: ...
+
+    def conclude(self, seen_on_d: Sequence[Any], seen_on_d_prime: Sequence[Any]) -> AttackScores: ...
+
+
+@dataclass(frozen=True)
+class ScoreAttack:
+    """An :class:`Attack` from a per-trial score: ``score(result)`` is an (R,) array for a batch of
+    R trials, higher meaning "ran on D" (the Neyman–Pearson orientation, Neyman & Pearson 1933)."""
+
+    name: str
+    score: Callable[[Any], np.ndarray]
+    white_box: bool = True
+    metadata: Callable[[], Mapping[str, Any]] = dict
+
+    def observe(self, result: Any, on_d: bool) -> np.ndarray:
+        return np.asarray(self.score(result))
+
+    def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
+        return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=self.white_box, metadata=self.metadata())
+
+
+def chunk_scores(
+    name: str,
+    seen_on_d: Sequence[np.ndarray],
+    seen_on_d_prime: Sequence[np.ndarray],
+    *,
+    white_box: bool,
+    metadata: Mapping[str, Any],
+) -> AttackScores:
+    """An attack's :class:`AttackScores` from the score arrays it kept chunk by chunk, in trial order."""
+    return AttackScores(
+        name,
+        np.concatenate(seen_on_d).astype(float),
+        np.concatenate(seen_on_d_prime).astype(float),
+        white_box=white_box,
+        metadata=dict(metadata),
+    )

@@ -23,6 +23,7 @@ from accountants.logs import package_logger
 from accountants.version import __version__
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
+    from attacks.base import ScoreAttack as ScoreAttack
     from audits.api import AuditReport as AuditReport
     from audits.api import audit as audit
     from audits.api import audit_spec as audit_spec
@@ -36,7 +37,6 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.single_run import audit_one_run as audit_one_run
     from audits.spec import AuditSpec as AuditSpec
     from audits.spec import Claim as Claim
-    from audits.spec import ScoreAttack as ScoreAttack
     from audits.stats import CONDITIONAL_ON_GDP as CONDITIONAL_ON_GDP
     from audits.stats import WORST_CASE as WORST_CASE
     from audits.stats import Bonferroni as Bonferroni
@@ -63,7 +63,7 @@ _EXPORTS = {
     "audit_one_run": "audits.single_run",
     "AuditSpec": "audits.spec",
     "Claim": "audits.spec",
-    "ScoreAttack": "audits.spec",
+    "ScoreAttack": "attacks.base",
     "TARGETS": "audits.registry",
     "get_target": "audits.registry",
     "run_audit": "audits.run",

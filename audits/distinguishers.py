@@ -56,8 +56,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attacks.base import chunk_scores
 from audits.categories import BINS, MAX_JOINT, CategoryTable, ColumnCategories, repeats_values
-from audits.spec import chunk_scores
 
 if TYPE_CHECKING:  # attacks and the statistics are imported on first use
     from attacks.base import AttackScores

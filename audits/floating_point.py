@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attacks.base import chunk_scores
 from audits.distinguishers import flat
-from audits.spec import AuditContext, Finding, chunk_scores
+from audits.spec import AuditContext, Finding
 
 if TYPE_CHECKING:  # attacks is imported on first use
     from attacks.base import AttackScores

@@ -17,19 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 if TYPE_CHECKING:  # attacks, solvers and the statistics are imported on first use
     from accountants.ledger import Ledger
-    from attacks.base import AttackScores
+    from attacks.base import Attack, AttackScores
     from audits.stats import LowerBound
     from audits.stats.thresholds import ThresholdChoice
     from audits.verdict import Section
 
 __all__ = [
-    "Attack",
     "AuditContext",
     "AuditSpec",
     "CLAIMED",
@@ -37,10 +36,8 @@ __all__ = [
     "Finding",
     "NOISE_FAMILIES",
     "Noise",
-    "ScoreAttack",
     "SectionBuilder",
     "SpecBuilder",
-    "chunk_scores",
 ]
 
 #: The noise a claim's mechanism adds, which decides the lower bounds that may decide the verdict:
@@ -51,60 +48,6 @@ Noise = Literal["gaussian", "laplace", "other"]
 NOISE_FAMILIES: tuple[Noise, ...] = ("gaussian", "laplace", "other")
 #: The key of ``Claim.upper`` a numeric ``Claim(epsilon=...)`` is stored under.
 CLAIMED = "claimed"
-
-
-class Attack(Protocol):
-    """A distinguisher between D and D′, fed chunk by chunk (bounded memory).
-
-    ``observe(result, on_d)`` keeps what the attack needs of one batched ``solver.run`` result
-    (``on_d``: the chunk ran on D); it must not change the attack, as chunks may run in other
-    processes (:mod:`audits.chunks`). ``conclude(seen_on_d, seen_on_d_prime)`` turns the kept
-    observations, in trial order, into ``attacks.AttackScores`` (higher: more likely D).
-    """
-
-    @property
-    def name(self) -> str: ...
-
-    def observe(self, result: Any, on_d: bool) -> Any: ...
-
-    def conclude(self, seen_on_d: Sequence[Any], seen_on_d_prime: Sequence[Any]) -> AttackScores: ...
-
-
-@dataclass(frozen=True)
-class ScoreAttack:
-    """An :class:`Attack` from a per-trial score: ``score(result)`` is an (R,) array for a batch of
-    R trials, higher meaning "ran on D" (the Neyman–Pearson orientation, Neyman & Pearson 1933)."""
-
-    name: str
-    score: Callable[[Any], np.ndarray]
-    white_box: bool = True
-    metadata: Callable[[], Mapping[str, Any]] = dict
-
-    def observe(self, result: Any, on_d: bool) -> np.ndarray:
-        return np.asarray(self.score(result))
-
-    def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=self.white_box, metadata=self.metadata())
-
-
-def chunk_scores(
-    name: str,
-    seen_on_d: Sequence[np.ndarray],
-    seen_on_d_prime: Sequence[np.ndarray],
-    *,
-    white_box: bool,
-    metadata: Mapping[str, Any],
-) -> AttackScores:
-    """An attack's ``attacks.AttackScores`` from the score arrays it kept chunk by chunk, in trial order."""
-    from attacks.base import AttackScores
-
-    return AttackScores(
-        name,
-        np.concatenate(seen_on_d).astype(float),
-        np.concatenate(seen_on_d_prime).astype(float),
-        white_box=white_box,
-        metadata=dict(metadata),
-    )
 
 
 @dataclass(frozen=True, kw_only=True)

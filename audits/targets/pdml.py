@@ -45,7 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from audits.spec import AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SpecBuilder
+from attacks.base import ScoreAttack
+from audits.spec import AuditContext, AuditSpec, Claim, Finding, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from accountants.ledger import Ledger

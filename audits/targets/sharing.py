@@ -44,9 +44,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attacks.base import Attack, ScoreAttack
 from audits.neighbours import SHARING_SETTINGS as SETTINGS
 from audits.neighbours import SharingNeighbours, SharingSetting, sharing_neighbours
-from audits.spec import Attack, AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SectionBuilder, SpecBuilder
+from audits.spec import AuditContext, AuditSpec, Claim, Finding, SectionBuilder, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from attacks.base import AttackScores

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from audits.spec import AuditContext, AuditSpec, Claim, Finding, ScoreAttack, SpecBuilder, chunk_scores
+from attacks.base import ScoreAttack, chunk_scores
+from audits.spec import AuditContext, AuditSpec, Claim, Finding, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from attacks.base import AttackScores

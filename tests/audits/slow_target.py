@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from audits.spec import AuditSpec, Claim, ScoreAttack
+from attacks.base import ScoreAttack
+from audits.spec import AuditSpec, Claim
 
 #: Seconds every batched run sleeps.
 SLEEP = 0.5

@@ -10,10 +10,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from attacks.base import ScoreAttack
 from audits.ray_backend import RayUnavailable, check_backend
 from audits.run import main
 from audits.runner import run_spec
-from audits.spec import AuditSpec, Claim, ScoreAttack
+from audits.spec import AuditSpec, Claim
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

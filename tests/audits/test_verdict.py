@@ -71,7 +71,8 @@ def test_run_audit_builds_the_targets_spec_and_runs_it(monkeypatch, tmp_path):
     from dp_accounting.dp_event import GaussianDpEvent
 
     from accountants.ledger import Ledger, LedgerEntry
-    from audits.spec import AuditSpec, Claim, Finding, ScoreAttack
+    from attacks.base import ScoreAttack
+    from audits.spec import AuditSpec, Claim, Finding
 
     class Mechanism:  # one release N(problem, 1)
         def run(self, problem, *, seeds, accountants, record_history):

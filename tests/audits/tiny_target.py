@@ -7,7 +7,8 @@ import numpy as np
 from dp_accounting.dp_event import GaussianDpEvent
 
 from accountants.ledger import Ledger, LedgerEntry
-from audits.spec import AuditSpec, Claim, ScoreAttack
+from attacks.base import ScoreAttack
+from audits.spec import AuditSpec, Claim
 
 
 class GaussianMean:
