@@ -31,8 +31,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from accountants.calibration import calibrate_noise_multiplier
 from accountants.exact_gaussian import ExactGaussianAccountant
+from accountants.gaussian_dp import gaussian_mu
 from solvers.graph import GraphTopology
 
 __all__ = [
@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 #: (T when the noise dominates, the fewest and the most iterations when it does not) of ``auto_iterations``.
-AUTO_ITERATIONS = (300, 300, 3000)
+AUTO_ITERATIONS = (300, 300, 10_000)
 
 
 class LooseDataNormWarning(UserWarning):
@@ -216,15 +216,20 @@ def per_release_epsilon(epsilon: float, delta: float, count: int) -> tuple[float
     """(ε per release, noise multiplier z) of ``count`` Gaussian releases of one record that compose
     to (``epsilon``, ``delta``)-DP in total.
 
-    The accountant decides: z is the smallest multiplier whose ``count``-fold composition the exact
-    Gaussian accountant (Dong, Roth & Su 2019: μ = sqrt(count)/z) bounds by ``epsilon`` at
-    ``delta`` (``accountants.calibrate_noise_multiplier``, relative precision 1e-9), and the
-    per-release ε is that accountant's ε of one release at the same δ. ``epsilon`` = inf gives
-    (inf, 0): no noise.
+    The exact Gaussian accountant decides (Dong, Roth & Su 2022, Cor. 3.3: ``count`` releases of
+    multiplier z compose to μ-GDP with μ = sqrt(count)/z, which is (ε, δ)-DP iff δ ≥ δ_μ(ε) of their
+    Cor. 2.13): z = sqrt(count)/μ* for the largest such μ*
+    (``accountants.gaussian_dp.gaussian_mu``, rounded down), raised by an ulp until the accountant's
+    own ε of the composition is at most ``epsilon`` (never over the budget; the same z as
+    ``accountants.calibrate_noise_multiplier`` within its relative precision 1e-9, without its
+    bisection). The per-release ε is that accountant's ε of one release at the same δ.
+    ``epsilon`` = inf gives (inf, 0): no noise.
     """
     if math.isinf(epsilon):
         return math.inf, 0.0
-    z = calibrate_noise_multiplier(epsilon, delta, count=count, accountant=ExactGaussianAccountant)
+    z = math.sqrt(count) / gaussian_mu(epsilon, delta)
+    while ExactGaussianAccountant().register(dp_event.GaussianDpEvent(z), count).get_epsilon(delta) > epsilon:
+        z = math.nextafter(z, math.inf)
     single = ExactGaussianAccountant().register(dp_event.GaussianDpEvent(z), 1).get_epsilon(delta)
     return float(single), float(z)
 
@@ -238,9 +243,9 @@ def auto_iterations(epsilon: float, condition: float, iterations: tuple[int, int
     gradient) step moves the model by η g and adds noise of scale η z S1/m, so the final model's
     signal-to-noise ratio does not grow with T at a fixed total budget (z grows like sqrt(T)), and T
     stays at 300. Above, the noise is negligible and T = ⌈5κ⌉ (gradient steps of size 1/L contract
-    the error by 1 − 1/κ each, e^{−5} after 5κ steps), at least 300 and at most 3000 (which bounds the
+    the error by 1 − 1/κ each, e^{−5} after 5κ steps), at least 300 and at most 10,000 (which bounds the
     fit time; rows far inside the bound make κ of the data larger than the public one can say, see
-    ``warn_if_loose_bound``). ``iterations`` replaces (300, 300, 3000) for solvers whose local steps
+    ``warn_if_loose_bound``). ``iterations`` replaces (300, 300, 10,000) for solvers whose local steps
     are exact minimisations rather than gradient steps (fewer, dearer iterations).
     """
     noise_dominated, fewest, most = iterations

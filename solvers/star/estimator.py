@@ -113,7 +113,7 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
       n_iterations: T, or "auto" (default): chosen from public quantities only (the total ε and the
         condition number κ = N/(4λ) = C n (B s)²/4 of the objective on the records,
         ``private_estimator.auto_iterations``): 300 for ε ≤ 10, where the noise limits the model,
-        else ⌈5κ⌉ within [300, 3000], so that with little noise the model is the optimum's for any
+        else ⌈5κ⌉ within [300, 10,000], so that with little noise the model is the optimum's for any
         rows of norm comparable to the bound. ``n_iter_`` is the T used.
       tol: relative drift of the released model over the last quarter of the run above which a
         ``sklearn.exceptions.ConvergenceWarning`` is raised (``warn_if_not_converged``); None: no check.
