@@ -21,7 +21,6 @@ import contextlib
 import dataclasses
 import logging
 import numbers
-import sys
 import time
 from collections.abc import Callable, Generator, Hashable, Sequence
 from pathlib import Path
@@ -190,9 +189,8 @@ def run_spec(
       backend: "processes" (this machine's cores, :mod:`audits.chunks`) or "ray" (Ray tasks,
         :mod:`audits.ray_backend`); the report is the same for both. address: the Ray cluster's.
     """
-    from tqdm import tqdm
-
     from accountants.ledger import Ledger
+    from audits.progress import AuditProgress, lower_so_far
     from audits.stats import clopper_pearson_audit, gdp_audit
     from audits.verdict import assemble_report
 
@@ -228,13 +226,14 @@ def run_spec(
         chosen,
         backend,
     )
-    bar = tqdm(
-        total=2 * n + (2 * n_cal if spec.calibration is not None else 0),
-        desc=f"audit {spec.name}",
-        unit="trial",
-        disable=(None if progress is None else not progress),
-        file=sys.stderr,
-        leave=False,
+    claim = spec.claim
+    accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
+    upper = {**accounted, **claim.upper}
+    bar = AuditProgress(
+        2 * n + (2 * n_cal if spec.calibration is not None else 0),
+        f"audit {spec.name}",
+        enabled=progress,
+        claimed=None if claim.bound is None else upper.get(claim.bound),
     )
 
     def run(problem: Any, seeds: Sequence[np.random.SeedSequence]) -> Any:
@@ -278,10 +277,13 @@ def run_spec(
                 observations[attack.name][0 if outcome.on_d else 1].append(seen)
             for key, values in outcome.utility.items():
                 utility.setdefault(key, []).append(values)
+            bar.chunk_read(
+                lambda: lower_so_far(spec, observations, methods=deciding_bounds(claim), confidence=confidence)
+            )
     bar.close()
     LOGGER.info("audit %s: %d trials per hypothesis run; scoring with %d attack(s)", spec.name, n, len(spec.attacks))
     attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
-    audited, claim = attacks[0], spec.claim
+    audited = attacks[0]
     bounds = {
         "clopper_pearson": clopper_pearson_audit(
             audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
@@ -300,8 +302,6 @@ def run_spec(
         }
     lower = {k: b for k, b in bounds.items() if k in deciding_bounds(claim)}
     informational = {k: b for k, b in bounds.items() if k not in lower}
-    accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
-    upper = {**accounted, **claim.upper}
     LOGGER.info(
         "audit %s: lower bounds %s; upper bounds %s",
         spec.name,
