@@ -20,7 +20,7 @@ import numpy as np
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
 from dp_accounting.rdp import RdpAccountant
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from accountants.base import Accountant
 from accountants.errors import UnsupportedEventError
@@ -37,7 +37,7 @@ from accountants.rdp import (
     repeat_and_select_rdp,
 )
 from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, check_relation
-from accountants.sampled_rdp import sampled_gaussian_integer_rdp
+from accountants.sampled_rdp import sampled_gaussian_fractional_rdp, sampled_gaussian_integer_rdp
 
 __all__ = ["MomentsAccountant", "DELEGATED_CURVE_ERROR", "DELEGATED_MAX_ORDER", "MAX_ORDERS", "OWN_CURVE_ERROR"]
 
@@ -193,9 +193,12 @@ class MomentsAccountant(Accountant[FloatArray]):
             event, (dp_event.RandomizedResponseDpEvent, dp_event.ZCDpEvent, dp_event.SingleEpochTreeAggregationDpEvent)
         )
         asked = (self.orders > 1.0) & (closed_form | (self.orders <= DELEGATED_MAX_ORDER))
-        # the integer orders of a sampled Gaussian: dp-accounting's sum, on arrays (accountants.sampled_rdp)
-        own = asked & _array_sampled_gaussian(event, self.neighboring_relation) & (self.orders == np.floor(self.orders))
+        # the orders of a sampled Gaussian: dp-accounting's sums, on arrays (accountants.sampled_rdp)
+        own = asked & _array_sampled_gaussian(event, self.neighboring_relation)
+        integer = self.orders == np.floor(self.orders)
         asked &= ~own
+        if np.any(own) and not np.any(asked):
+            return self._array_curve(event, own, integer)
         delegate = RdpAccountant(orders=self.orders[asked], neighboring_relation=self.neighboring_relation)
         try:
             with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # ∞ is a valid curve value
@@ -216,10 +219,7 @@ class MomentsAccountant(Accountant[FloatArray]):
             curve[high] = gaussian_rdp(self.orders[high], event.event.noise_multiplier)
         curve[asked] = delegate.rdp
         if np.any(own):
-            assert isinstance(event, dp_event.PoissonSampledDpEvent)
-            curve[own] = sampled_gaussian_integer_rdp(
-                self.orders[own], event.sampling_probability, event.event.noise_multiplier
-            )
+            curve[own] = self._array_curve(event, own, integer)[own]
         if isinstance(event, dp_event.RandomizedResponseDpEvent):
             # Above DELEGATED_MAX_ORDER dp-accounting's closed form of a near-uniform randomized
             # response was found 5e-12 (relative) below the truth (the soundness fuzz: p = 0.99999,
@@ -240,6 +240,23 @@ class MomentsAccountant(Accountant[FloatArray]):
                 curve[near_zero] = pure_dp_rdp(self.orders[near_zero], guarantee[0])
         return curve
 
+    def _array_curve(self, event: dp_event.DpEvent, own: NDArray[np.bool_], integer: NDArray[np.bool_]) -> FloatArray:
+        """The curve of a Poisson-sampled Gaussian release at the orders ``own`` (∞ elsewhere):
+        dp-accounting's sums on arrays, its integer-order one without cancellation
+        (:mod:`accountants.sampled_rdp`); above ``DELEGATED_MAX_ORDER`` the unsampled Gaussian's
+        curve, which bounds it (see :meth:`_delegated_curve`)."""
+        assert isinstance(event, dp_event.PoissonSampledDpEvent)
+        q, sigma = event.sampling_probability, event.event.noise_multiplier
+        curve = np.full_like(self.orders, math.inf)
+        high = self.orders > DELEGATED_MAX_ORDER
+        curve[high] = gaussian_rdp(self.orders[high], sigma)
+        with np.errstate(all="ignore"):  # ∞ is a valid curve value
+            curve[own & integer] = sampled_gaussian_integer_rdp(self.orders[own & integer], q, sigma)
+            curve[own & ~integer] = sampled_gaussian_fractional_rdp(self.orders[own & ~integer], q, sigma)
+        if np.any(np.isnan(curve)):
+            raise self.unsupported(event, "its RDP curve is undefined (NaN) for these parameters")
+        return curve
+
     def epsilon_from_summary(self, summary: FloatArray, delta: float) -> float:
         return rdp_to_epsilon(self.orders, summary, delta, self.conversion)[0]
 
@@ -258,9 +275,8 @@ class MomentsAccountant(Accountant[FloatArray]):
 
 
 def _array_sampled_gaussian(event: dp_event.DpEvent, relation: NeighboringRelation) -> bool:
-    """Whether ``event`` is a Poisson-sampled Gaussian release whose integer-order curve
-    :func:`accountants.sampled_rdp.sampled_gaussian_integer_rdp` gives (0 < q < 1, finite σ > 0,
-    add-or-remove-one, as dp-accounting's sum)."""
+    """Whether ``event`` is a Poisson-sampled Gaussian release whose curve :mod:`accountants.sampled_rdp`
+    gives (0 < q < 1, finite σ > 0, add-or-remove-one, as dp-accounting's sums)."""
     return (
         relation == NeighboringRelation.ADD_OR_REMOVE_ONE
         and type(event) is dp_event.PoissonSampledDpEvent

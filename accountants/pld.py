@@ -26,7 +26,7 @@ import math
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from dp_accounting import dp_event
@@ -40,6 +40,7 @@ from accountants.events import ApproxDpEvent, PureDpEvent, epsilon_delta_of, fla
 from accountants.gaussian_dp import gaussian_delta, gaussian_epsilon
 from accountants.ledger import StrPath
 from accountants.moments import MomentsAccountant
+from accountants.pld_arrays import ArrayPld
 from accountants.relations import (
     DEFAULT_RELATION,
     add_or_remove_equivalent,
@@ -48,7 +49,7 @@ from accountants.relations import (
     sensitivity_factor,
 )
 from accountants.rounding import log1p_up
-from accountants.sampled_gaussian import sampled_gaussian_pld
+from accountants.sampled_gaussian import sampled_gaussian_arrays
 from accountants.validation import check_delta, check_positive
 
 __all__ = [
@@ -66,6 +67,9 @@ __all__ = [
 _Releases = Counter[dp_event.DpEvent]
 #: A summary as a sorted tuple of (event, count); immutable, so it keys the caches.
 _Key = tuple[tuple[dp_event.DpEvent, int], ...]
+#: A privacy loss distribution: on arrays (:mod:`accountants.pld_arrays`: the pessimistic PLDs of
+#: Gaussian, Laplace and Poisson-sampled Gaussian releases) or dp-accounting's (the others).
+_Pld: TypeAlias = ArrayPld | pld_lib.PrivacyLossDistribution
 
 
 class PLDAccountant(Accountant[_Releases]):
@@ -109,12 +113,10 @@ class PLDAccountant(Accountant[_Releases]):
         self.value_discretization_interval = interval
         self.neighboring_relation = neighboring_relation
         #: The most recently used composed PLDs (each can hold a million-point grid).
-        self._pld_cache: OrderedDict[tuple[_Key, bool], pld_lib.PrivacyLossDistribution | None] = OrderedDict()
+        self._pld_cache: OrderedDict[tuple[_Key, bool], _Pld | None] = OrderedDict()
         #: The compositions of the releases other than plain Gaussians (:meth:`_others`), and how
         #: many compositions extended each one (each adds its FFT's error to the queries' slack).
-        self._others_cache: OrderedDict[tuple[_Key, bool, float], pld_lib.PrivacyLossDistribution | None] = (
-            OrderedDict()
-        )
+        self._others_cache: OrderedDict[tuple[_Key, bool, float], _Pld | None] = OrderedDict()
         self._chain: dict[_Key, int] = {}
         self._query_cache: dict[tuple[_Key, str, float, bool], float] = {}
         #: The fallback at tiny δ: the RDP accountant on the same releases (one participant a summary).
@@ -264,7 +266,7 @@ class PLDAccountant(Accountant[_Releases]):
                 self._rdp_participants[key] = number
         return self._rdp_participants[key]
 
-    def _pld(self, summary: _Releases, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
+    def _pld(self, summary: _Releases, pessimistic: bool) -> _Pld | None:
         """The composed PLD, or None if some release is not private at all."""
         key = (self._key(summary), pessimistic)
         if key in self._pld_cache:
@@ -276,7 +278,7 @@ class PLDAccountant(Accountant[_Releases]):
             self._pld_cache.popitem(last=False)
         return composed
 
-    def _others(self, others: _Key, pessimistic: bool, interval: float) -> pld_lib.PrivacyLossDistribution | None:
+    def _others(self, others: _Key, pessimistic: bool, interval: float) -> _Pld | None:
         """The composed PLD of the releases other than plain Gaussians (``_composition``), kept per
         accountant; one that extends a kept composition on the same grid by releases of one event
         composes only those (one convolution), so that a budget filter adding a release at each
@@ -288,7 +290,7 @@ class PLDAccountant(Accountant[_Releases]):
         if key in self._others_cache:
             self._others_cache.move_to_end(key)
             return self._others_cache[key]
-        composed: pld_lib.PrivacyLossDistribution | None = None
+        composed: _Pld | None = None
         wanted = Counter(dict(others))
         extended = False
         for (cached, was_pessimistic, grid), base in reversed(self._others_cache.items()):
@@ -300,7 +302,7 @@ class PLDAccountant(Accountant[_Releases]):
                 continue
             ((event, count),) = added.items()
             piece = _piece(event, count, pessimistic, interval, self.neighboring_relation)
-            composed = None if piece is None else base.compose(piece)
+            composed = None if piece is None else _composed(base, piece)
             self._chain[others] = self._chain.get(cached, 0) + 1
             extended = True
             break
@@ -311,7 +313,7 @@ class PLDAccountant(Accountant[_Releases]):
             self._others_cache.popitem(last=False)
         return composed
 
-    def _composed_pld(self, summary: _Releases, key: _Key, pessimistic: bool) -> pld_lib.PrivacyLossDistribution | None:
+    def _composed_pld(self, summary: _Releases, key: _Key, pessimistic: bool) -> _Pld | None:
         interval = self.grid_interval(summary)
         relation = self.neighboring_relation
         if key:  # each event passed on registration; together they may still need too coarse a grid
@@ -329,7 +331,7 @@ class PLDAccountant(Accountant[_Releases]):
         gaussian = _gaussian_pld(_folded_noise(gaussians), pessimistic, interval, relation)
         if gaussian is None or not others:
             return gaussian
-        return composed.compose(gaussian)
+        return _composed(composed, gaussian)
 
     def grid_interval(self, summary: _Releases) -> float:
         """The grid step for a participant's releases: ``value_discretization_interval``, coarsened
@@ -429,7 +431,7 @@ def _inverse_square_sum(gaussians: list[tuple[dp_event.GaussianDpEvent, int]]) -
     return math.fsum(terms), len(terms)
 
 
-def _raised_until_safe(pld: pld_lib.PrivacyLossDistribution, epsilon: float, delta: float, slack: float) -> float:
+def _raised_until_safe(pld: _Pld, epsilon: float, delta: float, slack: float) -> float:
     """The first of ε, ε(1 + 2^-44), ε(1 + 2^-40), … (and ∞) at which the stepped-up δ(ε) is
     within ``delta``: dp-accounting's direct sum for δ(ε) is checked, not its root finding."""
 
@@ -613,9 +615,7 @@ def _loss_span(releases: list[tuple[dp_event.DpEvent, int]], relation: Neighbori
 
 
 @functools.lru_cache(maxsize=_PIECE_CACHE_SIZE)
-def _gaussian_pld(
-    sigma: float, pessimistic: bool, interval: float, relation: NeighboringRelation
-) -> pld_lib.PrivacyLossDistribution | None:
+def _gaussian_pld(sigma: float, pessimistic: bool, interval: float, relation: NeighboringRelation) -> _Pld | None:
     """The PLD of one Gaussian release with noise multiplier ``sigma`` (see :func:`_folded_noise`);
     the pessimistic one under add-or-remove built on arrays (:mod:`accountants.sampled_gaussian`
     with sampling probability 1: dp-accounting's to the bit), kept by its parameters."""
@@ -624,7 +624,7 @@ def _gaussian_pld(
     if math.isinf(sigma):  # infinite noise reveals nothing: ε = 0
         return pld_lib.identity(interval)
     if pessimistic and relation != NeighboringRelation.REPLACE_ONE:
-        return sampled_gaussian_pld(min(sigma, _MAX_NOISE), 1.0, interval)
+        return sampled_gaussian_arrays(min(sigma, _MAX_NOISE), 1.0, interval)
     return pld_lib.from_gaussian_mechanism(
         standard_deviation=min(sigma, _MAX_NOISE),
         pessimistic_estimate=pessimistic,
@@ -634,32 +634,39 @@ def _gaussian_pld(
     )
 
 
+def _composed(first: _Pld, second: _Pld) -> _Pld:
+    """The composition of two PLDs on the same grid: on arrays when both are, else by dp-accounting."""
+    if isinstance(first, ArrayPld) and isinstance(second, ArrayPld):
+        return first.compose(second)
+    if isinstance(first, ArrayPld):
+        first = first.to_dp_accounting()
+    return first.compose(second.to_dp_accounting() if isinstance(second, ArrayPld) else second)
+
+
 @functools.lru_cache(maxsize=_PIECE_CACHE_SIZE)
-def _composition(
-    releases: _Key, pessimistic: bool, interval: float, relation: NeighboringRelation
-) -> pld_lib.PrivacyLossDistribution | None:
+def _composition(releases: _Key, pessimistic: bool, interval: float, relation: NeighboringRelation) -> _Pld | None:
     """The composed PLD of (event, count) releases, none of them a plain Gaussian, in the given
     order (None: some release is not private)."""
-    composed: pld_lib.PrivacyLossDistribution | None = None
+    composed: _Pld | None = None
     for event, count in releases:
         piece = _piece(event, count, pessimistic, interval, relation)
         if piece is None:
             return None
-        composed = piece if composed is None else composed.compose(piece)
+        composed = piece if composed is None else _composed(composed, piece)
     return composed
 
 
 @functools.lru_cache(maxsize=_PIECE_CACHE_SIZE)
 def _piece(
     event: dp_event.DpEvent, count: int, pessimistic: bool, interval: float, relation: NeighboringRelation
-) -> pld_lib.PrivacyLossDistribution | None:
+) -> _Pld | None:
     """The PLD of ``count`` releases of one event other than a plain Gaussian (None: not private)."""
     return _BUILDERS[type(event)](relation, event, count, pessimistic, interval)
 
 
 def _laplace(
     relation: NeighboringRelation, event: dp_event.LaplaceDpEvent, count: int, pessimistic: bool, interval: float
-) -> pld_lib.PrivacyLossDistribution | None:
+) -> _Pld | None:
     """``count`` Laplace releases: the PLD of one discretised from its closed form
     (:func:`laplace_masses`), self-composed by FFT."""
     if event.noise_multiplier == 0:
@@ -671,6 +678,8 @@ def _laplace(
     if math.isinf(guarantee[0]):
         return None
     masses = laplace_masses(guarantee[0], interval, pessimistic)
+    if pessimistic:
+        return ArrayPld.from_masses(masses, interval).self_compose(count)
     single = pld_lib.PrivacyLossDistribution.create_from_rounded_probability(
         masses, 0.0, interval, pessimistic_estimate=pessimistic
     )
@@ -752,7 +761,7 @@ def _randomized_response(
     count: int,
     pessimistic: bool,
     interval: float,
-) -> pld_lib.PrivacyLossDistribution | None:
+) -> _Pld | None:
     if event.num_buckets == 1 or event.noise_parameter == 1:  # the output does not depend on the input
         return pld_lib.identity(interval)
     if event.noise_parameter / event.num_buckets == 0:  # no noise, or so little that p/k underflows: ∞
@@ -768,7 +777,7 @@ def _randomized_response(
 
 def _epsilon_delta(
     relation: NeighboringRelation, event: PureDpEvent | ApproxDpEvent, count: int, pessimistic: bool, interval: float
-) -> pld_lib.PrivacyLossDistribution | None:
+) -> _Pld | None:
     """The dominating pair of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm. 2.2)."""
     epsilon = event.epsilon
     delta: float = getattr(event, "delta", 0.0)
@@ -794,7 +803,7 @@ def _epsilon_delta(
 
 def _poisson_sampled(
     relation: NeighboringRelation, event: dp_event.PoissonSampledDpEvent, count: int, pessimistic: bool, interval: float
-) -> pld_lib.PrivacyLossDistribution | None:
+) -> _Pld | None:
     """``count`` Poisson-sampled Gaussian or Laplace releases: the PLD of one (:func:`_sampled_single`),
     self-composed by FFT."""
     inner = event.event
@@ -823,14 +832,14 @@ def _sampled_single(
     pessimistic: bool,
     interval: float,
     relation: NeighboringRelation,
-) -> pld_lib.PrivacyLossDistribution:
+) -> _Pld:
     """The PLD of one Poisson-sampled Gaussian or Laplace release (``kind``: the class name), kept by its parameters
     (a budget filter composing such releases one at a time builds it once). The pessimistic
     Gaussian one under add-or-remove is built on arrays (:mod:`accountants.sampled_gaussian`, the
     same PLD as dp-accounting's, ten times faster); the others by dp-accounting."""
     if kind == dp_event.GaussianDpEvent.__name__:
         if pessimistic and relation != NeighboringRelation.REPLACE_ONE:
-            return sampled_gaussian_pld(noise, sampling_probability, interval)
+            return sampled_gaussian_arrays(noise, sampling_probability, interval)
         return pld_lib.from_gaussian_mechanism(
             standard_deviation=noise,
             pessimistic_estimate=pessimistic,
@@ -851,7 +860,7 @@ def _sampled_single(
 #: Builds the PLD of ``count`` releases of one event (None: not private at all); plain Gaussian
 #: releases are folded into one instead (:func:`_gaussian_pld`). Each builder takes its own event
 #: class, so the event argument is typed loosely here.
-_Builder = Callable[[NeighboringRelation, Any, int, bool, float], pld_lib.PrivacyLossDistribution | None]
+_Builder = Callable[[NeighboringRelation, Any, int, bool, float], _Pld | None]
 
 _BUILDERS: dict[type[dp_event.DpEvent], _Builder] = {
     dp_event.LaplaceDpEvent: _laplace,

@@ -25,7 +25,9 @@ from dp_accounting.pld import pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from dp_accounting.pld import privacy_loss_mechanism as mechanism_lib
 
-__all__ = ["sampled_gaussian_pld"]
+from accountants.pld_arrays import ArrayPld, connect_dots_pmf
+
+__all__ = ["sampled_gaussian_arrays", "sampled_gaussian_pld"]
 
 #: dp-accounting's default: the noise mass left out of the discretisation (accounted as ∞ loss).
 LOG_MASS_TRUNCATION_BOUND = -50.0
@@ -36,21 +38,43 @@ def sampled_gaussian_pld(sigma: float, sampling_probability: float, interval: fl
     ``sigma`` > 0 (sensitivity 1) on a Poisson sample with probability ``sampling_probability`` in
     (0, 1], under add-or-remove-one, on the grid ``interval``·Z: what
     ``from_gaussian_mechanism(sigma, sampling_prob=q, use_connect_dots=True)`` builds."""
+    _check(sigma, sampling_probability, interval)
+    remove = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(
+        *_grid_deltas(sigma, sampling_probability, interval, mechanism_lib.AdjacencyType.REMOVE)
+    )
+    if sampling_probability == 1.0:
+        return pld_lib.PrivacyLossDistribution(remove)
+    add = pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(
+        *_grid_deltas(sigma, sampling_probability, interval, mechanism_lib.AdjacencyType.ADD)
+    )
+    return pld_lib.PrivacyLossDistribution(remove, add)
+
+
+def sampled_gaussian_arrays(sigma: float, sampling_probability: float, interval: float) -> ArrayPld:
+    """The same PLD as :func:`sampled_gaussian_pld`, as arrays (:mod:`accountants.pld_arrays`): the
+    connect-the-dots masses computed by :func:`accountants.pld_arrays.connect_dots_pmf` in
+    dp-accounting's order of operations, without its dictionary of every grid point."""
+    _check(sigma, sampling_probability, interval)
+    remove = connect_dots_pmf(*_grid_deltas(sigma, sampling_probability, interval, mechanism_lib.AdjacencyType.REMOVE))
+    if sampling_probability == 1.0:
+        return ArrayPld(remove)
+    add = connect_dots_pmf(*_grid_deltas(sigma, sampling_probability, interval, mechanism_lib.AdjacencyType.ADD))
+    return ArrayPld(remove, add)
+
+
+def _check(sigma: float, sampling_probability: float, interval: float) -> None:
     if not (sigma > 0 and math.isfinite(sigma)):
         raise ValueError(f"sigma must be a positive finite number, got {sigma!r}")
     if not 0 < sampling_probability <= 1:
         raise ValueError(f"sampling_probability must be in (0, 1], got {sampling_probability!r}")
     if not (interval > 0 and math.isfinite(interval)):
         raise ValueError(f"interval must be a positive finite number, got {interval!r}")
-    remove = _pmf(sigma, sampling_probability, interval, mechanism_lib.AdjacencyType.REMOVE)
-    if sampling_probability == 1.0:
-        return pld_lib.PrivacyLossDistribution(remove)
-    return pld_lib.PrivacyLossDistribution(
-        remove, _pmf(sigma, sampling_probability, interval, mechanism_lib.AdjacencyType.ADD)
-    )
 
 
-def _pmf(sigma: float, q: float, interval: float, adjacency: mechanism_lib.AdjacencyType) -> pld_pmf.PLDPmf:
+def _grid_deltas(
+    sigma: float, q: float, interval: float, adjacency: mechanism_lib.AdjacencyType
+) -> tuple[float, int, int, np.ndarray]:
+    """(grid step, first and last grid index, δ at each grid point) of one direction's PLD."""
     loss = mechanism_lib.GaussianPrivacyLoss(
         sigma,
         sensitivity=1.0,
@@ -64,8 +88,7 @@ def _pmf(sigma: float, q: float, interval: float, adjacency: mechanism_lib.Adjac
     lower = math.floor(bounds.epsilon_lower / interval)
     upper = math.ceil(bounds.epsilon_upper / interval)
     epsilons = np.arange(lower, upper + 1) * interval
-    deltas = _deltas(loss, epsilons, sigma, q, adjacency)
-    return pld_pmf.create_pmf_pessimistic_connect_dots_fixed_gap(interval, lower, upper, deltas)
+    return interval, lower, upper, _deltas(loss, epsilons, sigma, q, adjacency)
 
 
 def _deltas(

@@ -127,7 +127,7 @@ def test_a_dp_accounting_failure_falls_back_or_is_refused_clearly(monkeypatch):
 
     monkeypatch.setattr(pld_lib, "from_gaussian_mechanism", failing)
     monkeypatch.setattr(pld_lib, "from_laplace_mechanism", failing)
-    monkeypatch.setattr(pld_module, "sampled_gaussian_pld", failing)  # the array-built sampled Gaussian
+    monkeypatch.setattr(pld_module, "sampled_gaussian_arrays", failing)  # the array-built sampled Gaussian
     sampled_gaussian = dp_event.PoissonSampledDpEvent(0.0123, dp_event.GaussianDpEvent(1.2345))
     accountant = PLDAccountant().register(sampled_gaussian, 7)
     assert accountant.get_epsilon(1e-6) == MomentsAccountant().register(sampled_gaussian, 7).get_epsilon(1e-6)
