@@ -1,7 +1,8 @@
 """How an :class:`~audits.api.AuditReport` reads: one line for ``repr``, and the verdict first, the
-claim, every lower and upper bound and the attacks for a notebook (``_repr_html_``,
-``_repr_markdown_``), from the same report as report.json. User strings (the mechanism's name, the
-claim, the attacks' names) are HTML-escaped."""
+claim and whose it is, every lower and upper bound (on one ε axis and in tables) and the attacks for a
+notebook (``_repr_html_``, ``_repr_markdown_``), from the same report as report.json. report.html
+(:mod:`audits.report_html`) opens with the same HTML. User strings (the mechanism's name, the claim,
+the attacks' names) are HTML-escaped."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from accountants.display import html_table, markdown_table
+from audits.report_svg import bounds_svg
+from audits.report_text import claim_label, claim_owner
 
 __all__ = ["report_html", "report_markdown", "report_summary"]
 
@@ -44,6 +47,15 @@ def _headline(report: Mapping[str, Any]) -> str:
     return f"{report['verdict']}: {report['solver']} against the claim {report['claim']}"
 
 
+def _owner(report: Mapping[str, Any]) -> str:
+    """Whose claim it is and its ε, or "" when the report claims no bound."""
+    owner = claim_owner(report)
+    if owner is None:
+        return ""
+    claimed = report.get("claimed_epsilon")
+    return f"The claim is {owner}: ε ≤ {_num(claimed)} at δ = {report['delta']:g}."
+
+
 def _setting(report: Mapping[str, Any]) -> str:
     return (
         f"{report['trials']} trials per hypothesis, δ = {report['delta']:g}, {report['confidence']:.0%} confidence, "
@@ -56,9 +68,8 @@ def _tables(report: Mapping[str, Any]) -> list[tuple[tuple[str, ...], list[list[
         [method, str(entry.get("assumption_short", "")), _num(entry["epsilon"]), _num(entry.get("mu"))]
         for method, entry in report["lower_bounds"].items()
     ]
-    claimed = report.get("claimed_accountant")
     upper = [
-        [name + (" (the claim's)" if name == claimed else ""), _num(value), str(report["verdicts"][name])]
+        [name + claim_label(name, report), _num(value), str(report["verdicts"][name])]
         for name, value in report["epsilon_upper"].items()
     ]
     attacks = [
@@ -75,7 +86,7 @@ def _tables(report: Mapping[str, Any]) -> list[tuple[tuple[str, ...], list[list[
 
 
 def report_markdown(report: Mapping[str, Any]) -> str:
-    parts = [f"**{_headline(report)}**", _setting(report)]
+    parts = [f"**{_headline(report)}**", _setting(report), *([_owner(report)] if _owner(report) else [])]
     parts += [markdown_table(headers, rows) for headers, rows in _tables(report)]
     if report.get("epsilon_meaning"):
         parts.append(str(report["epsilon_meaning"]))
@@ -83,10 +94,14 @@ def report_markdown(report: Mapping[str, Any]) -> str:
 
 
 def report_html(report: Mapping[str, Any]) -> str:
+    """The verdict, the setting, whose claim it is, every bound on one ε axis (inline SVG) and the
+    tables, as one ``<div>``: a notebook's display and the top of report.html."""
     colour = "#b00020" if report["verdict"] == "VIOLATION" else "#1b5e20"
     parts = [
         f'<p style="font-size:1.2em;color:{colour}"><b>{html.escape(_headline(report))}</b></p>',
         f"<p>{html.escape(_setting(report))}</p>",
+        *([f"<p>{html.escape(_owner(report))}</p>"] if _owner(report) else []),
+        f"<figure>{bounds_svg(report)}</figure>",
         *(html_table(headers, rows) for headers, rows in _tables(report)),
     ]
     if report.get("epsilon_meaning"):

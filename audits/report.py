@@ -1,4 +1,8 @@
-"""Audit reports: the terminal table, report.md (people), report.json (machines) and figures.
+"""Audit reports: the terminal table, report.md and report.html (people), report.json (machines) and figures.
+
+report.md and report.html (:mod:`audits.report_html`, self-contained: figures inline, no network) have a
+section only where the report has content, and say whose claim the claimed bound is (the user's, or a
+paper's with its citation, :mod:`audits.report_text`).
 
 report.json never holds NaN or infinity: an infinite bound is written as null. Its keys are described by
 the JSON Schema shipped as ``audits/schema/report.schema.json`` (:func:`report_schema`); every report
@@ -15,12 +19,13 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from audits.atomic import write_files
-from audits.spec import CLAIMED
+from audits.report_html import report_page
+from audits.report_text import claim_label, reading_notes
 
 if TYPE_CHECKING:  # attacks is imported on first use
     from attacks.base import AttackScores
@@ -77,14 +82,6 @@ def _ratio(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _claim_tag(name: str, claimed: str | None) -> str:
-    """The label of the claimed bound: a built-in target's claim is its paper's; a user's own
-    claim (``audits.audit``, stored as "claimed") needs none."""
-    if name != claimed or name == CLAIMED:
-        return ""
-    return " (paper's claim)"
-
-
 def format_table(report: Mapping[str, Any]) -> str:
     """The summary table printed on the terminal (Markdown-compatible)."""
     lines = [
@@ -102,7 +99,7 @@ def format_table(report: Mapping[str, Any]) -> str:
     methods = list(report["lower_bounds"])
     lines += ["", f"| upper bound | ε ≤ | verdict | tightness ({', '.join(methods)}) |", "|---|---|---|---|"]
     for name, value in report["epsilon_upper"].items():
-        tag = _claim_tag(name, report["claimed_accountant"])
+        tag = claim_label(name, report)
         tight = report["tightness_by_bound"][name]
         lines.append(
             f"| {name}{tag} | {_num(value)} | {report['verdicts'][name]} | "
@@ -125,51 +122,53 @@ def format_table(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-_EXPLAIN = """\
-## How to read this report
-
-* **Lower bounds** are measured: the attack's scores on trials with the canary in (D) and out (D′)
-  show that the mechanism cannot be (ε′, δ)-DP for any ε′ below the bound, with the stated
-  confidence. *Clopper–Pearson* holds for any mechanism (worst case); *GDP* assumes the trade-off
-  curve is Gaussian (true for Gaussian mechanisms such as DP-ADMM's, not for the Gamma-norm or
-  randomized-response ones, where it is reported for information only) and is much tighter.
-  Thresholds are chosen on 20 % of the trials and evaluated on the other 80 %.
-* **Upper bounds** are what each accountant proves for the same releases of the target agent; the
-  *paper's claim* is the bound the paper states (the moments accountant for DP-ADMM).
-* **Verdict** per upper bound: *consistent* if no lower bound exceeds it, *VIOLATION* if one does
-  (the claimed guarantee is false at the stated confidence). The overall verdict is VIOLATION if any
-  upper bound is violated.
-* **Tightness** = lower bound / smallest valid upper bound; 1 means the audit proves the accountant
-  exact, values near 0 mean the attack (or the canary) is weak or the accountant loose.
-"""
-
-
 def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
-    """Write report.json and report.md into ``out`` (created), both or neither (:mod:`audits.atomic`);
-    return their paths."""
+    """Write report.json, report.md and report.html (without figures) into ``out`` (created), all or none
+    (:mod:`audits.atomic`); return their paths by kind ("json", "md", "html")."""
     written = write_files(out, _report_writers(report))
-    return {"json": written["report.json"], "md": written["report.md"]}
+    return {"json": written["report.json"], "md": written["report.md"], "html": written["report.html"]}
 
 
-def _report_writers(report: Mapping[str, Any]) -> dict[str, Callable[[Path], object]]:
-    """report.md and report.json (written last, so that a complete report.json marks a complete report)."""
-    text = json.dumps(json_ready(report), indent=2, allow_nan=False, ensure_ascii=False)
+#: The setup lines of report.md, shown when the report has a value for them.
+_SETUP = (
+    "claim",
+    "epsilon_meaning",
+    "canary",
+    "solver_params",
+    "seed",
+    "command",
+    "runtime_seconds",
+    "toolkit_version",
+)
+
+
+def report_markdown(report: Mapping[str, Any]) -> str:
+    """report.md: the table, the setup, then a section only where the report has content (utility, the
+    target's own sections, figures) and the reading notes for this report's claim."""
     md = [f"# Privacy audit: `{report['solver']}`", "", format_table(report), "", "## Setup", ""]
-    setup = ("claim", "epsilon_meaning", "canary", "solver_params", "seed", "runtime_seconds", "toolkit_version")
-    for key in setup:
-        md.append(f"* **{key}**: {report.get(key)}")
-    trials = f"the first {report['utility_trials']:,} trials on D" if "utility_trials" in report else "trials on D"
-    md += ["", f"## Utility (final global model, {trials})", ""]
-    for key, value in report.get("utility", {}).items():
-        md.append(f"* {key}: {_num(value)}")
+    md += [f"* **{key}**: {report[key]}" for key in _SETUP if report.get(key) not in (None, "", {}, [])]
+    if report.get("utility"):
+        trials = f"the first {report['utility_trials']:,} trials on D" if "utility_trials" in report else "trials on D"
+        md += ["", f"## Utility (final global model, {trials})", ""]
+        md += [f"* {key}: {_num(value)}" for key, value in report["utility"].items()]
     for section in report.get("sections", []):
         md += ["", f"## {section['title']}", "", section["markdown"].rstrip()]
-    md += ["", "## Figures", ""]
-    for figure in report.get("figures", []):
-        md.append(f"![{figure}]({figure})")
-    md += ["", _EXPLAIN]
-    markdown = "\n".join(md) + "\n"
+    if report.get("figures"):
+        md += ["", "## Figures", "", *(f"![{figure}]({figure})" for figure in report["figures"])]
+    md += ["", "## How to read this report", "", *(f"* {note}" for note in reading_notes(report))]
+    return "\n".join(md) + "\n"
+
+
+def _report_writers(
+    report: Mapping[str, Any], attacks: Sequence[AttackScores] = (), figures: Mapping[str, bytes] | None = None
+) -> dict[str, Callable[[Path], object]]:
+    """report.html, report.md and report.json (written last, so that a complete report.json marks a
+    complete report)."""
+    text = json.dumps(json_ready(report), indent=2, allow_nan=False, ensure_ascii=False)
+    markdown = report_markdown(report)
+    page = report_page(report, attacks, figures)
     return {
+        "report.html": lambda path: path.write_text(page, encoding="utf-8"),
         "report.md": lambda path: path.write_text(markdown, encoding="utf-8"),
         "report.json": lambda path: path.write_text(text, encoding="utf-8"),
     }
@@ -187,33 +186,66 @@ def write_figures(report: Mapping[str, Any], attacks: Sequence[AttackScores], ou
 def write_audit(
     report: dict[str, Any], attacks: Sequence[AttackScores], out: Path, *, figures: bool = True
 ) -> dict[str, Path]:
-    """Write an audit's report.md, report.json and (``figures``) its figures into ``out``, all or none
-    (:mod:`audits.atomic`): a failure (a full disk) leaves ``out`` as it was, a previous report included.
-    ``report["figures"]`` is set to the figures' file names.
+    """Write an audit's report.html, report.md, report.json and (``figures``) its figures into ``out``,
+    all or none (:mod:`audits.atomic`): a failure (a full disk) leaves ``out`` as it was, a previous report
+    included. ``report["figures"]`` is set to the figures' file names and ``report["versions"]`` (unless
+    set) to the versions of Python, NumPy and SciPy that ran it; report.html shows the figures inline.
 
     Returns:
-      "md", "json" and each figure's file name → its path.
+      "html", "md", "json" and each figure's file name → its path.
     """
-    writers = _figure_writers(report, attacks) if figures else {}
+    pngs = {name: _png(draw) for name, draw in _drawers(report, attacks).items()} if figures else {}
     if figures:
-        report["figures"] = list(writers)
-    written = write_files(out, {**writers, **_report_writers(report)})
-    return {"md": written.pop("report.md"), "json": written.pop("report.json"), **written}
+        report["figures"] = list(pngs)
+    report.setdefault("versions", versions())
+    writers: dict[str, Callable[[Path], object]] = {
+        name: functools.partial(Path.write_bytes, data=png) for name, png in pngs.items()
+    }
+    written = write_files(out, {**writers, **_report_writers(report, attacks, pngs)})
+    return {
+        "html": written.pop("report.html"),
+        "md": written.pop("report.md"),
+        "json": written.pop("report.json"),
+        **written,
+    }
 
 
-def _figure_writers(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> dict[str, Callable[[Path], object]]:
-    """The figures of :func:`write_figures`, each drawn when it is written (one open figure at a time)."""
+def versions() -> dict[str, str]:
+    """The versions of Python and of the numerical libraries an audit's numbers depend on."""
+    import platform
+
+    import scipy
+
+    return {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__}
+
+
+def _drawers(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> dict[str, Callable[[], Any]]:
+    """The figures of :func:`write_figures` by file name, each a function that draws it."""
     drawers: dict[str, Callable[[], Any]] = {
         "roc.png": lambda: roc_figure(report, attacks),
         "bounds.png": lambda: bounds_figure(report),
     }
     if "test_accuracy" in report.get("utility", {}):
         drawers["privacy_utility.png"] = lambda: privacy_utility_figure([report], "test_accuracy")
-    return {name: functools.partial(_save, draw) for name, draw in drawers.items()}
+    return drawers
 
 
-def _save(draw: Callable[[], Any], path: Path) -> None:
-    """Draw a figure and save it as PNG at ``path``."""
+def _figure_writers(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> dict[str, Callable[[Path], object]]:
+    """The figures of :func:`write_figures`, each drawn when it is written (one open figure at a time)."""
+    return {name: functools.partial(_save, draw) for name, draw in _drawers(report, attacks).items()}
+
+
+def _png(draw: Callable[[], Any]) -> bytes:
+    """A figure drawn and saved as PNG, in memory."""
+    import io
+
+    buffer = io.BytesIO()
+    _save(draw, buffer)
+    return buffer.getvalue()
+
+
+def _save(draw: Callable[[], Any], path: Path | BinaryIO) -> None:
+    """Draw a figure and save it as PNG at ``path`` (or into a binary file)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -306,9 +338,9 @@ def roc_figure(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> An
 
 def bounds_figure(report: Mapping[str, Any]) -> Any:
     """Every upper bound as a bar with its value (∞ as a hatched bar to the edge marked "∞"), coloured
-    by its verdict, the paper's claim in bold, and the deciding lower bounds as vertical lines; the
-    legend sits below the axes and the verdict on its own title line. A matplotlib Figure (the caller
-    saves and closes it)."""
+    by its verdict, the claimed bound in bold with whose claim it is, and the deciding lower bounds as
+    vertical lines; the legend sits below the axes and the verdict on its own title line. A matplotlib
+    Figure (the caller saves and closes it)."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
@@ -328,7 +360,10 @@ def bounds_figure(report: Mapping[str, Any]) -> Any:
             ax.barh(row, value, color=colour, alpha=0.6)
             ax.text(value + 0.01 * right, row, _num(value, 3), va="center", ha="left", fontsize=9, bbox=_LABEL_BOX)
     claimed = report.get("claimed_accountant")
-    ax.set_yticks(range(len(names)), [f"{n}{_claim_tag(n, claimed)}" for n in names])
+    labels = [
+        n + (f"\n{textwrap.fill(claim_label(n, report).strip(), 34)}" if claim_label(n, report) else "") for n in names
+    ]
+    ax.set_yticks(range(len(names)), labels)  # whose claim on lines of its own: the axes keep their width
     for tick, name in zip(ax.get_yticklabels(), names, strict=True):
         tick.set_fontweight("bold" if name == claimed else "normal")
     ax.invert_yaxis()  # the smallest upper bound on top
@@ -352,10 +387,17 @@ def bounds_figure(report: Mapping[str, Any]) -> Any:
     ax.set_xlabel(f"ε at δ = {report['delta']:g}")
     title = textwrap.fill(f"{report['solver']}: empirical lower bounds vs upper bounds", 70)
     fig.suptitle(f"{title}\nverdict: {report['verdict']}")  # centred on the figure, not on the axes
-    ax.legend(
-        handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.5 / (1 + 0.3 * len(names))), ncol=2
-    )
     fig.tight_layout()
+    # under the x-axis label, whatever the axes' height: it covers no bar and no label
+    below = ax.xaxis.label.get_window_extent().y0 / fig.bbox.height - 0.02
+    ax.legend(
+        handles=handles,
+        fontsize=8,
+        loc="upper center",
+        bbox_to_anchor=(0.5, below),
+        bbox_transform=fig.transFigure,
+        ncol=2,
+    )
     return fig
 
 
@@ -399,8 +441,10 @@ def privacy_utility_figure(
 ) -> Any:
     """Each audit is one privacy level: its model's ``metric`` (mean ± standard deviation over the
     trials on D) against the interval in which the mechanism's ε lies, from the deciding lower bound
-    (×) to the smallest upper bound (●), marked with its ``labels`` entry. With one report the figure
-    says that it is one point, not a curve. A matplotlib Figure (the caller saves and closes it)."""
+    (×) to the smallest upper bound (●), marked with its ``labels`` entry, with the baselines the report
+    has marked and labelled: the majority-class rate (``METRIC_majority``) and the non-private model
+    (``METRIC_nonprivate``). With one report the figure says that it is one point, not a curve, and
+    when that point is the majority-class rate, says so. A matplotlib Figure (the caller saves and closes it)."""
     import matplotlib.pyplot as plt
 
     names = list(labels) if labels is not None else [""] * len(reports)
@@ -412,20 +456,13 @@ def privacy_utility_figure(
         key=lambda p: p[2] if p[2] is not None else math.inf,
     )
     fig, ax = plt.subplots(figsize=(7, 4.6))
-    for index, (lower, _, upper, value, spread, name) in enumerate(points):
+    labelled: list[tuple[str, float, float]] = []
+    for lower, _, upper, value, spread, name in points:
         if upper is not None:
             ax.plot([lower, upper], [value, value], "-", color="tab:blue", lw=3, alpha=0.3)
             ax.errorbar([upper], [value], yerr=[[spread], [spread]], fmt="o", color="tab:blue", capsize=4)
-        if name:  # alternate above / below, so that neighbouring intervals' labels do not collide
-            offset = 12 if index % 2 == 0 else -16
-            ax.annotate(
-                name,
-                ((lower + (upper if upper is not None else lower)) / 2, value),
-                xytext=(0, offset),
-                textcoords="offset points",
-                ha="center",
-                fontsize=8,
-            )
+        if name:  # placed once the axes are final (_place_labels)
+            labelled.append((name, (lower + (upper if upper is not None else lower)) / 2, value))
     ax.plot([p[0] for p in points], [p[3] for p in points], "x--" if len(points) > 1 else "x", color="black", ms=9)
     proven = [(p[2], p[3]) for p in points if p[2] is not None]
     if len(points) > 1:
@@ -442,9 +479,14 @@ def privacy_utility_figure(
             f"audited ε ≥ {_num(lower, 3)} ({method})", (lower, value), textcoords="offset points", xytext=(-40, -18)
         )
     values = [p[3] for p in points]
+    majority = reports[0]["utility"].get(f"{metric}_majority")
+    if majority is not None:  # drawn under the non-private line: both stay visible where they coincide
+        label = f"baseline: majority-class rate (always the most frequent label): {majority:.4f}"
+        ax.axhline(majority, color="tab:red", ls="-", lw=3, alpha=0.35, label=label)
+        values.append(majority)
     reference = reports[0]["utility"].get(f"{metric}_nonprivate")
     if reference is not None:
-        ax.axhline(reference, color="k", ls=":", label=f"non-private (σ = 0): {reference:.4f}")
+        ax.axhline(reference, color="k", ls=":", label=f"baseline: non-private (σ = 0): {reference:.4f}")
         values.append(reference)
     margin = max(0.02 * max(1.0, max(abs(v) for v in values)), 3 * max(p[4] for p in points))
     ax.set_ylim(min(values) - margin, max(values) + margin)
@@ -453,10 +495,19 @@ def privacy_utility_figure(
     ax.set_ylabel(f"{UTILITY_METRICS[metric]} (mean ± std over trials)")
     if len(points) > 1:
         title = f"{reports[0]['solver']}: privacy vs utility, {len(points)} audited privacy levels"
+        at_level = [p for p in points if majority is not None and abs(p[3] - majority) <= max(p[4], 1e-9)]
+        if at_level:
+            title += (
+                f"\n{len(at_level)} of {len(points)} within one std of the majority-class rate: no better than "
+                "always predicting one label"
+            )
     else:
-        title = (
-            f"{reports[0]['solver']}: one audited setting, {metric} {points[0][3]:.4f} ± {points[0][4]:.4f}\n"
-            "its true ε lies between the audited lower and the proven upper bound"
+        value, spread = points[0][3], points[0][4]
+        at_majority = majority is not None and abs(value - majority) <= max(spread, 1e-9)
+        title = f"{reports[0]['solver']}: one audited setting, {metric} {value:.4f} ± {spread:.4f}\n" + (
+            "= the majority-class rate (within one std): no better than always predicting one label"
+            if at_majority
+            else "its true ε lies between the audited lower and the proven upper bound"
         )
         ax.text(
             0.01,
@@ -470,4 +521,29 @@ def privacy_utility_figure(
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
+    _place_labels(fig, ax, labelled)
     return fig
+
+
+#: Vertical offsets (points) tried in turn for a label of the privacy–utility figure.
+_LABEL_OFFSETS = (10, -16, 22, -28, 34, -40, 46, -52, 58, -64)
+
+
+def _place_labels(fig: Any, ax: Any, labelled: Sequence[tuple[str, float, float]]) -> None:
+    """Each (text, x, y) as a label above or below its point, at the first offset where it overlaps no
+    label placed before it, no other text and not the legend (the last offset if none is free)."""
+    renderer = fig.canvas.get_renderer()
+    taken = [text.get_window_extent(renderer) for text in ax.texts]
+    if ax.get_legend() is not None:
+        taken.append(ax.get_legend().get_window_extent(renderer))
+    frame = ax.get_window_extent(renderer)
+    for name, x, y in labelled:
+        for offset in _LABEL_OFFSETS:
+            label = ax.annotate(name, (x, y), xytext=(0, offset), textcoords="offset points", ha="center", fontsize=8)
+            box = label.get_window_extent(renderer)
+            inside = frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
+            if inside and not any(box.overlaps(other) for other in taken):
+                break
+            if offset != _LABEL_OFFSETS[-1]:
+                label.remove()
+        taken.append(box)

@@ -195,7 +195,7 @@ def test_an_audit_report_displays_the_verdict_first_and_every_bound():
     assert cells(page)[:14] == [
         "gdp", "conditional on GDP", "1.0496", "0.2801",
         "clopper_pearson", "worst case", "0.2205", "—",
-        "claimed (the claim&#x27;s)", "1.0000", "VIOLATION",
+        "claimed (the user&#x27;s claim)", "1.0000", "VIOLATION",
         "rdp", "∞", "consistent",
     ]  # fmt: skip
     assert "| pooled likelihood ratio | 0.5791 | 0.0000 | 0.0100 |" in shown["text/markdown"]

@@ -109,12 +109,15 @@ def _utility(problem: Any) -> Callable[[Any], Mapping[str, np.ndarray]]:
 
 
 def _reference(context: AuditContext) -> Finding:
-    """The accuracy spread, exact μ, and the same solver without noise (ε = ∞), one run on D."""
+    """The accuracy spread and the majority-class rate of the test labels (the accuracy of always
+    predicting the most frequent one), exact μ, and the same solver without noise (ε = ∞), one run on D."""
     from accountants import ExactGaussianAccountant
 
     spec, utility = context.spec, {}
     if "test_accuracy" in context.utility:
         utility["test_accuracy_std"] = float(context.utility["test_accuracy"].std())
+        _, counts = np.unique(spec.problem_in.y_test, return_counts=True)
+        utility["test_accuracy_majority"] = float(counts.max() / counts.sum())
     exact = ExactGaussianAccountant()
     exact.register_ledger(context.ledger)
     try:

@@ -71,7 +71,7 @@ def test_a_full_disk_keeps_the_previous_complete_report_or_writes_nothing_new(tm
     first = _audit(out, 1, None)
     assert first.returncode == 0, first.stderr
     before = snapshot(out)
-    assert set(before) == {"report.json", "report.md", "roc.png", "bounds.png"}
+    assert set(before) == {"report.json", "report.md", "report.html", "roc.png", "bounds.png"}
     assert json.loads(before["report.json"])["seed"] == 1
     sizes = sorted(len(content) for content in before.values())
     for limit in (4096, sizes[-1] - 1):  # the first file fails, or a later one after others were complete

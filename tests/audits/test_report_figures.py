@@ -51,7 +51,8 @@ def test_bounds_figure_draws_infinity_values_verdict_and_a_legend_below_the_bars
     widths = [patch.get_width() for patch in ax.patches]
     assert widths == [1.0, ax.get_xlim()[1]]  # ∞ reaches the edge; the axis shows every lower bound
     assert ax.get_xlim()[1] > 3.0
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["paper (Theorem 1) (paper's claim)", "rdp"]
+    # a module:attribute target's claim is its user's, on a line of its own
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["paper (Theorem 1)\n(the user's claim)", "rdp"]
     # the title is the figure text that names the verdict (Figure.get_suptitle needs matplotlib >= 3.8)
     suptitle = next(t.get_text() for t in fig.texts if "verdict:" in t.get_text())
     assert suptitle.endswith("\nverdict: VIOLATION")
@@ -65,6 +66,18 @@ def test_bounds_figure_draws_infinity_values_verdict_and_a_legend_below_the_bars
     assert "upper bound, VIOLATION" in labels and "upper bound, consistent" in labels
     assert any("clopper_pearson (worst case): 2.500" in label for label in labels)
     plt.close(fig)
+
+
+def test_with_one_upper_bound_the_legend_stays_clear_of_the_x_axis_label():
+    for upper in ({"claimed": 1.0}, {"a": 1.0, "b": 2.0, "c": None, "d": 4.0, "e": 5.0}):
+        fig = bounds_figure(report(upper))
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        ax = fig.axes[0]
+        legend, label = ax.get_legend().get_window_extent(renderer), ax.xaxis.label.get_window_extent(renderer)
+        ticks = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+        assert legend.y1 <= label.y0 and all(legend.y1 <= tick.y0 for tick in ticks)
+        plt.close(fig)
 
 
 def scores(values):
@@ -104,6 +117,37 @@ def test_one_audit_is_drawn_as_one_point_and_a_sweep_as_several():
     np.testing.assert_array_equal(proven.get_xdata(), [1.0, 4.0, 8.0])
     np.testing.assert_array_equal(proven.get_ydata(), [0.6, 0.7, 0.75])
     plt.close(sweep)
+
+
+def test_the_utility_figure_marks_both_baselines_and_a_model_at_the_majority_rate():
+    values = {"test_accuracy": 0.7625, "test_accuracy_std": 0.0, "test_accuracy_nonprivate": 0.7625}
+    fig = privacy_utility_figure([report(**values, test_accuracy_majority=0.7625)], "test_accuracy")
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert "baseline: majority-class rate (always the most frequent label): 0.7625" in labels
+    assert "baseline: non-private (σ = 0): 0.7625" in labels
+    assert "= the majority-class rate (within one std)" in fig.axes[0].get_title()
+    plt.close(fig)
+    better = privacy_utility_figure([report(**values, test_accuracy_majority=0.6)], "test_accuracy")
+    assert "majority-class rate" not in better.axes[0].get_title()
+    plt.close(better)
+
+
+def test_the_labels_of_a_crowded_sweep_do_not_overlap():
+    epsilons = (0.2, 0.3, 0.5, 0.7, 1.0, 1.1)
+    reports = [
+        {**report({"rdp": 0.5 + e}, test_accuracy=0.7625), "lower_bounds": {"gdp": lower_bound(0.4 * e, "gdp")}}
+        for e in epsilons
+    ]
+    fig = privacy_utility_figure(reports, "test_accuracy", [f"--epsilon {e:g}" for e in epsilons])
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_text().startswith("--epsilon")]
+    assert len(boxes) == len(epsilons)
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not any(box.overlaps(legend) for box in boxes)
+    plt.close(fig)
 
 
 def test_no_shared_utility_means_no_privacy_utility_figure(tmp_path):
