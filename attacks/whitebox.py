@@ -1,4 +1,5 @@
-"""The Neyman–Pearson membership test for one agent's record in DP-ADMM and its noisy baseline.
+"""The Neyman–Pearson membership test for one agent's record in DP-ADMM, its noisy baseline, and any
+family written as its noise-free step with Gaussian releases (``solvers.engine.StepSolver``).
 
 Threat model (white-box in the auditing sense: the strongest adversary the DP definition allows).
 The adversary sees the released transcript of the target agent i — its noisy local models
@@ -9,7 +10,8 @@ private state (the noise-free w_i^{k+1} or the noise draws).
 
 From the transcript it reconstructs the state before every iteration (w^k, w̃_i^k and the dual
 γ_i^k, which (3d) makes a function of released values: γ_i^{k+1} = γ_i^k − ρ(w̃_i^{k+1} − w^{k+1})),
-recomputes agent i's noise-free update under both hypotheses, m_D^k and m_D′^k, and sums the
+recomputes agent i's noise-free update under both hypotheses, m_D^k and m_D′^k (the family's own
+step replayed, ``StepSolver.replay``), and sums the
 Gaussian log-likelihood ratios of the released iterates (adaptive composition: the other agents'
 releases have the same conditional law under D and D′, so they cancel):
 
@@ -41,102 +43,33 @@ if TYPE_CHECKING:  # solvers is imported only when an attack runs
 __all__ = ["WhiteBoxNP", "replay_statistics"]
 
 
-def _released(result, agent: int) -> tuple[np.ndarray, np.ndarray]:
-    """(w̃_i (T, R, d), w (T, R, d)) of a batched result's public transcript."""
-    transcript = result.transcript
-    if transcript is None:
-        raise ValueError("the result has no transcript: run the solver with record_transcript=True")
-    transcript = transcript.public()  # never read a white-box channel
-    if not transcript.batched:
-        raise ValueError("the attack needs a batched result (run with trials= or seeds=)")
-    channel = transcript.channel("w_tilde")
-    if agent not in channel.agents:
-        raise ValueError(f"agent {agent} is not in the transcript (recorded agents {channel.agents})")
-    return channel.values[:, :, channel.agents.index(agent)], transcript["w"]
-
-
-def step_schedule(schedule, T: int, N: int) -> np.ndarray:
-    """A plan's per-agent schedule (a constant, (N,) or (T, N), e.g. ``DPADMMPlan.eta``) as (T, N)."""
-    value = np.asarray(schedule, dtype=np.float64)
-    return np.broadcast_to(value, (T, N)) if value.ndim <= 1 else value
-
-
-def _noiseless_update(solver, problem, agent, w, gamma, w_tilde, k, details) -> np.ndarray:
-    """Agent ``agent``'s noise-free update in iteration k under ``problem``, for R trials (R, d)."""
-    from solvers.star.admm import DPADMM, NaiveNoisyADMM
-
-    if isinstance(solver, DPADMM):
-        X, y = problem.partition.agent_data(agent)
-        gradient = problem.loss.gradient(w_tilde, X, y)
-        gradient = gradient + (problem.lam / problem.n_agents) * problem.regularizer.gradient(w_tilde)
-        inverse_eta = 1.0 / float(step_schedule(details.eta, solver.n_iterations, problem.n_agents)[k, agent])
-        rho = solver.rho
-        return (rho * w + gamma + w_tilde * inverse_eta - gradient) / (rho + inverse_eta)
-    if isinstance(solver, NaiveNoisyADMM):
-        # the exact local argmin depends on (w^k, γ_i^k) only; other agents' rows are dummies
-        gammas = np.zeros((w.shape[0], problem.n_agents, w.shape[1]))
-        gammas[:, agent] = gamma
-        solution, _, _ = solver.local_argmin(problem, w, gammas)
-        return solution[:, agent]
-    raise TypeError(f"no white-box replay for solver {type(solver).__name__}")
-
-
-def _differing_rows(solver, problem_in, problem_out, agent) -> np.ndarray | None:
-    """Agent ``agent``'s record slots that differ between D and D′, for DP-ADMM (else None)."""
-    from solvers.star.admm import DPADMM
-
-    if not isinstance(solver, DPADMM):
-        return None
-    X_in, y_in = problem_in.partition.agent_data(agent)
-    X_out, y_out = problem_out.partition.agent_data(agent)
-    if X_in.shape != X_out.shape or problem_in.lam != problem_out.lam or problem_in.loss != problem_out.loss:
-        return None
-    return np.flatnonzero(np.any(X_in != X_out, axis=1) | (y_in != y_out))
-
-
-def _gradient_change(problem_in, problem_out, agent, rows, w_tilde) -> np.ndarray:
-    """g_D − g_D′ at w̃ (R, d): the replaced records' mean-gradient contribution under each."""
-    if rows.size == 0:
-        return np.zeros_like(w_tilde)
-    X_in, y_in = problem_in.partition.agent_data(agent)
-    X_out, y_out = problem_out.partition.agent_data(agent)
-    scale = rows.size / X_in.shape[0]
-    return scale * (
-        problem_in.loss.gradient(w_tilde, X_in[rows], y_in[rows])
-        - problem_out.loss.gradient(w_tilde, X_out[rows], y_out[rows])
-    )
-
-
 def replay_statistics(result, solver, problem_in, problem_out, agent: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-iteration sufficient statistics of the NP test from a batched result.
+
+    The noise-free releases m_D^k and m_D′^k come from the solver family's own step
+    (``solvers.engine.StepSolver.replay``), replayed on the public transcript.
 
     Returns:
       (u, norm), both (T, R): u_k = <w̃_i^{k+1} − midpoint_k, unit(m_D^k − m_D′^k)>, the released
       iterate's signed distance along the mean difference (≈ N(±‖Δ_k‖/2, σ_k²)), and
       norm_k = ‖m_D^k − m_D′^k‖.
     """
-    w_tilde, w = _released(result, agent)
-    T, R, d = w_tilde.shape
-    rho = solver.rho
+    if result.transcript is None:
+        raise ValueError("the result has no transcript: run the solver with record_transcript=True")
+    if not callable(getattr(solver, "replay", None)):
+        raise TypeError(
+            f"no white-box replay for solver {type(solver).__name__}: it is not a solvers.engine.StepSolver"
+        )
+    replay = solver.replay(problem_in, problem_out, agent, result.transcript)
+    T, R = replay.sent.shape[:2]
     u, norm = np.zeros((T, R)), np.zeros((T, R))
-    state_w, state_wt, gamma = np.zeros((R, d)), np.zeros((R, d)), np.zeros((R, d))
-    details = result.details  # DPADMMPlan or NaiveNoisyPlan
-    rows = _differing_rows(solver, problem_in, problem_out, agent)
     for k in range(T):
-        mean_out = _noiseless_update(solver, problem_out, agent, state_w, gamma, state_wt, k, details)
-        if rows is None:
-            mean_in = _noiseless_update(solver, problem_in, agent, state_w, gamma, state_wt, k, details)
-        else:  # DP-ADMM's update is linear in the gradient: only the differing records matter
-            mean_in = mean_out - _gradient_change(problem_in, problem_out, agent, rows, state_wt) / (
-                rho + 1.0 / float(step_schedule(details.eta, T, problem_in.n_agents)[k, agent])
-            )
+        mean_in, mean_out = replay.mean_in[k], replay.mean_out[k]
         diff = mean_in - mean_out
         size = np.linalg.norm(diff, axis=1)
         unit = np.divide(diff, size[:, None], out=np.zeros_like(diff), where=size[:, None] > 0)
-        u[k] = np.einsum("rd,rd->r", w_tilde[k] - 0.5 * (mean_in + mean_out), unit)
+        u[k] = np.einsum("rd,rd->r", replay.sent[k] - 0.5 * (mean_in + mean_out), unit)
         norm[k] = size
-        state_wt, state_w = w_tilde[k], w[k]
-        gamma = gamma - rho * (state_wt - state_w)  # (3d), from released values only
     return u, norm
 
 
@@ -171,9 +104,11 @@ class WhiteBoxNP:
         return replay_statistics(result, self.solver, self.problem_in, self.problem_out, self.agent)
 
     def claimed_sigma(self, result) -> np.ndarray:
-        """(T,) the σ_k the mechanism claims for the target agent."""
-        T = result.transcript["w"].shape[0]
-        return step_schedule(result.details.sigma, T, self.problem_in.n_agents)[:, self.agent].copy()
+        """(T,) the σ_k the mechanism claims for the target agent's releases (the family's ``release_sigma``
+        of its public plan)."""
+        solver = self.solver
+        sigma = solver.release_sigma(solver.plan(self.problem_in))  # type: ignore[attr-defined]  # a StepSolver
+        return np.array(np.broadcast_to(sigma, (sigma.shape[0], self.problem_in.n_agents))[:, self.agent])
 
     def calibrate(self, result_in, result_out) -> WhiteBoxNP:
         """Estimate σ_k from calibration trials with known labels (disjoint from audited trials):

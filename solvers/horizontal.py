@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from solvers.agent_share import AgentShare
 from solvers.engine.plan import RunPlan
 from solvers.engine.recording import RecordOptions
 from solvers.engine.solver import Solver
@@ -30,6 +31,10 @@ class HorizontalSolver(Solver[HP, Recorder]):
 
     def make_recorder(self, problem: HP, plan: RunPlan[Any], n_trials: int, options: RecordOptions) -> Recorder:
         return Recorder(problem, self.channels, plan.n_iterations, n_trials, options)
+
+    def share(self, problem: HP, agent: int) -> AgentShare:
+        """Agent ``agent``'s records of ``problem`` (``solvers.agent_share``), for the agent backends."""
+        return AgentShare(problem, agent)
 
     def bytes_per_trial(self, problem: HP, plan: RunPlan[Any]) -> int:
         """Memory one trial adds to a chunk: its noise and the (N, m) margins."""

@@ -69,10 +69,6 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     ("tests/attacks/test_objective_perturbation.py", "_log_det_jacobian"): (
         "the Jacobian term is checked against a finite-difference change of variables"
     ),
-    (
-        "tests/attacks/test_whitebox.py",
-        "_differing_rows",
-    ): "switched off to compare the fast replay with the full recomputation",
     ("tests/solvers/test_adult.py", "_verify_sha256"): "the checksum guard is exercised on a corrupted payload",
     ("tests/solvers/test_adult.py", "_adult_table"): "the parser's cache is cleared to time a cold parse",
     ("tests/solvers/test_problem.py", "_phi"): "the in-place loss kernels are checked against the loss's own methods",

@@ -1,19 +1,12 @@
 """The solver-agnostic engine: the one ``run`` of every solver family, its trials and backends.
 
-No algorithm is imported here; solver families plug in by subclassing :class:`Solver` (or
-``solvers.HorizontalSolver`` / ``solvers.sharing.VerticalSolver`` for the two problem types) and
-implementing its hooks:
-
-  - ``plan(problem) -> RunPlan``: what is released, with which noise, and the family's constants
-    (a frozen dataclass, ``RunPlan.details``), fixed before any iteration;
-  - ``iterate(problem, plan, n_trials, draws, recorder)``: all iterations of a chunk of trials,
-    vectorised, calling ``recorder.record`` once per iteration;
-  - ``make_recorder`` (given by the problem type's base class), and optionally ``account`` (its
-    own ledger shape), ``trial_draws`` (its own randomness per trial), ``run_context`` (e.g. BLAS
-    threads), ``bytes_per_trial``, and ``protocol`` (an :class:`AgentProtocol`: the agent programs
-    and coordinator the sequential and Ray backends run).
+No algorithm is imported here; a solver family plugs in by subclassing :class:`Solver` (its
+``plan``) and writing its iteration as the pieces of :class:`StepSolver`, from which the engine
+derives the in-process iteration, the agent programs and the white-box replay. The list of hooks is
+written once, in ``solvers.engine.step``.
 
 Where each piece lives: the one ``run`` and the one chunk loop in ``solvers.engine.solver``; the
+pieces of an iteration and what is derived from them in ``solvers.engine.step``; the
 trials' seeds and chunks in ``solvers.engine.trials``; per-agent random streams in
 ``solvers.engine.streams``; accounting in ``solvers.engine.accounting``; the backends in
 ``solvers.engine.backends`` (in process, sequential, Ray; the agent backends share one round loop in
@@ -48,6 +41,9 @@ _EXPORTS = {
     "Channel": "solvers.engine.transcript",
     "Transcript": "solvers.engine.transcript",
     "SeedLike": "solvers.engine.trials",
+    "Agents": "solvers.engine.step",
+    "Release": "solvers.engine.step",
+    "StepSolver": "solvers.engine.step",
 }
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
@@ -68,6 +64,9 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.engine.result import Result as Result
     from solvers.engine.solver import Draws as Draws
     from solvers.engine.solver import Solver as Solver
+    from solvers.engine.step import Agents as Agents
+    from solvers.engine.step import Release as Release
+    from solvers.engine.step import StepSolver as StepSolver
     from solvers.engine.streams import AgentStreams as AgentStreams
     from solvers.engine.streams import agent_seeds as agent_seeds
     from solvers.engine.transcript import Channel as Channel

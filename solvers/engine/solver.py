@@ -24,10 +24,7 @@ releases of one deployment: the run registers its releases once, and its ledger 
 trial (``Result.privacy_scope``, and the run record next to a ledger file,
 ``solvers.engine.run_record``).
 
-A family implements the hooks ``plan``, ``iterate`` and ``make_recorder`` (``solvers.HorizontalSolver``
-and ``solvers.sharing.VerticalSolver`` implement the last for their problem types), and optionally
-``account`` (its own ledger shape), ``trial_draws`` (its own per-trial randomness), ``run_context``
-(e.g. BLAS thread limits), ``bytes_per_trial`` and ``protocol`` (to run on the agent backends).
+A family's hooks are listed once, in ``solvers.engine.step``.
 """
 
 from __future__ import annotations

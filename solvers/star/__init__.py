@@ -3,10 +3,10 @@
     from solvers.star import DPADMM
     result = DPADMM(epsilon=0.05, delta=1e-3).run(problem, seed=0, trials=100)
 
-Modules: ``admm`` (the three algorithms on one vectorised iteration), ``privacy`` (the step-size and
-sensitivity schedules of Theorems 3 and 4 and Lemma 1), ``protocol`` (the agents and the trainer as
-the sequential and Ray backends run them), ``estimator`` (``DPADMMClassifier``, the scikit-learn
-estimator).
+Modules: ``admm`` (the three algorithms as the pieces of one iteration, ``solvers.engine.step``, from
+which the engine derives the vectorised run, the agents and trainer of the sequential and Ray
+backends, and the white-box replay), ``privacy`` (the step-size and sensitivity schedules of
+Theorems 3 and 4 and Lemma 1), ``estimator`` (``DPADMMClassifier``, the scikit-learn estimator).
 """
 
 from solvers.star.admm import (
@@ -16,7 +16,17 @@ from solvers.star.admm import (
     NaiveNoisyADMM,
     NaiveNoisyPlan,
     StarADMM,
+    StarState,
     linearized_update,
 )
 
-__all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "StarADMM", "linearized_update"]
+__all__ = [
+    "ADMM",
+    "DPADMM",
+    "DPADMMPlan",
+    "NaiveNoisyADMM",
+    "NaiveNoisyPlan",
+    "StarADMM",
+    "StarState",
+    "linearized_update",
+]

@@ -17,26 +17,29 @@ The released messages are ŵ_i^{k+1} (agents → trainer) and w^{k+1} (trainer �
 γ_i^k that agents also send in the paper's pseudo-code are a deterministic function of these, so
 the transcript does not repeat them. Every release is one privacy event per agent and iteration,
 stated by a ``mechanisms.GaussianMechanism`` (``NonPrivateDpEvent`` for a noiseless release).
+
+The iteration is written once, as the pieces of ``solvers.engine.StepSolver`` (agent i's dual (3d)
+and local step, the trainer's (3c)); the engine derives the vectorised run, the agents and trainer
+of the sequential and Ray backends, and the white-box replay of ``attacks.whitebox``.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from dp_accounting import dp_event
 
 from mechanisms import GaussianMechanism
 from mechanisms.gaussian import Calibration
-from solvers.agent_share import AgentShare
 from solvers.engine.plan import RunPlan
-from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import ChannelSpec
-from solvers.engine.solver import Draws
+from solvers.engine.step import Agents, Release, StepSolver
 from solvers.horizontal import HorizontalSolver
 from solvers.inner import accelerated_proximal_gradient, damped_newton
 from solvers.problem import HorizontalProblem
@@ -49,10 +52,9 @@ from solvers.star.privacy import (
     eta_theorem4,
     naive_sensitivity,
 )
-from solvers.star.protocol import StarAgent, StarTrainer, white_box_needed
 from solvers.topology import StarTopology
 
-__all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "linearized_update"]
+__all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "StarState", "linearized_update"]
 
 _BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, broadcast to every agent")
 
@@ -102,14 +104,23 @@ class DPADMMPlan:
 
 
 @dataclass(frozen=True)
-class StarADMM(HorizontalSolver[HorizontalProblem]):
-    """Shared parameters, validation and the trainer's updates (3c)–(3d)."""
+class StarState:
+    """The agents' state between iterations: their duals γ_i^k and last releases ŵ_i^k, (R, n, d) each
+    (zero before iteration 0). Both are functions of released values (3d)."""
+
+    gamma: np.ndarray
+    sent: np.ndarray
+
+
+@dataclass(frozen=True)
+class StarADMM(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem, Recorder]):
+    """Shared parameters, validation and the pieces of one iteration (``solvers.engine.step``): agent i's
+    dual (3d) and local step, the trainer's average (3c)."""
 
     rho: float = 1.0
     n_iterations: int = 100
 
-    #: The channel of the agents' releases ŵ_i^{k+1} (the exact or the noisy local model).
-    sent_channel: ClassVar[str]
+    broadcast_channel = "w"
 
     def __post_init__(self) -> None:
         _check_real(self.rho, "rho", low=0.0, low_open=True)
@@ -130,13 +141,62 @@ class StarADMM(HorizontalSolver[HorizontalProblem]):
         w = w_sent.mean(axis=1) - gamma.mean(axis=1) / self.rho
         return w, gamma - self.rho * (w_sent - w[:, None, :])
 
-    def protocol(self, problem: HorizontalProblem, plan: RunPlan[Any], recorder: Recorder) -> AgentProtocol:
-        """Every agent holds its own records and noise; the trainer averages (``solvers.star.protocol``)."""
-        white_box = white_box_needed(recorder, self)
-        return AgentProtocol(
-            agent=lambda i: StarAgent(self, AgentShare(problem, i), plan, white_box),
-            coordinator=lambda n_trials: StarTrainer(self, problem, plan, n_trials, recorder),
-        )
+    @abstractmethod
+    def local_step(
+        self, agents: Agents, plan: RunPlan[Any], k: int, w: np.ndarray, gamma: np.ndarray, sent: np.ndarray
+    ) -> tuple[np.ndarray, dict[str, float]]:
+        """The noise-free local model w_i^{k+1} of ``agents`` (R, n, d) from the broadcast w^k (R, d),
+        their duals γ_i^k and last releases ŵ_i^k, and diagnostics."""
+
+    # ---- the pieces of one iteration (solvers.engine.step) --------------------------------------
+    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int) -> StarState:
+        zeros = np.zeros((n_trials, agents.data.n_agents, agents.data.n_features))
+        return StarState(gamma=zeros, sent=zeros)
+
+    def dual(self, k: int, state: StarState, w: np.ndarray) -> np.ndarray:
+        """γ_i^k = γ_i^{k−1} − ρ(ŵ_i^k − w^k) (3d) once w^k is received (γ_i^0 = 0)."""
+        return state.gamma if k == 0 else state.gamma - self.rho * (state.sent - w[:, None, :])
+
+    def release(
+        self,
+        agents: Agents,
+        plan: RunPlan[Any],
+        k: int,
+        state: StarState,
+        inbound: np.ndarray,
+        noise: np.ndarray | None,
+    ) -> Release:
+        local, diagnostics = self.local_step(agents, plan, k, inbound, self.dual(k, state, inbound), state.sent)
+        sent = local if noise is None else local + noise
+        white_box = {} if self.sent_channel == "w_local" else {"w_local": local}
+        return Release(sent, white_box, diagnostics)
+
+    def advance(
+        self, agents: Agents, plan: RunPlan[Any], k: int, state: StarState, inbound: np.ndarray, sent: np.ndarray
+    ) -> StarState:
+        return StarState(gamma=self.dual(k, state, inbound), sent=sent)
+
+    def coordinator_state(
+        self, problem: HorizontalProblem, plan: RunPlan[Any], n_trials: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(w^0, γ^0) = 0: the trainer's model and the duals it rebuilds from the releases."""
+        return np.zeros((n_trials, problem.n_features)), np.zeros((n_trials, problem.n_agents, problem.n_features))
+
+    def inbound(
+        self, problem: HorizontalProblem, plan: RunPlan[Any], k: int, state: tuple[np.ndarray, np.ndarray]
+    ) -> np.ndarray:
+        return state[0]
+
+    def combine(
+        self,
+        problem: HorizontalProblem,
+        plan: RunPlan[Any],
+        k: int,
+        state: tuple[np.ndarray, np.ndarray],
+        sent: np.ndarray,
+    ) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, Mapping[str, np.ndarray]]:
+        w, gamma = self.consensus_step(sent, state[1])  # (3c), (3d)
+        return (w, gamma), w, {"w": w}
 
     def _events(self, problem: HorizontalProblem, mechanism: GaussianMechanism | None) -> list[list[dp_event.DpEvent]]:
         """events[k][i] of agent i's release in iteration k (``NonPrivateDpEvent`` without noise)."""
@@ -158,35 +218,11 @@ class ExactLocalADMM(StarADMM):
         super().__post_init__()
         _check_real(self.tol, "tol", low=0.0, low_open=True)
 
-    def iterate(
-        self, problem: HorizontalProblem, plan: RunPlan, R: int, draws: Draws | None, recorder: Recorder
-    ) -> Mapping[str, float]:
-        noise = None if draws is None else draws["noise"]
-        N, d = problem.n_agents, problem.n_features
-        w, gamma = np.zeros((R, d)), np.zeros((R, N, d))
-        worst = {"inner_residual": 0.0, "inner_iterations": 0.0}
-        for k in range(self.n_iterations):
-            w_local, diagnostics = self.agent_update(problem, plan, k, w, gamma, None, slice(None))
-            for key, value in diagnostics.items():
-                worst[key] = max(worst[key], value)
-            w_sent = w_local if noise is None else w_local + noise[:, k]
-            w, gamma = self.consensus_step(w_sent, gamma)
-            recorder.record(k, w, w_sent, **{self.sent_channel: w_sent, "w": w, "w_local": w_local})
-        return worst
-
-    def agent_update(
-        self,
-        problem: HorizontalProblem,
-        plan: RunPlan,
-        k: int,
-        w: np.ndarray,
-        gamma: np.ndarray,
-        sent: np.ndarray | None,
-        agents: slice,
+    def local_step(
+        self, agents: Agents, plan: RunPlan[Any], k: int, w: np.ndarray, gamma: np.ndarray, sent: np.ndarray
     ) -> tuple[np.ndarray, dict[str, float]]:
-        """The local step of ``agents`` in iteration k (the exact argmin; ``sent`` is unused), on
-        (R, n, d) arrays of those agents; the in-process run and a Ray actor both call it."""
-        w_local, residual, iterations = self.local_argmin(problem, w, gamma)
+        """The exact argmin (``local_argmin``; ``sent`` is unused)."""
+        w_local, residual, iterations = self.local_argmin(agents.data, w, gamma)
         return w_local, {"inner_residual": residual, "inner_iterations": float(iterations)}
 
     def local_argmin(
@@ -251,6 +287,10 @@ class ADMM(ExactLocalADMM):
         self.check_problem(problem, private=False)
         return RunPlan(self.n_iterations, self._events(problem, None), None, (), None)
 
+    def release_sigma(self, plan: RunPlan[None]) -> np.ndarray:
+        """Every release is exact (σ = 0); its width is the problem's agents, unknown to a plan: (T, 1)."""
+        return np.zeros((plan.n_iterations, 1))
+
 
 @dataclass(frozen=True)
 class NaiveNoisyADMM(ExactLocalADMM):
@@ -312,6 +352,30 @@ class NaiveNoisyADMM(ExactLocalADMM):
             )
         details = NaiveNoisyPlan(sensitivity=sensitivity, sigma=z * sensitivity, noise_multiplier=z)
         return RunPlan(T, self._events(problem, mechanism), mechanism, (T, N, d), details)
+
+    def release_sigma(self, plan: RunPlan[NaiveNoisyPlan]) -> np.ndarray:
+        """σ_i (N,), the same in every iteration, as (T, N)."""
+        return np.broadcast_to(plan.details.sigma, (plan.n_iterations, plan.details.sigma.shape[0]))
+
+    def replay_means(
+        self,
+        problems: tuple[HorizontalProblem, HorizontalProblem],
+        agents: tuple[Agents, Agents],
+        plans: tuple[RunPlan[Any], RunPlan[Any]],
+        k: int,
+        states: tuple[Any, ...],
+        inbound: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The exact argmin depends on (w^k, γ_i^k) only: solved on each whole problem, the other
+        agents' duals zero (their rows are not read)."""
+        i = int(agents[0].rows.start)
+        gamma = self.dual(k, states[0], inbound)[:, 0]
+        means = []
+        for problem in problems:
+            gammas = np.zeros((inbound.shape[0], problem.n_agents, inbound.shape[1]))
+            gammas[:, i] = gamma
+            means.append(self.local_argmin(problem, inbound, gammas)[0][:, i])
+        return means[0], means[1]
 
 
 @dataclass(frozen=True)
@@ -412,33 +476,52 @@ class DPADMM(StarADMM):
         )
         return eta, dw
 
-    def iterate(
-        self, problem: HorizontalProblem, plan: RunPlan, R: int, draws: Draws | None, recorder: Recorder
-    ) -> Mapping[str, float]:
-        noise = None if draws is None else draws["noise"]
-        N, d = problem.n_agents, problem.n_features
-        w, w_tilde, gamma = np.zeros((R, d)), np.zeros((R, N, d)), np.zeros((R, N, d))
-        for k in range(self.n_iterations):
-            w_local, _ = self.agent_update(problem, plan, k, w, gamma, w_tilde, slice(None))  # (3a)
-            w_tilde = w_local if noise is None else w_local + noise[:, k]  # (3b)
-            w, gamma = self.consensus_step(w_tilde, gamma)  # (3c), (3d)
-            recorder.record(k, w, w_tilde, w_tilde=w_tilde, w=w, w_local=w_local)
-        return {}
-
-    def agent_update(
-        self,
-        problem: HorizontalProblem,
-        plan: RunPlan[DPADMMPlan],
-        k: int,
-        w: np.ndarray,
-        gamma: np.ndarray,
-        sent: np.ndarray,
-        agents: slice,
+    def local_step(
+        self, agents: Agents, plan: RunPlan[Any], k: int, w: np.ndarray, gamma: np.ndarray, sent: np.ndarray
     ) -> tuple[np.ndarray, dict[str, float]]:
-        """(3a) for ``agents`` in iteration k at their previous noisy iterates ``sent`` (R, n, d);
-        the in-process run and a Ray actor both call it."""
-        gradient = problem.local_gradient(sent)
-        return linearized_update(w, gamma, sent, gradient, 1.0 / plan.details.eta[k, agents], self.rho), {}
+        """(3a) at the agents' previous noisy iterates ``sent``."""
+        gradient = agents.data.local_gradient(sent)
+        return linearized_update(w, gamma, sent, gradient, 1.0 / plan.details.eta[k, agents.rows], self.rho), {}
+
+    def release_sigma(self, plan: RunPlan[DPADMMPlan]) -> np.ndarray:
+        """σ_{i,k} (T, N) of (3b)."""
+        return plan.details.sigma
+
+    def replay_means(
+        self,
+        problems: tuple[HorizontalProblem, HorizontalProblem],
+        agents: tuple[Agents, Agents],
+        plans: tuple[RunPlan[Any], RunPlan[Any]],
+        k: int,
+        states: tuple[Any, ...],
+        inbound: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(3a) under D′ on the agent's records, and under D as that minus the change of the gradient,
+        which (3a) divides by ρ + 1/η: summed over the changed records only (nothing cancels)."""
+        problem_in, problem_out = problems
+        i = int(agents[0].rows.start)
+        w, gamma, w_tilde = inbound, self.dual(k, states[1], inbound)[:, 0], states[1].sent[:, 0]
+        inverse_eta = 1.0 / float(plans[1].details.eta[k, i])
+
+        def update(problem: HorizontalProblem) -> np.ndarray:
+            X, y = problem.partition.agent_data(i)
+            gradient = problem.loss.gradient(w_tilde, X, y)
+            gradient = gradient + (problem.lam / problem.n_agents) * problem.regularizer.gradient(w_tilde)
+            return (self.rho * w + gamma + w_tilde * inverse_eta - gradient) / (self.rho + inverse_eta)
+
+        mean_out = update(problem_out)
+        X_in, y_in = problem_in.partition.agent_data(i)
+        X_out, y_out = problem_out.partition.agent_data(i)
+        if X_in.shape != X_out.shape or problem_in.lam != problem_out.lam or problem_in.loss != problem_out.loss:
+            return update(problem_in), mean_out
+        rows = np.flatnonzero(np.any(X_in != X_out, axis=1) | (y_in != y_out))
+        if rows.size == 0:
+            return mean_out, mean_out
+        change = (rows.size / X_in.shape[0]) * (
+            problem_in.loss.gradient(w_tilde, X_in[rows], y_in[rows])
+            - problem_out.loss.gradient(w_tilde, X_out[rows], y_out[rows])
+        )
+        return mean_out - change / (self.rho + inverse_eta), mean_out
 
 
 def linearized_update(

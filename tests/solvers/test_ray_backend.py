@@ -147,19 +147,19 @@ def test_a_secure_generator_is_honoured_on_ray_and_keeps_no_seed(ray_cluster, st
 class _DiesAt(DPADMM):
     """DP-ADMM whose agent 1 process exits in iteration 3 (only when it runs alone, as an actor)."""
 
-    def agent_update(self, problem, plan, k, w, gamma, sent, agents):
-        if agents.start == 1 and k == 3:
+    def local_step(self, agents, plan, k, w, gamma, sent):
+        if agents.rows.start == 1 and k == 3:
             os._exit(1)
-        return super().agent_update(problem, plan, k, w, gamma, sent, agents)
+        return super().local_step(agents, plan, k, w, gamma, sent)
 
 
 class _HangsAt(DPADMM):
     """DP-ADMM whose agent 0 never answers in time in iteration 2 (only as an actor)."""
 
-    def agent_update(self, problem, plan, k, w, gamma, sent, agents):
-        if agents.start == 0 and k == 2:
+    def local_step(self, agents, plan, k, w, gamma, sent):
+        if agents.rows.start == 0 and k == 2:
             time.sleep(30)
-        return super().agent_update(problem, plan, k, w, gamma, sent, agents)
+        return super().local_step(agents, plan, k, w, gamma, sent)
 
 
 def test_a_killed_actor_stops_the_run_and_the_ledger_keeps_every_release(ray_cluster, star_problem, tmp_path):

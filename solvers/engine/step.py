@@ -1,0 +1,287 @@
+"""A solver family as its noise-free step: the one list of a family's hooks, and what the engine derives.
+
+A family is a frozen dataclass of its parameters subclassing :class:`StepSolver` (and, for its
+problem type, ``solvers.HorizontalSolver``, which gives ``make_recorder`` and ``share``). It writes:
+
+  - ``plan(problem) -> RunPlan`` (``solvers.engine.plan``): what is released, with which noise, and
+    the family's constants, fixed before the first iteration (a plan depends on no private data);
+  - one iteration as small pure pieces, each computed for :class:`Agents` — all agents at once in
+    process, or one agent holding only its own share on an agent backend or in a replay:
+
+    - ``agent_state(agents, plan, n_trials)``: the agents' state before iteration 0;
+    - ``release(agents, plan, k, state, inbound, noise)``: what the agents release in iteration k
+      (:class:`Release`) from their state and the coordinator's message ``inbound``, with their noise
+      of iteration k (``noise=None``: the noise-free release, the mean an adversary replays);
+    - ``advance(agents, plan, k, state, inbound, sent)``: their state once ``sent`` is released;
+    - ``coordinator_state(problem, plan, n_trials)``, ``inbound(problem, plan, k, state)`` and
+      ``combine(problem, plan, k, state, sent)``: the coordinator's start, what it sends every agent
+      in iteration k, and how it combines the agents' releases (its next state, the model and its own
+      channels);
+    - ``release_sigma(plan)``: the standard deviation of agent i's release in iteration k around its
+      noise-free value, (T, N) (a Gaussian release; its privacy is ``plan.events``);
+    - ``share(problem, agent)``: agent i's share of the data;
+
+  - its transcript: the class attributes ``name``, ``channels`` (``ChannelSpec`` by name),
+    ``sent_channel`` (the agents' releases) and ``broadcast_channel`` (what the coordinator sends);
+  - optionally: ``replay_means`` (the replayed agent's noise-free releases under D and D′ computed
+    together; default ``release`` without noise on each), ``replayed_inbound`` (what the agents
+    received, read from the public transcript; default the coordinator's first message, then the
+    ``broadcast_channel`` of the iteration before), and the ``Solver`` hooks ``account`` (its own
+    ledger shape), ``trial_draws`` (its own randomness per trial), ``run_context`` and
+    ``bytes_per_trial``, with ``default_accountants`` and ``target_delta``.
+
+From the pieces the engine derives ``iterate`` (the batched in-process iteration), ``protocol``
+(the agent programs of the sequential and Ray backends, :class:`StepAgent`, and their coordinator,
+:class:`StepCoordinator`) and ``replay`` (one agent's noise-free releases under two neighbouring data
+sets, recomputed from the released history: the white-box replay of ``attacks.whitebox``), so that
+the three compute the same arithmetic and ``solvers.testing.check_solver`` can prove they agree. (A
+family not yet written this way subclasses ``Solver`` and writes ``iterate`` and, for the agent
+backends, ``protocol`` itself, ``solvers.engine.protocol``.)
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, cast
+
+import numpy as np
+
+from solvers.engine.plan import RunPlan
+from solvers.engine.protocol import AgentProgram, AgentProtocol, Coordinator
+from solvers.engine.solver import Draws, P, RecorderT, Solver
+from solvers.engine.transcript import Transcript
+
+__all__ = ["Agents", "Release", "Replay", "StepAgent", "StepCoordinator", "StepSolver"]
+
+
+@dataclass(frozen=True)
+class Agents:
+    """The agents a piece computes for.
+
+    Attributes:
+      data: the problem (every agent, in process) or one agent's share (``StepSolver.share``).
+      rows: their rows of the agents axis: ``slice(None)`` for all, ``slice(i, i + 1)`` for agent i.
+    """
+
+    data: Any
+    rows: slice
+
+
+@dataclass(frozen=True)
+class Release:
+    """What the agents release in one iteration.
+
+    Attributes:
+      sent: the released message, (R, n, ...) for the n agents computed (noise included).
+      white_box: unreleased values by channel name, (R, n, ...) each (recorded only on request).
+      diagnostics: {name: value}; a run reports each one's maximum.
+    """
+
+    sent: np.ndarray
+    white_box: Mapping[str, np.ndarray] = field(default_factory=dict)
+    diagnostics: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One agent's releases replayed under two neighbouring data sets, each (T, R, ...).
+
+    Attributes:
+      sent: the agent's released messages, read from the transcript.
+      mean_in, mean_out: its noise-free releases under D and D′, recomputed from the released history.
+      sigma: (T,) the standard deviation of each release around its noise-free value.
+    """
+
+    sent: np.ndarray
+    mean_in: np.ndarray
+    mean_out: np.ndarray
+    sigma: np.ndarray
+
+
+class IterationRecorder(Protocol):
+    """What a step family's recorder records once per iteration (``solvers.recorder.Recorder.record``)."""
+
+    def record(self, k: int, model: np.ndarray, local: np.ndarray, /, **messages: np.ndarray) -> None: ...
+
+
+class StepSolver(Solver[P, RecorderT]):
+    """A solver family written as its noise-free step (module docstring: the hooks, and what is derived)."""
+
+    #: The channel of the agents' releases ``Release.sent``.
+    sent_channel: ClassVar[str]
+    #: The coordinator's channel that every agent receives in the next iteration (the replay reads it).
+    broadcast_channel: ClassVar[str]
+
+    # ---- the pieces ---------------------------------------------------------------------------
+    @abstractmethod
+    def share(self, problem: P, agent: int) -> Any:
+        """Agent ``agent``'s share of ``problem``: its own data only."""
+
+    @abstractmethod
+    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int) -> Any:
+        """The agents' state before iteration 0, for ``n_trials`` trials."""
+
+    @abstractmethod
+    def release(
+        self, agents: Agents, plan: RunPlan[Any], k: int, state: Any, inbound: Any, noise: np.ndarray | None
+    ) -> Release:
+        """The agents' release of iteration k (``noise``: their block of the plan's noise for iteration k,
+        (R, n, ...); None for the noise-free release)."""
+
+    @abstractmethod
+    def advance(self, agents: Agents, plan: RunPlan[Any], k: int, state: Any, inbound: Any, sent: np.ndarray) -> Any:
+        """The agents' state after they released ``sent`` in iteration k (a function of released values
+        and their own data, never of their noise)."""
+
+    @abstractmethod
+    def coordinator_state(self, problem: P, plan: RunPlan[Any], n_trials: int) -> Any:
+        """The coordinator's state before iteration 0."""
+
+    @abstractmethod
+    def inbound(self, problem: P, plan: RunPlan[Any], k: int, state: Any) -> Any:
+        """What the coordinator sends every agent in iteration k."""
+
+    @abstractmethod
+    def combine(
+        self, problem: P, plan: RunPlan[Any], k: int, state: Any, sent: np.ndarray
+    ) -> tuple[Any, np.ndarray, Mapping[str, np.ndarray]]:
+        """The coordinator's step on every agent's release ``sent`` (R, N, ...): its next state, the
+        model of iteration k (R, d) and its own channels."""
+
+    @abstractmethod
+    def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
+        """(T, N): the standard deviation of agent i's release in iteration k around its noise-free value."""
+
+    def replayed_inbound(self, problem: P, plan: RunPlan[Any], k: int, transcript: Transcript) -> Any:
+        """What every agent received in iteration k, from the public (batched) transcript alone."""
+        if k == 0:
+            n_trials = transcript[self.broadcast_channel].shape[1]
+            return self.inbound(problem, plan, 0, self.coordinator_state(problem, plan, n_trials))
+        return transcript[self.broadcast_channel][k - 1]
+
+    # ---- derived ------------------------------------------------------------------------------
+    def iterate(
+        self, problem: P, plan: RunPlan[Any], n_trials: int, draws: Draws | None, recorder: RecorderT
+    ) -> Mapping[str, float]:
+        """Every agent's ``release`` and ``advance`` at once, then ``combine``, for T iterations."""
+        noise = None if draws is None else draws["noise"]
+        everyone = Agents(problem, slice(None))
+        state = self.agent_state(everyone, plan, n_trials)
+        coordinator = self.coordinator_state(problem, plan, n_trials)
+        worst: dict[str, float] = {}
+        recording = cast(IterationRecorder, recorder)
+        for k in range(plan.n_iterations):
+            inbound = self.inbound(problem, plan, k, coordinator)
+            release = self.release(everyone, plan, k, state, inbound, None if noise is None else noise[:, k])
+            state = self.advance(everyone, plan, k, state, inbound, release.sent)
+            coordinator, model, channels = self.combine(problem, plan, k, coordinator, release.sent)
+            merge_worst(worst, release.diagnostics)
+            recording.record(
+                k, model, release.sent, **{self.sent_channel: release.sent, **channels, **release.white_box}
+            )
+        return worst
+
+    def protocol(self, problem: P, plan: RunPlan[Any], recorder: RecorderT) -> AgentProtocol:
+        """Agent i runs the pieces on its own share (:class:`StepAgent`); the coordinator combines
+        (:class:`StepCoordinator`)."""
+        white_box = any(spec.white_box for spec in recorder.specs.values())
+        return AgentProtocol(
+            agent=lambda i: StepAgent(self, Agents(self.share(problem, i), slice(i, i + 1)), plan, white_box),
+            coordinator=lambda n_trials: StepCoordinator(self, problem, plan, n_trials, recorder),
+        )
+
+    def replay(self, problem_in: P, problem_out: P, agent: int, transcript: Transcript) -> Replay:
+        """Agent ``agent``'s noise-free releases under ``problem_in`` (D) and ``problem_out`` (D′),
+        recomputed from the released history of a batched ``transcript`` (its public channels only)."""
+        public = transcript.public()
+        if not public.batched:
+            raise ValueError("the replay needs a batched result (run with trials= or seeds=)")
+        channel = public.channel(self.sent_channel)
+        if agent not in channel.agents:
+            raise ValueError(f"agent {agent} is not in the transcript (recorded agents {channel.agents})")
+        sent = channel.values[:, :, channel.agents.index(agent)]
+        n_trials, rows = sent.shape[1], slice(agent, agent + 1)
+        problems = (problem_in, problem_out)
+        plans = (self.plan(problem_in), self.plan(problem_out))
+        own = (Agents(self.share(problem_in, agent), rows), Agents(self.share(problem_out, agent), rows))
+        states = tuple(self.agent_state(a, plan, n_trials) for a, plan in zip(own, plans, strict=True))
+        mean_in, mean_out = np.empty_like(sent), np.empty_like(sent)
+        for k in range(sent.shape[0]):
+            inbound = self.replayed_inbound(problem_in, plans[0], k, public)
+            mean_in[k], mean_out[k] = self.replay_means(problems, own, plans, k, states, inbound)
+            states = tuple(
+                self.advance(a, plan, k, state, inbound, sent[k][:, None])
+                for a, plan, state in zip(own, plans, states, strict=True)
+            )
+        sigma = np.asarray(self.release_sigma(plans[0]), dtype=np.float64)
+        return Replay(sent, mean_in, mean_out, np.broadcast_to(sigma, (sigma.shape[0], problem_in.n_agents))[:, agent])
+
+    def replay_means(
+        self,
+        problems: tuple[P, P],
+        agents: tuple[Agents, Agents],
+        plans: tuple[RunPlan[Any], RunPlan[Any]],
+        k: int,
+        states: tuple[Any, ...],
+        inbound: Any,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The replayed agent's noise-free releases of iteration k under D and D′, (R, ...) each (default:
+        ``release`` without noise on each data set; a family may compute the two together, e.g. only the
+        changed records' part of a difference)."""
+        means = [
+            self.release(a, plan, k, state, inbound, None).sent[:, 0]
+            for a, plan, state in zip(agents, plans, states, strict=True)
+        ]
+        return means[0], means[1]
+
+
+def merge_worst(worst: dict[str, float], diagnostics: Mapping[str, float]) -> None:
+    """Fold ``diagnostics`` into ``worst`` (each name's maximum)."""
+    for key, value in diagnostics.items():
+        worst[key] = max(value, worst.get(key, value))
+
+
+class StepAgent(AgentProgram[Any]):
+    """Agent i of a :class:`StepSolver`: its share, its own noise and its state; one ``release`` a round."""
+
+    def __init__(self, solver: StepSolver[Any, Any], agents: Agents, plan: RunPlan[Any], white_box: bool) -> None:
+        self.solver, self.agents, self.plan, self.white_box = solver, agents, plan, white_box
+        self.agent = int(agents.rows.start)
+
+    def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
+        self.noise = noise
+        self.state = self.solver.agent_state(self.agents, self.plan, n_trials)
+
+    def step(self, k: int, inbound: Any) -> Mapping[str, object]:
+        solver, agents, plan = self.solver, self.agents, self.plan
+        release = solver.release(agents, plan, k, self.state, inbound, None if self.noise is None else self.noise[:, k])
+        self.state = solver.advance(agents, plan, k, self.state, inbound, release.sent)
+        reply: dict[str, object] = {"sent": release.sent, "diagnostics": dict(release.diagnostics)}
+        if self.white_box:
+            reply["white_box"] = dict(release.white_box)
+        return reply
+
+
+class StepCoordinator(Coordinator[Any]):
+    """The coordinator of a :class:`StepSolver`: sends ``inbound``, combines the releases, records."""
+
+    def __init__(
+        self, solver: StepSolver[Any, Any], problem: Any, plan: RunPlan[Any], n_trials: int, recorder: Any
+    ) -> None:
+        super().__init__()
+        self.solver, self.problem, self.plan, self.recorder = solver, problem, plan, recorder
+        self.n_rounds = plan.n_iterations
+        self.state = solver.coordinator_state(problem, plan, n_trials)
+
+    def inbound(self, k: int, agent: int) -> Any:
+        return self.solver.inbound(self.problem, self.plan, k, self.state)
+
+    def receive(self, k: int, replies: Sequence[Mapping[str, object]]) -> None:
+        self.merge_diagnostics(replies)
+        sent = np.concatenate([reply["sent"] for reply in replies], axis=1)
+        self.state, model, channels = self.solver.combine(self.problem, self.plan, k, self.state, sent)
+        boxes = [cast(Mapping[str, np.ndarray], reply.get("white_box", {})) for reply in replies]
+        white = {name: np.concatenate([box[name] for box in boxes], axis=1) for name in boxes[0]}
+        self.recorder.record(k, model, sent, **{self.solver.sent_channel: sent, **channels, **white})
