@@ -24,7 +24,6 @@ from accountants.version import __version__
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
     from attacks.base import ScoreAttack as ScoreAttack
-    from audits.api import AuditReport as AuditReport
     from audits.api import audit as audit
     from audits.api import audit_spec as audit_spec
     from audits.encoding import ReleaseFormat as ReleaseFormat
@@ -52,9 +51,9 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.stats import roc_curve as roc_curve
     from audits.stats import tpr_at_fpr as tpr_at_fpr
     from audits.testing import assert_private as assert_private
+    from audits.verdict import AuditReport as AuditReport
 
 _EXPORTS = {
-    "AuditReport": "audits.api",
     "audit": "audits.api",
     "audit_spec": "audits.api",
     "ReleaseFormat": "audits.encoding",
@@ -83,6 +82,7 @@ _EXPORTS = {
     "roc_curve": "audits.stats",
     "tpr_at_fpr": "audits.stats",
     "assert_private": "audits.testing",
+    "AuditReport": "audits.verdict",
 }
 
 package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)

@@ -35,13 +35,11 @@ import dataclasses
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from audits.display import report_html, report_markdown, report_summary
 from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, SearchedScore
 from audits.effort import effort_preset
 from audits.encoding import ReleaseFormat
@@ -50,68 +48,9 @@ from audits.mechanism import MechanismRuns, Releases, describe_callable, reprodu
 from audits.neighbour_search import candidate_pairs, search_neighbours
 from audits.runner import MAX_CALIBRATION_TRIALS, MAX_TRIALS, check_seed, check_trials, deciding_bounds, run_spec, shown
 from audits.spec import AuditSpec, Claim
+from audits.verdict import AuditReport
 
-if TYPE_CHECKING:  # attacks and the statistics are imported on first use
-    from attacks.base import AttackScores
-    from audits.stats import LowerBound
-
-__all__ = ["AuditReport", "audit", "audit_spec"]
-
-
-@dataclass(frozen=True)
-class AuditReport:
-    """The outcome of :func:`audit`.
-
-    Attributes:
-      report: the report (the same keys as ``python -m audits.run``'s report.json).
-      attacks: every attack's scores on the audited trials, the audited distinguisher first.
-      lower: the lower bounds that decide the verdict, by method.
-    """
-
-    report: Mapping[str, Any]
-    attacks: tuple[AttackScores, ...]
-    lower: Mapping[str, LowerBound]
-
-    @property
-    def verdict(self) -> str:
-        """ "VIOLATION" if a deciding lower bound exceeds the claim, else "consistent"."""
-        verdict: str = self.report["verdict"]
-        return verdict
-
-    @property
-    def epsilon_lower(self) -> dict[str, LowerBound]:
-        """The deciding lower bounds by method; each states its confidence, δ and assumption."""
-        return dict(self.lower)
-
-    @property
-    def epsilon_upper(self) -> dict[str, float]:
-        """The upper bounds the lower bounds are held against (the claim's)."""
-        return dict(self.report["epsilon_upper"])
-
-    def __str__(self) -> str:
-        from audits.report import format_table
-
-        return format_table(self.report)
-
-    def __repr__(self) -> str:
-        return report_summary(self.report)
-
-    def _repr_markdown_(self) -> str:
-        return report_markdown(self.report)
-
-    def _repr_html_(self) -> str:
-        return report_html(self.report)
-
-    def write(self, out: str | Path, *, figures: bool = True) -> dict[str, Path]:
-        """Write report.md, report.json and (unless ``figures=False``) the figures into ``out``, all or
-        none (:func:`audits.report.write_audit`).
-
-        Returns:
-          name → path of what was written ("md", "json", and each figure by its file name).
-        """
-        from audits.report import write_audit
-
-        return write_audit(dict(self.report), list(self.attacks), Path(out).expanduser().absolute(), figures=figures)
+__all__ = ["audit", "audit_spec"]
 
 
 def _score_candidates(score: Score | None) -> Mapping[str, Fit]:
@@ -251,7 +190,7 @@ def audit(
         (None: the Ray of this process, or a local one). The report is the same for both.
 
     Returns:
-      An :class:`AuditReport`.
+      An :class:`audits.AuditReport`.
 
     Raises:
       TypeError / ValueError: a bad argument (the message names it), or a mechanism whose releases
@@ -311,7 +250,7 @@ def audit(
         resolution=resolution,
         name=name,
     )
-    result = run_spec(
+    return run_spec(
         spec,
         trials=trials,
         confidence=confidence,
@@ -321,8 +260,5 @@ def audit(
         checkpoint=checkpoint,
         backend=backend,
         address=address,
+        appended=None if search is None else {"neighbour_search": search},
     )
-    report = dict(result.report)
-    if search is not None:
-        report["neighbour_search"] = search
-    return AuditReport(report, tuple(result.attacks), dict(result.lower))

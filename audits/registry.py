@@ -1,7 +1,7 @@
 """Every auditable target by name, and the names other packages add.
 
 A target is an :class:`AuditTarget`: a name, a one-line description, and a function returning the
-:class:`audits.spec.AuditSpec` for (epsilon, delta, quick), or the reason it cannot run yet.
+:class:`audits.spec.AuditSpec` for (epsilon, delta, quick).
 :func:`get_target` resolves, in order:
 
 1. a ``module:attribute`` name (``package.module:attr.sub`` too): the module is imported, which
@@ -38,17 +38,12 @@ __all__ = [
     "AuditTarget",
     "SpecBuilder",
     "TARGETS",
-    "UnavailableTarget",
     "get_target",
     "installed_targets",
 ]
 
 #: The entry-point group through which other installed packages expose audit targets.
 ENTRY_POINT_GROUP = "dp_admm_audit.audits"
-
-
-class UnavailableTarget(ValueError):
-    """The name is known but its solver is not in the toolkit yet."""
 
 
 @dataclass(frozen=True)
@@ -58,19 +53,14 @@ class AuditTarget:
     Attributes:
       name: the CLI name. description: one line for ``--list``.
       spec: (epsilon, delta, quick) → AuditSpec; ``epsilon`` None means the target's default (its
-        meaning is the target's, stated in the description). None while the solver is missing.
-      unavailable: why the target cannot run yet. hidden: reachable by name, not listed.
+        meaning is the target's, stated in the description).
+      hidden: reachable by name, not listed.
     """
 
     name: str
     description: str
-    spec: SpecBuilder | None = None
-    unavailable: str = ""
+    spec: SpecBuilder
     hidden: bool = False
-
-    @property
-    def available(self) -> bool:
-        return self.spec is not None
 
 
 #: What a ``module:attribute`` name or an entry point may resolve to (module docstring).
@@ -219,25 +209,20 @@ def get_target(name: str) -> AuditTarget:
     Raises:
       ValueError: unknown name (the message lists the known ones), a module or attribute that
         cannot be found, or an object that is not an :data:`Accepted` target.
-      UnavailableTarget: known name whose solver is missing.
     """
     if ":" in name:
         return _from_module(name)
     builtin = {**TARGETS, **broken_targets()} if name.startswith(BROKEN_PREFIX) else TARGETS
     if name in builtin:
-        target = builtin[name]
-    else:
-        installed = installed_targets()
-        if name not in installed:
-            known = [*TARGETS, *installed]
-            raise ValueError(
-                f"unknown solver name {name!r}; choose one of: {', '.join(known)}, or give module:attribute "
-                "(see python -m audits.run --list)"
-            )
-        try:
-            target = as_target(name, installed[name].load())
-        except Exception as error:  # another package's code: whatever it raises is reported in one line
-            raise ValueError(f"target {name!r} (entry point {installed[name].value}): {error}") from error
-    if not target.available:
-        raise UnavailableTarget(f"{name}: {target.unavailable}")
-    return target
+        return builtin[name]
+    installed = installed_targets()
+    if name not in installed:
+        known = [*TARGETS, *installed]
+        raise ValueError(
+            f"unknown solver name {name!r}; choose one of: {', '.join(known)}, or give module:attribute "
+            "(see python -m audits.run --list)"
+        )
+    try:
+        return as_target(name, installed[name].load())
+    except Exception as error:  # another package's code: whatever it raises is reported in one line
+        raise ValueError(f"target {name!r} (entry point {installed[name].value}): {error}") from error

@@ -25,7 +25,7 @@ recorded in ``OUT/.checkpoint/`` (removed once the audit completes), and the res
 same report (:mod:`audits.checkpoint`). ``--backend ray [--address ADDR]`` runs the trials as Ray tasks
 on a cluster (:mod:`audits.ray_backend`), with the same report.
 Exit status: 0 consistent, 1 VIOLATION (in any audit; no other path exits 1), 2 usage error (unknown
-name, bad value, solver missing, an output that cannot be written), 3 internal error (one line on stderr
+name, bad value, an output that cannot be written), 3 internal error (one line on stderr
 naming the error and the file its traceback was saved to), 128 + N when stopped by signal N (the worker
 processes are stopped first, :mod:`audits.workers`). Every path printed is absolute.
 """
@@ -49,12 +49,12 @@ import numpy as np
 from accountants.crash import internal_error
 from accountants.logs import log_to_stderr
 from accountants.version import __version__
-from audits.registry import TARGETS, UnavailableTarget, as_target, get_target, installed_targets
+from audits.registry import TARGETS, AuditTarget, as_target, get_target, installed_targets
 from audits.workers import Terminated, signals_raise
 
-if TYPE_CHECKING:  # attacks and the spec are imported on first use
-    from attacks.base import AttackScores
+if TYPE_CHECKING:  # the spec and the runner are imported on first use
     from audits.spec import AuditSpec
+    from audits.verdict import AuditReport
 
 __all__ = ["EPILOG", "build_spec", "check_options", "check_output", "main", "run_audit"]
 
@@ -73,9 +73,9 @@ def run_audit(
     checkpoint: Path | None = None,
     backend: str = "processes",
     address: str | None = None,
-) -> tuple[dict[str, Any], list[AttackScores]]:
-    """Run the audit ``name``; return (report, attacks): ``attacks`` is a list of
-    ``attacks.AttackScores``, the audited attack first.
+) -> AuditReport:
+    """Run the audit ``name``: the target resolved and its spec built once (:func:`build_spec`), then run
+    (:func:`audits.runner.run_spec`); return its :class:`audits.AuditReport`.
 
     Args:
       name: a registry name (``python -m audits.run --list``) or ``module:attribute``
@@ -94,15 +94,14 @@ def run_audit(
         the Ray cluster's (None: a local one). The report is the same for both.
 
     Raises:
-      ValueError: unknown name or bad value; ``UnavailableTarget`` for a missing solver.
+      ValueError: unknown name or bad value.
     """
     from audits.runner import run_spec
 
-    get_target(name)
+    target = get_target(name)
     check_options(trials=trials, delta=delta, confidence=confidence, seed=seed)
-    spec = build_spec(name, epsilon, delta, quick)
-    result = run_spec(
-        spec,
+    return run_spec(
+        build_spec(target, epsilon, delta, quick),
         trials=None if trials is None else int(trials),
         confidence=confidence,
         seed=int(seed),
@@ -113,7 +112,6 @@ def run_audit(
         backend=backend,
         address=address,
     )
-    return result.report, result.attacks
 
 
 def check_options(*, trials: int | None, delta: float, confidence: float, seed: int) -> None:
@@ -132,27 +130,24 @@ def check_options(*, trials: int | None, delta: float, confidence: float, seed: 
         check_trials(trials, "trials")
 
 
-def build_spec(name: str, epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
-    """The audit spec of target ``name`` at ``epsilon`` (None: the target's default) and ``delta``,
-    checked by one run of its solver on D (:func:`audits.runner.solver_ledger`), whose ledger it carries.
+def build_spec(target: AuditTarget, epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
+    """The audit spec of ``target`` (:func:`audits.registry.get_target`) at ``epsilon`` (None: the
+    target's default) and ``delta``, checked by one run of its solver on D
+    (:func:`audits.runner.solver_ledger`), whose ledger it carries.
 
     Raises:
-      ValueError: unknown name, or a value the target refuses (the message names the target and
-        the value); ``UnavailableTarget`` for a missing solver.
+      ValueError: a value the target refuses (the message names the target and the value).
     """
     from audits.runner import solver_ledger
 
-    target = get_target(name)
     if epsilon is not None:
         _check(epsilon, "epsilon", 0, math.inf)
-    if target.spec is None:  # get_target returns only available targets
-        raise UnavailableTarget(f"{name}: {target.unavailable}")
     try:
         spec = target.spec(epsilon, delta, quick)
         return dataclasses.replace(spec, ledger=solver_ledger(spec))  # checks that the solver runs on D
     except (TypeError, ValueError) as error:
         raise ValueError(
-            f"{name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}"
+            f"{target.name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}"
         ) from error
 
 
@@ -220,14 +215,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quick", action="store_true", help="a small run for smoke tests")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
-    p.add_argument(
-        "--no-progress",
-        "--quiet",
-        action="store_true",
-        help="no progress bar (by default it shows, when standard error is a terminal, the trials done, their "
-        "rate, the time left and the tightness reached so far: the best deciding lower bound of the trials "
-        "read, over the claimed ε)",
-    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
         "--resume",
         type=Path,
@@ -295,8 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.list:
         for target in TARGETS.values():
-            status = "" if target.available else f" [{target.unavailable}]"
-            print(f"{target.name}\n    {target.description}{status}")
+            print(f"{target.name}\n    {target.description}")
         for entry_name, entry in installed_targets().items():
             try:
                 description = as_target(entry_name, entry.load()).description
@@ -310,7 +297,7 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         sys.path.insert(0, os.getcwd())
     epsilons: list[float | None] = list(args.epsilon) if args.epsilon else [None]
     try:
-        get_target(args.name)
+        target = get_target(args.name)
         if len(set(epsilons)) != len(epsilons):
             raise ValueError(f"--epsilon values must be distinct, got {' '.join(f'{e:g}' for e in args.epsilon)}")
         folder = args.name.replace(":", "-")
@@ -318,15 +305,15 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         out = check_output(_output_folder(args, default))
         _check_run_options(args, out, epsilons)
         check_options(trials=args.trials, delta=args.delta, confidence=args.confidence, seed=args.seed)
-        for epsilon in epsilons:  # every value is checked before any trial runs
-            build_spec(args.name, epsilon, args.delta, args.quick)
-    except (UnavailableTarget, ValueError) as error:
+        # every value is checked before any trial runs
+        specs = [build_spec(target, epsilon, args.delta, args.quick) for epsilon in epsilons]
+    except ValueError as error:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
     reports = []
-    for epsilon in epsilons:
+    for epsilon, spec in zip(epsilons, specs, strict=True):
         folder_out = out if len(epsilons) == 1 else out / f"epsilon-{epsilon:g}"
-        report = _audit_and_write(parser.prog, args, epsilon, folder_out)
+        report = _audit_and_write(parser.prog, args, spec, folder_out)
         if report is None:
             return 2
         reports.append(report)
@@ -371,19 +358,18 @@ def _check_run_options(args: argparse.Namespace, out: Path, epsilons: Sequence[f
     check_backend(args.backend)
 
 
-def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None, out: Path) -> dict[str, Any] | None:
-    """Run one audit of the command line at ``epsilon``, print its table, write its report into
-    ``out`` (all files or none, :func:`audits.report.write_audit`); return the report, or None after
-    printing why it could not be run or written."""
+def _audit_and_write(prog: str, args: argparse.Namespace, spec: AuditSpec, out: Path) -> dict[str, Any] | None:
+    """Run the command line's audit ``spec``, print its table, write its report into ``out`` (all files
+    or none, :func:`audits.report.write_audit`); return the report, or None after printing why it could
+    not be run or written."""
     from audits.report import format_table, write_audit
+    from audits.runner import run_spec
 
     missing = [folder for folder in (out, *out.parents) if not folder.exists()]  # the checkpoint creates them
     try:
-        report, attacks = run_audit(
-            args.name,
+        result = run_spec(
+            spec,
             trials=args.trials,
-            epsilon=epsilon,
-            delta=args.delta,
             confidence=args.confidence,
             seed=args.seed,
             quick=args.quick,
@@ -392,16 +378,17 @@ def _audit_and_write(prog: str, args: argparse.Namespace, epsilon: float | None,
             backend=args.backend,
             address=args.address,
         )
-    except (UnavailableTarget, ValueError) as error:
+    except ValueError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return None
     shutil.rmtree(out / CHECKPOINT)  # the audit is complete: its chunks are in the report
     for folder in missing:  # nothing is left where the report is not written
         folder.rmdir()
+    report = dict(result.report)
     print(format_table(report))  # the verdict is shown before anything can fail to be written
     print(f"runtime: {report['runtime_seconds']} s")
     try:
-        paths = write_audit(report, attacks, out, figures=not args.no_figures)
+        paths = write_audit(report, list(result.attacks), out, figures=not args.no_figures)
     except OSError as error:
         print(
             f"{prog}: error: the audit ran, but its report could not be written to {out} (nothing was written "

@@ -18,25 +18,24 @@ ledger (cached: the ledger depends only on public parameters).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 import numbers
+import sys
 import time
-from collections.abc import Callable, Generator, Hashable, Sequence
+from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from audits.chunks import ChunkJob, ChunkOutcome, default_workers, run_chunks, run_trials
-from audits.spec import AuditContext, AuditSpec, Claim, Finding
+from audits.spec import AuditContext, AuditSpec, Claim
+from audits.verdict import AuditReport
 from solvers.engine.seeding import TrialSeeds
 
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
     from accountants.ledger import Ledger
-    from attacks.base import AttackScores
     from audits.checkpoint import Checkpoint
-    from audits.stats import LowerBound
 
 __all__ = [
     "CALIBRATION_CHUNK",
@@ -45,7 +44,6 @@ __all__ = [
     "MAX_SEED",
     "MAX_TRIALS",
     "UTILITY_TRIALS",
-    "AuditResult",
     "check_seed",
     "check_trials",
     "deciding_bounds",
@@ -76,18 +74,6 @@ MAX_SEED = 2**128
 UTILITY_TRIALS = 20_000
 #: Accountants' bounds by (ledger entries, δ, participant).
 _UPPER_CACHE: dict[tuple[Any, float, Hashable], dict[str, float]] = {}
-
-
-@dataclasses.dataclass(frozen=True)
-class AuditResult:
-    """What :func:`run_spec` returns: the report, every attack's scores, the bounds behind them, and
-    the attacks' observations (attack name → (on D, on D′), one entry per chunk)."""
-
-    report: dict[str, Any]
-    attacks: list[AttackScores]
-    lower: dict[str, LowerBound]
-    upper: dict[str, float]
-    observations: dict[str, tuple[list[Any], list[Any]]]
 
 
 def stream(seed: int, key: tuple[int, ...]) -> np.random.SeedSequence:
@@ -172,8 +158,10 @@ def run_spec(
     checkpoint: str | Path | None = None,
     backend: str = "processes",
     address: str | None = None,
-) -> AuditResult:
-    """Run the audit ``spec``: the trials, the attacks, the bounds, the sections, the report.
+    appended: Mapping[str, Any] | None = None,
+) -> AuditReport:
+    """Run the audit ``spec``: the trials, the attacks, the bounds, the sections, then the report,
+    built once (:func:`audits.verdict.assemble_report`) with the verdict of every finding.
 
     Args:
       trials: trials per hypothesis (None: the spec's, ``quick_trials`` if ``quick``).
@@ -188,9 +176,11 @@ def run_spec(
         with the same spec and options continues from the chunks it holds, with the same report.
       backend: "processes" (this machine's cores, :mod:`audits.chunks`) or "ray" (Ray tasks,
         :mod:`audits.ray_backend`); the report is the same for both. address: the Ray cluster's.
+      appended: further report keys, after every other (e.g. the neighbour search that chose D′).
     """
+    from tqdm import tqdm
+
     from accountants.ledger import Ledger
-    from audits.progress import AuditProgress, lower_so_far
     from audits.stats import clopper_pearson_audit, gdp_audit
     from audits.verdict import assemble_report
 
@@ -226,14 +216,13 @@ def run_spec(
         chosen,
         backend,
     )
-    claim = spec.claim
-    accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
-    upper = {**accounted, **claim.upper}
-    bar = AuditProgress(
-        2 * n + (2 * n_cal if spec.calibration is not None else 0),
-        f"audit {spec.name}",
-        enabled=progress,
-        claimed=None if claim.bound is None else upper.get(claim.bound),
+    bar = tqdm(
+        total=2 * n + (2 * n_cal if spec.calibration is not None else 0),
+        desc=f"audit {spec.name}",
+        unit="trial",
+        disable=(None if progress is None else not progress),
+        file=sys.stderr,
+        leave=False,
     )
 
     def run(problem: Any, seeds: Sequence[np.random.SeedSequence]) -> Any:
@@ -277,13 +266,10 @@ def run_spec(
                 observations[attack.name][0 if outcome.on_d else 1].append(seen)
             for key, values in outcome.utility.items():
                 utility.setdefault(key, []).append(values)
-            bar.chunk_read(
-                lambda: lower_so_far(spec, observations, methods=deciding_bounds(claim), confidence=confidence)
-            )
     bar.close()
     LOGGER.info("audit %s: %d trials per hypothesis run; scoring with %d attack(s)", spec.name, n, len(spec.attacks))
     attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
-    audited = attacks[0]
+    audited, claim = attacks[0], spec.claim
     bounds = {
         "clopper_pearson": clopper_pearson_audit(
             audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
@@ -302,6 +288,8 @@ def run_spec(
         }
     lower = {k: b for k, b in bounds.items() if k in deciding_bounds(claim)}
     informational = {k: b for k, b in bounds.items() if k not in lower}
+    accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
+    upper = {**accounted, **claim.upper}
     LOGGER.info(
         "audit %s: lower bounds %s; upper bounds %s",
         spec.name,
@@ -347,25 +335,23 @@ def run_spec(
             **{k: v for f in findings for k, v in f.utility.items()},
         },
         sections=[f.section for f in findings if f.section is not None],
+        findings=findings,
         **spec.report,
         **report_extra,
         **{k: v for f in findings for k, v in f.report.items()},
+        **({"utility_trials": min(n, UTILITY_TRIALS)} if per_trial else {}),
+        random_streams={
+            "trials": f"trial r on D is child (0, r) of SeedSequence({seed}) (below stream key {list(stream_key)}), "
+            "on D′ child (1, r); calibration and sections use children 2, 3, …; chunks of "
+            f"{CHUNK} trials, in any number of worker processes, give the same report",
+            "within a trial": getattr(spec.solver, "stream_layout", "the solver's own"),
+        },
+        **({"informational_lower_bounds": {m: b.to_dict() for m, b in informational.items()}} if informational else {}),
+        runtime_seconds=round(time.perf_counter() - start, 1),
+        **(appended or {}),
     )
-    if per_trial:
-        report["utility_trials"] = min(n, UTILITY_TRIALS)
-    report["random_streams"] = {
-        "trials": f"trial r on D is child (0, r) of SeedSequence({seed}) (below stream key {list(stream_key)}), "
-        "on D′ child (1, r); calibration and sections use children 2, 3, …; chunks of "
-        f"{CHUNK} trials, in any number of worker processes, give the same report",
-        "within a trial": getattr(spec.solver, "stream_layout", "the solver's own"),
-    }
-    if informational:
-        report["informational_lower_bounds"] = {m: b.to_dict() for m, b in informational.items()}
-    for finding in findings:
-        _merge_verdicts(report, finding)
-    report["runtime_seconds"] = round(time.perf_counter() - start, 1)
     LOGGER.info("audit %s: %s in %.1f s", spec.name, report["verdict"], report["runtime_seconds"])
-    return AuditResult(report, all_attacks, lower, upper, observations)
+    return AuditReport(report, tuple(all_attacks), lower, upper, observations)
 
 
 def _checkpoint(
@@ -432,14 +418,3 @@ def _check_claimed_bound(spec: AuditSpec) -> None:
             f"claim.bound must name one of the claim's upper bounds {sorted(spec.claim.upper)} (no accountant bounds "
             f"{spec.name!r}: it has no ledger), got {bound!r:.60}"
         )
-
-
-def _merge_verdicts(report: dict[str, Any], finding: Finding) -> None:
-    """A finding adds verdicts or proves a VIOLATION; it never clears one."""
-    for key, verdict in finding.verdicts.items():
-        if key not in report["verdicts"] or verdict == "VIOLATION":
-            report["verdicts"][key] = verdict
-    for key, evidence in finding.violated_by.items():
-        report["violated_by"][key] = sorted(set(report["violated_by"].get(key, [])) | set(evidence))
-    if "VIOLATION" in report["verdicts"].values():
-        report["verdict"] = "VIOLATION"

@@ -58,10 +58,10 @@ from typing import TYPE_CHECKING, Any
 from audits.effort import effort_preset
 
 if TYPE_CHECKING:  # the audit and the statistics are imported on first use, so that the plugin loads fast
-    from audits.api import AuditReport
     from audits.distinguishers import Fit, Score
     from audits.encoding import ReleaseFormat
     from audits.spec import Claim
+    from audits.verdict import AuditReport
 
 __all__ = [
     "DEFAULT_SEED",

@@ -1,6 +1,7 @@
 """The verdict of an audit: empirical lower bounds held against every upper bound, as a report.
 
-Every audit target, whatever its solver and attack, ends in :func:`assemble_report`, so every
+Every audit, whatever its solver and attack, ends in :func:`assemble_report` (the one place a report
+is built, once its sections' findings are in) and returns an :class:`AuditReport`, so every
 ``report.json`` has the same keys (``solver``, ``trials``, ``delta``, ``confidence``,
 ``epsilon_lower``, ``epsilon_upper``, ``claimed_epsilon``, ``verdict``, ``tightness``, ...), described
 by the JSON Schema ``audits/schema/report.schema.json`` (:func:`audits.report.report_schema`), whose
@@ -14,15 +15,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from accountants.version import __version__
 from audits.stats.bounds import WORST_CASE, LowerBound
 
-if TYPE_CHECKING:  # attacks is imported on first use
+if TYPE_CHECKING:  # attacks and the spec are imported on first use
     from attacks.base import AttackScores
+    from audits.spec import Finding
 
-__all__ = ["SCHEMA_VERSION", "Section", "assemble_report", "verdicts"]
+__all__ = ["SCHEMA_VERSION", "AuditReport", "Section", "assemble_report", "verdicts"]
 
 #: Version of the report's keys (audits/schema/report.schema.json): the minor number grows when keys are
 #: added, the major number when a key changes its meaning or is removed.
@@ -66,6 +70,7 @@ def assemble_report(
     canary: str,
     utility: Mapping[str, float] | None = None,
     sections: Sequence[Mapping[str, Any]] = (),
+    findings: Sequence[Finding] = (),
     **extra: Any,
 ) -> dict[str, Any]:
     """The report of one audit.
@@ -78,7 +83,9 @@ def assemble_report(
       claimed: the key of ``upper`` that the paper claims (None: no numeric claim).
       attacks: ``attacks.AttackScores``, the audited attack first.
       sections: extra report.md sections, each ``{"title", "markdown", "data"}`` (data goes to JSON).
-      extra: further JSON-ready keys (e.g. ``diagnostics``, ``exact_mu``).
+      findings: the sections' findings, in report order: a finding adds verdicts (for keys the report
+        lacks) or proves a VIOLATION with its evidence, never clears one; the verdict follows from all.
+      extra: further JSON-ready keys, in report order (e.g. ``diagnostics``, ``exact_mu``).
     """
     if claimed is not None and claimed not in upper:
         raise ValueError(f"claimed must be one of the upper bounds {sorted(upper)}, got {claimed!r}")
@@ -86,6 +93,13 @@ def assemble_report(
     finite = [v for v in upper.values() if v is not None]
     smallest = min(finite, default=math.inf)
     by_bound = verdicts(lower, upper)
+    violated_by = {k: [m for m, b in lower.items() if v is not None and b.epsilon > v] for k, v in upper.items()}
+    for finding in findings:
+        for key, verdict in finding.verdicts.items():
+            if key not in by_bound or verdict == "VIOLATION":
+                by_bound[key] = verdict
+        for key, evidence in finding.violated_by.items():
+            violated_by[key] = sorted(set(violated_by.get(key, [])) | set(evidence))
     attack = attacks[0]
     params = solver_object.get_params() if hasattr(solver_object, "get_params") else {}
     report: dict[str, Any] = {
@@ -114,7 +128,7 @@ def assemble_report(
         "claim": claim,
         "smallest_upper": smallest,
         "verdicts": by_bound,
-        "violated_by": {k: [m for m, b in lower.items() if v is not None and b.epsilon > v] for k, v in upper.items()},
+        "violated_by": violated_by,
         "verdict": "VIOLATION" if "VIOLATION" in by_bound.values() else "consistent",
         "tightness": {m: _ratio(b.epsilon, smallest) for m, b in lower.items()},
         "tightness_by_bound": {k: {m: _ratio(b.epsilon, v) for m, b in lower.items()} for k, v in upper.items()},
@@ -139,3 +153,70 @@ def assemble_report(
     }
     report.update(extra)
     return report
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """The outcome of one audit, whichever way it ran (:func:`audits.audit`, :func:`audits.run_spec`,
+    ``python -m audits.run`` and :func:`audits.run_audit`).
+
+    Attributes:
+      report: the report (:func:`assemble_report`; report.json's keys).
+      attacks: every attack's scores on the audited trials, the audited attack first.
+      lower: the lower bounds that decide the verdict, by method.
+      upper: every upper bound (the accountants' and the claim's), in the order they were asked.
+      observations: attack name → (observations on D, on D′), one entry per chunk of trials.
+    """
+
+    report: Mapping[str, Any]
+    attacks: tuple[AttackScores, ...]
+    lower: Mapping[str, LowerBound]
+    upper: Mapping[str, float] = field(default_factory=dict)
+    observations: Mapping[str, tuple[list[Any], list[Any]]] = field(default_factory=dict, repr=False)
+
+    @property
+    def verdict(self) -> str:
+        """ "VIOLATION" if a deciding lower bound exceeds the claim, else "consistent"."""
+        verdict: str = self.report["verdict"]
+        return verdict
+
+    @property
+    def epsilon_lower(self) -> dict[str, LowerBound]:
+        """The deciding lower bounds by method; each states its confidence, δ and assumption."""
+        return dict(self.lower)
+
+    @property
+    def epsilon_upper(self) -> dict[str, float]:
+        """The upper bounds the lower bounds are held against, smallest first."""
+        return dict(self.report["epsilon_upper"])
+
+    def __str__(self) -> str:
+        from audits.report import format_table
+
+        return format_table(self.report)
+
+    def __repr__(self) -> str:
+        from audits.display import report_summary
+
+        return report_summary(self.report)
+
+    def _repr_markdown_(self) -> str:
+        from audits.display import report_markdown
+
+        return report_markdown(self.report)
+
+    def _repr_html_(self) -> str:
+        from audits.display import report_html
+
+        return report_html(self.report)
+
+    def write(self, out: str | Path, *, figures: bool = True) -> dict[str, Path]:
+        """Write report.md, report.json and (unless ``figures=False``) the figures into ``out``, all or
+        none (:func:`audits.report.write_audit`).
+
+        Returns:
+          name → path of what was written ("md", "json", and each figure by its file name).
+        """
+        from audits.report import write_audit
+
+        return write_audit(dict(self.report), list(self.attacks), Path(out).expanduser().absolute(), figures=figures)

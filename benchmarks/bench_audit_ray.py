@@ -61,10 +61,11 @@ def _kill_one_worker(killed: list[int]) -> None:
 
 def driver(target: str, trials: int, cpus: int, backend: str, kill: bool) -> None:
     """Run one audit in this process and print one JSON line: report, seconds, peak memory, kills."""
+    from audits.registry import get_target
     from audits.run import build_spec
     from audits.runner import run_spec
 
-    spec = build_spec(target, None, 1e-5, False)
+    spec = build_spec(get_target(target), None, 1e-5, False)
     if backend == "ray":
         import ray
 

@@ -65,7 +65,7 @@ def startup_rows() -> list[dict]:
 
 def timed_audit(name: str, trials: int | None = None) -> tuple[float, dict]:
     start = time.perf_counter()
-    report, _ = run_audit(name, trials=trials, progress=False)
+    report = run_audit(name, trials=trials, progress=False).report
     return time.perf_counter() - start, report
 
 

@@ -300,7 +300,7 @@ def test_audit_with_a_whitebox_replay_matches_the_dpadmm_command():
     ledger = solver.run(D, seed=0, accountants=(), record_transcript=False).ledger
     claim = Claim.from_ledger(ledger, 1e-5, participant=agent, noise="gaussian")
     ours = audit(mechanism, D, D_prime, claim=claim, score=replay, trials=20_000, seed=0, progress=False)
-    command, _ = run_audit("dpadmm", trials=20_000, seed=0, progress=False)
+    command = run_audit("dpadmm", trials=20_000, seed=0, progress=False).report
     assert ours.verdict == command["verdict"] == "consistent"
     assert ours.epsilon_upper["exact_gaussian"] == pytest.approx(command["epsilon_upper"]["exact_gaussian"], rel=1e-12)
     # the same statistic: the Neyman–Pearson score is N(±μ²/2, μ²) with the exact μ = 1 on both routes

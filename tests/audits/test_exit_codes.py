@@ -12,6 +12,7 @@ import pytest
 
 import audits.report
 import audits.run
+import audits.runner
 from audits.run import main
 from audits.workers import Terminated
 
@@ -51,11 +52,11 @@ def traceback_dir(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "where, error",
     [
-        ("run_audit", RuntimeError("damped_newton: 2 problem(s) not converged")),
-        ("run_audit", ZeroDivisionError("float division by zero")),
-        ("run_audit", OverflowError("math range error")),
-        ("build_spec", KeyError("lost")),
-        ("check_options", AssertionError("a toolkit bug\nover two lines")),
+        ("runner.run_spec", RuntimeError("damped_newton: 2 problem(s) not converged")),
+        ("runner.run_spec", ZeroDivisionError("float division by zero")),
+        ("runner.run_spec", OverflowError("math range error")),
+        ("run.build_spec", KeyError("lost")),
+        ("run.check_options", AssertionError("a toolkit bug\nover two lines")),
     ],
 )
 def test_a_crash_anywhere_exits_3_with_one_line_and_a_saved_traceback(
@@ -64,7 +65,8 @@ def test_a_crash_anywhere_exits_3_with_one_line_and_a_saved_traceback(
     def crash(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(audits.run, where, crash)
+    module, name = where.split(".")
+    monkeypatch.setattr(getattr(audits, module), name, crash)
     assert main(["dpadmm", "--quick", "--no-figures", "--no-progress", "--out", str(tmp_path / "out")]) == 3
     captured = capsys.readouterr()
     err = captured.err
@@ -103,7 +105,7 @@ def test_a_signal_stops_the_audit_with_128_plus_its_number_and_one_line(
     def interrupted(*args, **kwargs):
         raise stop
 
-    monkeypatch.setattr(audits.run, "run_audit", interrupted)
+    monkeypatch.setattr(audits.runner, "run_spec", interrupted)
     assert main(["dpadmm", "--quick", "--no-progress", "--out", str(tmp_path / "out")]) == status
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and said in err and "Traceback" not in err

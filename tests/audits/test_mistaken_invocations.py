@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import audits.run
+import audits.runner
 from audits.registry import TARGETS
 from audits.run import main
 
@@ -78,7 +79,7 @@ def test_a_mistaken_invocation_exits_2_with_one_line_before_any_trial(
     def no_trials(*args, **kwargs):
         raise AssertionError(f"an audit ran for the mistaken invocation {argv}")
 
-    monkeypatch.setattr(audits.run, "run_audit", no_trials)
+    monkeypatch.setattr(audits.runner, "run_spec", no_trials)
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     argv = [a.replace("{file}", str(blocker)) for a in argv]

@@ -21,7 +21,8 @@ def test_correct_pdml_is_not_flagged_across_20_seeds_and_flips_at_the_randomized
     # flagged with probability at most 1 − confidence = 5 % per audit; these 20 fixed seeds show none.
     p = 1 / (1 + math.e)
     for seed in range(20):
-        report, attacks = run_audit("pdml", trials=400, seed=seed, progress=False)
+        result = run_audit("pdml", trials=400, seed=seed, progress=False)
+        report, attacks = result.report, result.attacks
         assert report["verdict"] == "consistent", (seed, report["epsilon_lower"])
         assert report["epsilon_lower"]["clopper_pearson"] <= report["epsilon_upper"]["pure"] == pytest.approx(1.0)
         flips = report["sections"][0]["data"]

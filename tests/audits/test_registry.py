@@ -23,7 +23,8 @@ def test_module_attribute_target_runs_through_the_cli(user_module, tmp_path, cap
     out = tmp_path / "tiny"
     assert main(["tiny_target:build", "--quick", "--no-figures", "--no-progress", "--out", str(out)]) == 0
     assert "VERDICT: consistent" in capsys.readouterr().out
-    report, attacks = run_audit("tiny_target:build", seed=1, progress=False)
+    result = run_audit("tiny_target:build", seed=1, progress=False)
+    report, attacks = result.report, result.attacks
     assert report["trials"] == 200 and report["claimed_accountant"] == "exact_gaussian"
     assert 0 < report["epsilon_lower"]["gdp"] < report["epsilon_upper"]["exact_gaussian"]
     assert attacks[0].attack == "identity" and (out / "report.json").exists()
@@ -43,7 +44,7 @@ def test_entry_point_targets_resolve_and_are_listed(user_module, monkeypatch, ca
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     assert registry.get_target("tiny").description.startswith("A Gaussian mean")
-    report, _ = run_audit("tiny", quick=True, progress=False)
+    report = run_audit("tiny", quick=True, progress=False).report
     assert report["solver"] == "gaussian-mean" and report["trials"] == 100
     assert main(["--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -91,5 +92,5 @@ def test_an_epsilon_the_classic_calibration_cannot_take_is_refused_in_the_users_
 
 
 def test_the_report_records_where_the_randomness_comes_from(user_module):
-    report, _ = run_audit("tiny_target:build", trials=100, seed=3, progress=False)
+    report = run_audit("tiny_target:build", trials=100, seed=3, progress=False).report
     assert "child (0, r) of SeedSequence(3)" in report["random_streams"]["trials"]

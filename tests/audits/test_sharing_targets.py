@@ -17,7 +17,8 @@ COR1 = "paper (Theorem 1 + Corollary 1)"
 
 @pytest.fixture(scope="module")
 def parameter_audit():
-    return run_audit("sharing-parameter", trials=200, seed=0)
+    result = run_audit("sharing-parameter", trials=200, seed=0)
+    return result.report, result.attacks
 
 
 def test_parameter_mode_is_flagged_against_the_papers_claim(parameter_audit):
@@ -65,7 +66,8 @@ def test_every_bound_carries_its_confidence_and_the_report_writes(parameter_audi
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_output_mode_is_consistent_across_seeds(seed):
-    report, attacks = run_audit("sharing-output", trials=300, seed=seed)
+    result = run_audit("sharing-output", trials=300, seed=seed)
+    report, attacks = result.report, result.attacks
     assert report["verdict"] == "consistent", report["epsilon_lower"]
     assert set(report["epsilon_upper"]) >= {"exact_gaussian", "pld", "rdp", COR1}
     assert max(report["epsilon_lower"].values()) < report["epsilon_upper"]["exact_gaussian"]

@@ -99,7 +99,7 @@ def test_run_audit_builds_the_targets_spec_and_runs_it(monkeypatch, tmp_path):
         )
 
     monkeypatch.setitem(registry.TARGETS, "toy", registry.AuditTarget("toy", "a toy", spec))
-    report, _ = run_audit("toy", quick=True, seed=3)
+    report = run_audit("toy", quick=True, seed=3).report
     assert calls == [(None, 1e-5, True)]
     assert report["trials"] == 20 and report["seed"] == 3 and "runtime_seconds" in report
     assert report["verdict"] == "consistent"
