@@ -221,8 +221,11 @@ class Accountant(abc.ABC, Generic[SummaryT], metaclass=_LoadsItsLedgerFile):
         entries = list(ledger) if isinstance(ledger, Iterable) else None
         if entries is None or any(type(entry) is not LedgerEntry for entry in entries):
             raise TypeError(f"ledger must be an accountants.Ledger (LedgerEntry values), got {ledger!r:.80}")
+        checked: dict[int, dp_event.DpEvent] = {}  # by object: entries often share one event object
         for index, entry in enumerate(entries):  # the one parameter check (numpy scalars become Python numbers)
-            event = check_event(entry.event, where=f"ledger entry {index}")
+            event = checked.get(id(entry.event))
+            if event is None:
+                event = checked[id(entry.event)] = check_event(entry.event, where=f"ledger entry {index}")
             if event is not entry.event:
                 entries[index] = entry._replace(event=event)
         self._accept_many(entries, self._composed_with(entries))

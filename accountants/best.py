@@ -189,8 +189,11 @@ def _checked_arguments(
         raise TypeError(f"ledger must be an accountants.Ledger, got {type(ledger).__name__}: {ledger!r:.80}")
     delta = check_delta(delta)
     factories = _check_factories(ACCOUNTANTS if accountants is None else accountants)
+    checked = set()  # by object (alive for the whole loop): entries often share one event object
     for index, entry in enumerate(ledger):
-        check_event(entry.event, where=f"ledger entry {index}")
+        if id(entry.event) not in checked:
+            check_event(entry.event, where=f"ledger entry {index}")
+            checked.add(id(entry.event))
     events = _distinct(entry.event for entry in ledger)
     if participant is None:
         return delta, factories, ledger.participants, ledger, events
