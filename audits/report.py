@@ -184,12 +184,18 @@ def write_figures(report: Mapping[str, Any], attacks: Sequence[AttackScores], ou
 
 
 def write_audit(
-    report: dict[str, Any], attacks: Sequence[AttackScores], out: Path, *, figures: bool = True
+    report: dict[str, Any],
+    attacks: Sequence[AttackScores],
+    out: Path,
+    *,
+    figures: bool = True,
+    command: str | None = None,
 ) -> dict[str, Path]:
     """Write an audit's report.html, report.md, report.json and (``figures``) its figures into ``out``,
     all or none (:mod:`audits.atomic`): a failure (a full disk) leaves ``out`` as it was, a previous report
-    included. ``report["figures"]`` is set to the figures' file names and ``report["versions"]`` (unless
-    set) to the versions of Python, NumPy and SciPy that ran it; report.html shows the figures inline.
+    included. ``report["figures"]`` is set to the figures' file names, ``report["versions"]`` (unless
+    set) to the versions of Python, NumPy and SciPy that ran it and ``report["command"]`` to ``command``
+    (the command line that ran the audit, when one did); report.html shows the figures inline.
 
     Returns:
       "html", "md", "json" and each figure's file name → its path.
@@ -198,6 +204,8 @@ def write_audit(
     if figures:
         report["figures"] = list(pngs)
     report.setdefault("versions", versions())
+    if command is not None:
+        report["command"] = command
     writers: dict[str, Callable[[Path], object]] = {
         name: functools.partial(Path.write_bytes, data=png) for name, png in pngs.items()
     }

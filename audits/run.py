@@ -36,6 +36,7 @@ import argparse
 import dataclasses
 import math
 import os
+import shlex
 import shutil
 import signal
 import sys
@@ -267,6 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with signals_raise():
             args = parser.parse_args(argv)
+            args.command = shlex.join([parser.prog, *(sys.argv[1:] if argv is None else argv)])  # report.html
             with log_to_stderr(args.verbose):
                 return _main(parser, args)
     except KeyboardInterrupt:
@@ -388,7 +390,7 @@ def _audit_and_write(prog: str, args: argparse.Namespace, spec: AuditSpec, out: 
     print(format_table(report))  # the verdict is shown before anything can fail to be written
     print(f"runtime: {report['runtime_seconds']} s")
     try:
-        paths = write_audit(report, list(result.attacks), out, figures=not args.no_figures)
+        paths = write_audit(report, list(result.attacks), out, figures=not args.no_figures, command=args.command)
     except OSError as error:
         print(
             f"{prog}: error: the audit ran, but its report could not be written to {out} (nothing was written "
@@ -397,7 +399,8 @@ def _audit_and_write(prog: str, args: argparse.Namespace, spec: AuditSpec, out: 
         )
         return None
     figures = report.get("figures", [])
-    print(f"wrote {paths['md']}, {paths['json']}" + (f" and {len(figures)} figures in {out}" if figures else ""))
+    written = f"wrote {paths['md']}, {paths['json']}, {paths['html']}"  # report.html: the page to open
+    print(written + (f" and {len(figures)} figures in {out}" if figures else ""))
     return report
 
 

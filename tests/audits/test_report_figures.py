@@ -13,6 +13,7 @@ import pytest
 
 from attacks.base import AttackScores
 from audits.report import bounds_figure, format_table, privacy_utility_figure, roc_figure, write_privacy_utility
+from audits.report_html import MAX_BYTES
 from audits.run import main
 
 matplotlib.use("Agg")
@@ -179,8 +180,17 @@ def test_an_epsilon_sweep_writes_one_folder_per_value_and_one_figure(tmp_path, c
     assert main(argv) == 0
     printed = capsys.readouterr().out
     for folder in ("epsilon-0.5", "epsilon-1"):
-        assert json.loads((out / folder / "report.json").read_text())["trials"] == 200
-        assert f"wrote {out / folder / 'report.md'}" in printed
+        written = json.loads((out / folder / "report.json").read_text())
+        assert written["trials"] == 200
+        assert (
+            f"wrote {out / folder / 'report.md'}, {out / folder / 'report.json'}, {out / folder / 'report.html'}"
+            in printed
+        )
+        assert written["command"].endswith(f"dpadmm --quick --trials 200 --out {out} --no-progress --epsilon 0.5 1")
+        assert written["utility"]["test_accuracy_majority"] == 0.7625  # 1,525 of the 2,000 test labels are −1
+        page = (out / folder / "report.html").read_text(encoding="utf-8")
+        assert len(page.encode()) <= MAX_BYTES and page.count('src="data:image/png;base64,') == 3
+        assert "baseline: predicting the most frequent test label (majority-class rate)" in page
     assert (out / "privacy_utility.png").stat().st_size > 0 and f"wrote {out / 'privacy_utility.png'}" in printed
     assert Path(printed.split("wrote ")[1].split(",")[0]).is_absolute()
 
