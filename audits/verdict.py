@@ -210,12 +210,19 @@ class AuditReport:
 
         return report_html(self.report)
 
+    def to_html(self) -> str:
+        """The self-contained page report.html holds (:func:`audits.report_html.report_page`), with the
+        audited distinguisher's trade-off curve; the PNG figures are drawn only by :meth:`write`."""
+        from audits.report_html import report_page
+
+        return report_page(self.report, self.attacks)
+
     def write(self, out: str | Path, *, figures: bool = True) -> dict[str, Path]:
-        """Write report.md, report.json and (unless ``figures=False``) the figures into ``out``, all or
-        none (:func:`audits.report.write_audit`).
+        """Write report.html, report.md, report.json and (unless ``figures=False``) the figures into
+        ``out``, all or none (:func:`audits.report.write_audit`).
 
         Returns:
-          name → path of what was written ("md", "json", and each figure by its file name).
+          name → path of what was written ("html", "md", "json", and each figure by its file name).
         """
         from audits.report import write_audit
 

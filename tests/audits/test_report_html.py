@@ -329,3 +329,12 @@ def test_report_html_renders_in_headless_chromium_without_console_messages_or_lo
     _, refused = render(hostile)
     assert len(refused) == 2 and all("Content Security Policy" in line for line in refused)
     assert not any('"ran"' in line for line in refused)
+
+
+def test_an_audit_report_gives_its_page_from_python():
+    from audits.verdict import AuditReport
+
+    report, scores = user_report(), attacks()
+    result = AuditReport(report=report, attacks=tuple(scores), lower={})
+    assert result.to_html() == report_page(report, scores)
+    assert "Trade-off curve" in result.to_html() and result._repr_html_() in result.to_html()  # one renderer
