@@ -347,6 +347,21 @@ class PLDAccountant(Accountant[_Releases]):
     def delta_from_summary(self, summary: _Releases, epsilon: float) -> float:
         return self._cached_query(summary, "delta", epsilon, True)
 
+    def rdp_delta_from_summary(self, summary: _Releases, epsilon: float) -> float:
+        """An upper bound on δ(ε) of these releases that costs no PLD: the Rényi-DP accountant's
+        (Mironov 2017, Prop. 1: curves add up; its conversion to δ, rounded up), 1.0 if it refuses
+        a release. A valid bound on the same releases, usually looser than the PLD's (a budget
+        filter admits a release by it when it already proves the budget: see
+        :class:`accountants.BudgetFilter`); the curves of the distinct events are computed once."""
+        try:
+            curve = self._rdp_fallback.compose_batch(
+                np.zeros_like(self._rdp_fallback.orders),
+                [dp_event.SelfComposedDpEvent(event, count) for event, count in summary.items()],
+            )
+        except UnsupportedEventError:
+            return 1.0
+        return self._rdp_fallback.delta_from_summary(curve, epsilon)
+
     def get_epsilon_interval(self, delta: float, participant: Hashable = None) -> tuple[float, float]:
         """(optimistic estimate, pessimistic upper bound) of ε at ``delta``.
 
