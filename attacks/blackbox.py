@@ -9,16 +9,19 @@ Both attacks read only released models, never a transcript or private state (``w
   with and without the target (disjoint from the attacked trials) give Gaussian fits of the
   target's logit-scaled confidence, which for a margin loss is the margin z = y·wᵀx itself; the
   score is log N(z; μ_in, σ_in²) − log N(z; μ_out, σ_out²) (the online, per-example variant).
+
+Both are :class:`attacks.base.Attack`s: an audit feeds them the batched results chunk by chunk.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attacks.base import AttackScores
+from attacks.base import AttackScores, chunk_scores
 
 if TYPE_CHECKING:  # solvers is imported only when an attack runs
     from solvers.losses import MarginLoss
@@ -33,8 +36,27 @@ def _models(models) -> np.ndarray:
     return array
 
 
+class _ReleasedModelAttack:
+    """The :class:`attacks.base.Attack` of a score of the released final models: each chunk's scores
+    are kept (bounded memory), joined in trial order."""
+
+    name: str
+
+    def score(self, models: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def metadata(self) -> dict:
+        raise NotImplementedError
+
+    def observe(self, result: Any, on_d: bool) -> np.ndarray:
+        return self.score(result.model)
+
+    def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
+        return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=False, metadata=self.metadata())
+
+
 @dataclass
-class LossThreshold:
+class LossThreshold(_ReleasedModelAttack):
     """−loss of the target record (x, y) under each released model.
 
     Args:
@@ -62,7 +84,7 @@ class LossThreshold:
 
 
 @dataclass
-class LiRA:
+class LiRA(_ReleasedModelAttack):
     """Online LiRA with Gaussian fits from shadow trials (call :meth:`fit` first).
 
     Args:

@@ -28,6 +28,7 @@ Neyman–Pearson statistic for D against D′ (:class:`TranscriptNP`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -212,6 +213,26 @@ class TranscriptNP:
     def score(self, result) -> np.ndarray:
         """ℓ summed over the costly iterations, (R,)."""
         return self.loss(result)["loss"].sum(axis=0)
+
+    def observe(self, result, on_d: bool) -> dict[str, Any]:
+        """What an audit keeps of a chunk (:class:`attacks.base.Attack`): ℓ_t per costly iteration
+        ("loss", (T_c, R)), the largest |Jacobian term| ("jacobian") and the canary's noise shift
+        ‖ε^D′ − ε^D‖ ("shift", (T_c, R))."""
+        parts = self.loss(result)
+        return {
+            "loss": parts["loss"],
+            "jacobian": float(np.abs(parts["jacobian_term"]).max()),
+            "shift": np.linalg.norm(parts["eps_out"] - parts["eps_in"], axis=-1),
+        }
+
+    def conclude(
+        self, seen_on_d: Sequence[Mapping[str, Any]], seen_on_d_prime: Sequence[Mapping[str, Any]]
+    ) -> AttackScores:
+        """The scores ℓ = Σ_t ℓ_t of the observed chunks, in trial order."""
+        ell_in, ell_out = (np.concatenate([s["loss"] for s in seen], axis=1) for seen in (seen_on_d, seen_on_d_prime))
+        return AttackScores(
+            self.name, ell_in.sum(axis=0), ell_out.sum(axis=0), white_box=False, metadata=self.metadata()
+        )
 
     def attack(self, result_in, result_out) -> AttackScores:
         """Scores of trials run on D (``result_in``) and on D′ (``result_out``)."""

@@ -21,7 +21,7 @@ solve with the solver's own :func:`solvers.pdml.steps.solve_local`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +105,7 @@ class BroadcastNP:
     problem_in: Any
     problem_out: Any
     agent: int = 0
+    name: str = "broadcast NP test (server replay)"
 
     def sigmas(self) -> np.ndarray:
         """σ_agent(t) for t = 1..T (the solver's schedule); positive."""
@@ -126,6 +127,25 @@ class BroadcastNP:
         llr = np.sum((far - near) / (2.0 * var), axis=0)
         mu_sq = np.sum(np.sum((w_in[1:] - w_out[1:]) ** 2, axis=-1) / var, axis=0)
         return BroadcastStatistics(llr, mu_sq, w_in, w_out)
+
+    def observe(self, result: Any, on_d: bool) -> tuple[np.ndarray, np.ndarray, float]:
+        """What an audit keeps of a chunk (:class:`attacks.base.Attack`): each trial's ℓ and μ², and the
+        largest error of the replay under the true hypothesis against the server's white-box w."""
+        if result.transcript is None:
+            raise ValueError("the audit needs the run's transcript (record_transcript=True)")
+        stats = self.statistics(result.transcript)
+        truth = stats.w_in if on_d else stats.w_out
+        return stats.llr, stats.mu_sq, float(np.abs(truth - result.transcript["w"][:, :, self.agent]).max())
+
+    def conclude(
+        self,
+        seen_on_d: Sequence[tuple[np.ndarray, np.ndarray, float]],
+        seen_on_d_prime: Sequence[tuple[np.ndarray, np.ndarray, float]],
+    ) -> AttackScores:
+        """:meth:`attack_scores` of the observed chunks' ℓ, in trial order."""
+        return self.attack_scores(
+            np.concatenate([s[0] for s in seen_on_d]), np.concatenate([s[0] for s in seen_on_d_prime]), self.name
+        )
 
     def attack_scores(
         self, llr_in: np.ndarray, llr_out: np.ndarray, name: str = "broadcast NP test (server replay)"

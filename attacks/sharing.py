@@ -26,6 +26,7 @@ only the public transcript (channels ``u``, ``r``, ``y``) and public hyper-param
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -297,6 +298,24 @@ class SharingNP:
     def score(self, result) -> np.ndarray:
         """(R,) summed LLR; higher means "in"."""
         return self.statistics(result)[0]
+
+    def observe(self, result, on_d: bool) -> tuple[np.ndarray, np.ndarray]:
+        """What an audit keeps of a chunk (:class:`attacks.base.Attack`): :meth:`statistics`."""
+        return self.statistics(result)
+
+    def conclude(
+        self,
+        seen_on_d: Sequence[tuple[np.ndarray, np.ndarray]],
+        seen_on_d_prime: Sequence[tuple[np.ndarray, np.ndarray]],
+    ) -> AttackScores:
+        """The summed LLRs of the observed chunks, in trial order."""
+        return AttackScores(
+            self.name,
+            np.concatenate([llr for llr, _ in seen_on_d]),
+            np.concatenate([llr for llr, _ in seen_on_d_prime]),
+            self.white_box,
+            self.metadata(),
+        )
 
     def metadata(self) -> dict:
         return {

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -38,7 +38,6 @@ from numpy.typing import NDArray
 from audits.spec import AuditContext, AuditSpec, Claim, Finding, SectionBuilder, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
-    from attacks.base import AttackScores
     from audits.stats import LowerBound
     from audits.verdict import Section
     from solvers.decentralized import MRADMM, RADMM, DecentralizedProblem, PenaltyPerturbation
@@ -51,7 +50,6 @@ __all__ = [
     "DEFAULT_BETA",
     "MAX_BETA",
     "VARIANTS",
-    "RealisedLoss",
     "Variant",
     "alpha_for_beta",
     "build_solver",
@@ -298,34 +296,6 @@ def alpha_for_beta(name: str, beta: float, problem: DecentralizedProblem, delta:
     return alpha
 
 
-@dataclass(frozen=True)
-class RealisedLoss:
-    """The audited attack: the transcript's exact log-likelihood ratio ℓ = Σ_t ℓ_t
-    (:class:`attacks.objective_perturbation.TranscriptNP`); it keeps ℓ_t per costly iteration, the
-    Jacobian term and the canary's noise shift for the realised-loss section."""
-
-    test: Any
-    name: str
-
-    def observe(self, result: Any, on_d: bool) -> dict[str, Any]:
-        parts = self.test.loss(result)
-        return {
-            "loss": parts["loss"],
-            "jacobian": float(np.abs(parts["jacobian_term"]).max()),
-            "shift": np.linalg.norm(parts["eps_out"] - parts["eps_in"], axis=-1),
-        }
-
-    def conclude(
-        self, seen_on_d: Sequence[Mapping[str, Any]], seen_on_d_prime: Sequence[Mapping[str, Any]]
-    ) -> AttackScores:
-        from attacks.base import AttackScores
-
-        ell_in, ell_out = (np.concatenate([s["loss"] for s in seen], axis=1) for seen in (seen_on_d, seen_on_d_prime))
-        return AttackScores(
-            self.name, ell_in.sum(axis=0), ell_out.sum(axis=0), white_box=False, metadata=self.test.metadata()
-        )
-
-
 def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecBuilder:
     """The spec builder of the ``name`` audit (module docstring). ``epsilon``: the paper's total β to
     calibrate α to (None: :data:`DEFAULT_BETA`). ``noise_factor``: audit the deliberately broken
@@ -368,7 +338,7 @@ def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecB
             problem_in=nb.problem_in,
             problem_out=nb.problem_out,
             participant=agent,
-            attacks=(RealisedLoss(test, test.name),),
+            attacks=(test,),
             claim=Claim(statement=variant.claim, delta=delta, bound=variant.paper, upper=upper),
             canary=nb.description,
             epsilon_meaning=meaning,

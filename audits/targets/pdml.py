@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,7 +49,6 @@ from audits.spec import AuditContext, AuditSpec, Claim, Finding, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from accountants.ledger import Ledger
-    from attacks.base import AttackScores
     from audits.neighbours import Neighbours
     from audits.stats import LowerBound
     from audits.verdict import Section
@@ -147,32 +145,6 @@ def _broadcast_ledger(solver: PDML, problem: HorizontalProblem, participant: str
     return Ledger([LedgerEntry(participant="server", event=e, iteration=t) for t, e in enumerate(events, start=1)])
 
 
-@dataclasses.dataclass(frozen=True)
-class _BroadcastReplay:
-    """The white-box replay of server 0's solve (:class:`attacks.pdml.BroadcastNP`): keeps each trial's
-    log-likelihood ratio and realised μ², and the replay's error on the true hypothesis."""
-
-    test: Any
-    agent: int
-    name: str
-
-    def observe(self, result: Any, on_d: bool) -> tuple[np.ndarray, np.ndarray, float]:
-        transcript = _transcript(result.transcript)
-        stats = self.test.statistics(transcript)
-        truth = stats.w_in if on_d else stats.w_out
-        return stats.llr, stats.mu_sq, float(np.abs(truth - transcript["w"][:, :, self.agent]).max())
-
-    def conclude(
-        self,
-        seen_on_d: Sequence[tuple[np.ndarray, np.ndarray, float]],
-        seen_on_d_prime: Sequence[tuple[np.ndarray, np.ndarray, float]],
-    ) -> AttackScores:
-        attack: AttackScores = self.test.attack_scores(
-            np.concatenate([s[0] for s in seen_on_d]), np.concatenate([s[0] for s in seen_on_d_prime]), self.name
-        )
-        return attack
-
-
 _DERIVED = "derived (solvers.pdml.privacy, exact GDP)"
 
 
@@ -195,7 +167,7 @@ def broadcast_spec(delta: float) -> AuditSpec:
         problem_in=nb.problem_in,
         problem_out=nb.problem_out,
         participant="server",
-        attacks=(_BroadcastReplay(test, agent, "broadcast NP test (server replay)"),),
+        attacks=(test,),
         claim=Claim(statement=details.phase2_note, delta=delta, bound=_DERIVED, upper=upper, noise="gaussian"),
         canary=nb.description,
         epsilon_meaning=f"every ε is for server {agent}'s broadcasts at δ = {delta:g}",

@@ -38,8 +38,7 @@ None → :data:`DEFAULT_EPSILON`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,7 +49,6 @@ from audits.neighbours import SharingNeighbours, SharingSetting, sharing_neighbo
 from audits.spec import AuditContext, AuditSpec, Claim, Finding, SectionBuilder, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
-    from attacks.base import AttackScores
     from attacks.sharing import ColumnSpaceTest
     from audits.stats import LowerBound
     from audits.stats.thresholds import ThresholdChoice
@@ -230,34 +228,6 @@ def _output_section(
     return {"title": "Neyman–Pearson replay (output mode)", "markdown": markdown, "data": data}
 
 
-@dataclass(frozen=True)
-class _ReplayNP:
-    """The audited attack of the output mode: the Neyman–Pearson replay (:class:`attacks.sharing.SharingNP`);
-    it keeps each trial's realised μ² for the output section."""
-
-    test: Any
-    name: str
-
-    def observe(self, result: Any, on_d: bool) -> tuple[np.ndarray, np.ndarray]:
-        llr, mu2 = self.test.statistics(result)
-        return llr, mu2
-
-    def conclude(
-        self,
-        seen_on_d: Sequence[tuple[np.ndarray, np.ndarray]],
-        seen_on_d_prime: Sequence[tuple[np.ndarray, np.ndarray]],
-    ) -> AttackScores:
-        from attacks.base import AttackScores
-
-        return AttackScores(
-            self.name,
-            np.concatenate([llr for llr, _ in seen_on_d]),
-            np.concatenate([llr for llr, _ in seen_on_d_prime]),
-            self.test.white_box,
-            self.test.metadata(),
-        )
-
-
 def _evidence(mode: str, residual_test: ColumnSpaceTest) -> SectionBuilder:
     """The mode's evidence section, the diagnostics of the ball, and the exact accountant's μ for
     party 0 (None in parameter mode, which registers no guarantee)."""
@@ -329,7 +299,7 @@ def sharing_spec(mode: str) -> SpecBuilder:
         threshold: ThresholdChoice
         if mode == "output":
             np_test = SharingNP(solver, nb.problem_in, nb.problem_out, party)
-            attacks, threshold = (_ReplayNP(np_test, np_test.name), residual), "split"
+            attacks, threshold = (np_test, residual), "split"
         else:
             attacks, threshold = (residual,), residual_test.THRESHOLD  # pre-registered: no selection needed
         share = delta / (T + 1)

@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attacks.base import ScoreAttack, chunk_scores
+from attacks.base import ScoreAttack
 from audits.spec import AuditContext, AuditSpec, Claim, Finding, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
-    from attacks.base import AttackScores
     from attacks.blackbox import LiRA
     from audits.neighbours import CanaryOptions, Neighbours
     from solvers.star.admm import DPADMM
@@ -71,31 +70,6 @@ def _classic_epsilon(epsilon: float, minimum: float = 0.0) -> float:
 def unit_mu_epsilon(delta: float, iterations: int = DPADMM_ITERATIONS) -> float:
     """Per-iteration ε of the classic calibration giving μ = sqrt(T)/z = 1 after T iterations."""
     return math.sqrt(2.0 * math.log(1.25 / delta) / iterations)
-
-
-class _ModelScorer(Protocol):
-    name: str
-
-    def score(self, models: np.ndarray) -> np.ndarray: ...
-
-    def metadata(self) -> dict[str, Any]: ...
-
-
-@dataclasses.dataclass(frozen=True)
-class _ModelAttack:
-    """A black-box attack on the released final models, scored chunk by chunk (bounded memory)."""
-
-    scorer: _ModelScorer
-
-    @property
-    def name(self) -> str:
-        return self.scorer.name
-
-    def observe(self, result: Any, on_d: bool) -> np.ndarray:
-        return self.scorer.score(result.model)
-
-    def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=False, metadata=self.scorer.metadata())
 
 
 def _utility(problem: Any) -> Callable[[Any], Mapping[str, np.ndarray]]:
@@ -160,8 +134,8 @@ def _star_spec(
         participant=nb.agent,
         attacks=(
             ScoreAttack(white.name, white.score, white_box=white.white_box, metadata=white.metadata),
-            _ModelAttack(loss),
-            _ModelAttack(lira),
+            loss,
+            lira,
         ),
         claim=Claim(statement=claim, delta=solver.delta, bound=_MOMENTS, noise="gaussian"),
         canary=nb.description,

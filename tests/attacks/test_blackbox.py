@@ -46,3 +46,22 @@ def test_lira_is_the_gaussian_likelihood_ratio_of_the_margin():
 def test_bad_model_shapes_are_refused():
     with pytest.raises(ValueError, match="models"):
         LossThreshold(X, 1.0, HuberHingeLoss()).score(np.zeros(3))
+
+
+@pytest.mark.parametrize("attack", [LossThreshold(X, 1.0, LogisticLoss()), LiRA(X, 1.0, fitted=(1.0, 1.0, -1.0, 2.0))])
+def test_an_attack_fed_chunk_by_chunk_scores_as_on_all_the_models_at_once(attack):
+    from types import SimpleNamespace
+
+    from attacks.base import Attack
+
+    rng = np.random.default_rng(2)
+    models_in, models_out = _models(rng, 1.0, 30), _models(rng, -1.0, 20)
+    chunks_in, chunks_out = np.split(models_in, [7, 19]), np.split(models_out, [12])
+    observe: Attack = attack  # the protocol an audit feeds (attacks.base.Attack)
+    seen_in = [observe.observe(SimpleNamespace(model=m), True) for m in chunks_in]
+    seen_out = [observe.observe(SimpleNamespace(model=m), False) for m in chunks_out]
+    chunked, whole = observe.conclude(seen_in, seen_out), attack.attack(models_in, models_out)
+    assert chunked.attack == whole.attack == attack.name and not chunked.white_box
+    np.testing.assert_array_equal(chunked.scores_in, whole.scores_in)
+    np.testing.assert_array_equal(chunked.scores_out, whole.scores_out)
+    assert chunked.metadata == whole.metadata
