@@ -251,49 +251,24 @@ def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float |
     return VARIANTS[name].build(alpha, delta)
 
 
-def _beta_per_node(solver: DecentralizedSolver, problem: DecentralizedProblem, *, bound: str = "paper") -> np.ndarray:
-    """Σ_t ε_i(t) per node of the theorem for ``solver`` on ``problem`` (N,)."""
-    from solvers.decentralized import MRADMM, pp_epsilons, radmm_epsilons
-
-    N, V = problem.n_agents, problem.graph.degrees
-    C, B, rho, c1 = problem.C, problem.sizes, problem.rho, problem.loss.curvature_bound
-    if isinstance(solver, MRADMM):  # a constant α, as build_solver makes it
-        if not isinstance(solver.alpha, (int, float)):
-            raise ValueError(f"the audit's {solver.name} has a constant alpha, got {solver.alpha!r}")
-        alpha_odd = np.full((solver.n_iterations // 2, N), float(solver.alpha))
-        eps = radmm_epsilons(
-            eta=solver.eta_odd(N), alpha=alpha_odd, C=C, B=B, V=V, rho=rho, n_agents=N, c1=c1, bound=bound
-        )
-    else:
-        eta, alpha = solver.schedules(N)
-        eps = pp_epsilons(
-            eta=eta, alpha=alpha, theta=solver.theta, C=C, B=B, V=V, rho=rho, n_agents=N, c1=c1, bound=bound
-        )
-    total: np.ndarray = eps.sum(axis=0)
-    return total
-
-
 def alpha_for_beta(name: str, beta: float, problem: DecentralizedProblem, delta: float = 1e-5) -> float:
-    """The α (PP: α(1)) at which the paper's bound max_i β_i equals ``beta`` (β is affine in α).
+    """The α (PP: α(1)) of the audited solver ``name`` at which the paper's bound max_i β_i equals ``beta``
+    (:func:`solvers.decentralized.privacy.alpha_for_beta`).
 
     Raises:
       ValueError: beta does not exceed the bound's α-free (Jacobian) part, or exceeds :data:`MAX_BETA`.
     """
+    from solvers.decentralized.privacy import alpha_for_beta as calibrated
+
     if not beta <= MAX_BETA:
         raise ValueError(
             f"epsilon (the paper's total β) must be at most {MAX_BETA:g}: e^β is then beyond double precision "
             f"and the guarantee says nothing, got {beta!r}"
         )
-    at1 = _beta_per_node(build_solver(name, 1.0, delta), problem)
-    at2 = _beta_per_node(build_solver(name, 2.0, delta), problem)
-    slope, floor = at2 - at1, 2 * at1 - at2
-    alpha = float(np.min((beta - floor) / slope))
-    if not alpha > 0:
-        raise ValueError(
-            f"epsilon (the paper's total β) must exceed the bound's noise-free part "
-            f"{float(floor.max()):.4g} for {name}, got {beta!r}"
-        )
-    return alpha
+    try:
+        return calibrated(lambda alpha: build_solver(name, alpha, delta), beta, problem)
+    except ValueError as error:
+        raise ValueError(f"epsilon (the paper's total β) for {name}: {error}") from error
 
 
 def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecBuilder:
@@ -306,6 +281,7 @@ def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecB
 
     def build(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
         from attacks.objective_perturbation import TranscriptNP, costly_iterations
+        from solvers.decentralized.privacy import beta_per_node
 
         nb = label_flip_neighbours()
         agent = nb.agent
@@ -317,7 +293,7 @@ def decentralized_spec(name: str, *, noise_factor: float | None = None) -> SpecB
         eps_t = np.asarray(details.epsilons, dtype=np.float64)[costly_iterations(details) - 1, agent]
         upper = {
             variant.paper: float(eps_t.sum()),
-            variant.tight: float(_beta_per_node(solver, nb.problem_in, bound="tight")[agent]),
+            variant.tight: float(beta_per_node(solver, nb.problem_in, bound="tight")[agent]),
         }
         test = TranscriptNP(nb.problem_in, nb.problem_out, agent)
         meaning = (

@@ -122,7 +122,7 @@ def broadcast_solver(problem: HorizontalProblem, delta: float, mu: float = BROAD
     """PDML with T = 3, ρ = 0.8, label ε = ¼ and V such that server 0's derived broadcast guarantee
     is μ-GDP (μ² = Σ_t Δ_0²/σ_0(t)²)."""
     from solvers.pdml import PDML
-    from solvers.pdml.privacy import zcdp_total
+    from solvers.pdml.privacy import noise_for_mu
 
     unit = PDML(
         eps_label=BROADCAST_LABEL_EPSILON,
@@ -132,9 +132,8 @@ def broadcast_solver(problem: HorizontalProblem, delta: float, mu: float = BROAD
         n_iterations=BROADCAST_ITERATIONS,
         delta=delta,
     )
-    details = unit.plan(problem).details
-    xi = zcdp_total(details.sensitivity, 1.0, BROADCAST_RHO, BROADCAST_ITERATIONS)[0]  # μ² = 2Ξ at V = 1
-    return dataclasses.replace(unit, V=math.sqrt(2.0 * xi) / mu)
+    sensitivity = unit.plan(problem).details.sensitivity
+    return dataclasses.replace(unit, V=float(noise_for_mu(sensitivity, mu, BROADCAST_RHO, BROADCAST_ITERATIONS)[0]))
 
 
 def _broadcast_ledger(solver: PDML, problem: HorizontalProblem, participant: str) -> Ledger:

@@ -81,10 +81,11 @@ canary_neighbours = sharing_neighbours
 def build_solver(mode: str, epsilon: float, delta: float) -> ADMMSharing:
     """The audited ``ADMMSharing`` (module docstring): Theorem 1 calibration at δ_it = δ′ = δ/(T + 1)."""
     from solvers.sharing import ADMMSharing
+    from solvers.sharing.privacy import corollary1_delta
 
     setting = SETTINGS[mode]
     T = setting.n_iterations
-    share = delta / (T + 1)
+    share = corollary1_delta(delta, T)
     delta_target = delta if mode == "output" else None  # None: ADMMSharing's default
     return ADMMSharing(
         noise=mode,
@@ -280,6 +281,7 @@ def sharing_spec(mode: str) -> SpecBuilder:
     def build(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
         from attacks.sharing import ColumnSpaceTest, SharingNP
         from solvers.sharing import corollary1_epsilon
+        from solvers.sharing.privacy import corollary1_delta
 
         eps_it = DEFAULT_EPSILON[mode] if epsilon is None else float(epsilon)
         if not MIN_EPSILON <= eps_it <= 1:
@@ -302,7 +304,7 @@ def sharing_spec(mode: str) -> SpecBuilder:
             attacks, threshold = (np_test, residual), "split"
         else:
             attacks, threshold = (residual,), residual_test.THRESHOLD  # pre-registered: no selection needed
-        share = delta / (T + 1)
+        share = corollary1_delta(delta, T)
         sensitivity = "Lemma 1's claimed C" if mode == "parameter" else "Δ_safe = 2√N b_1"
         claim = (
             "Hu et al. 2019, Theorem 1: each iteration of (10) is (ε, δ)-DP for party m when "

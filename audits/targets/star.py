@@ -37,7 +37,6 @@ __all__ = [
     "NAIVE_MIN_EPSILON",
     "dpadmm_spec",
     "naive_spec",
-    "unit_mu_epsilon",
 ]
 
 #: DP-ADMM audit configuration: small so that 10^5 trials per hypothesis take about a minute.
@@ -51,25 +50,6 @@ _MOMENTS = "moments_classic"
 #: ``--epsilon`` of ``dpadmm-naive`` is at least this: its noise grows as 1/ε, and below it the exact local
 #: argmin's Newton solve on the noisy problem no longer converges in double precision (it fails at 10⁻⁶).
 NAIVE_MIN_EPSILON = 1e-3
-
-
-def _classic_epsilon(epsilon: float, minimum: float = 0.0) -> float:
-    """``--epsilon`` of the DP-ADMM targets: a per-iteration ε of the paper's classic calibration,
-    which holds only for ε ≤ 1 (Dwork & Roth 2014, Theorem A.1), and at least ``minimum``."""
-    if not (0 < epsilon <= 1 and epsilon >= minimum):
-        interval = f"[{minimum:g}, 1]" if minimum > 0 else "(0, 1]"
-        raise ValueError(
-            f"--epsilon must be a per-iteration ε in {interval} for the paper's classic Gaussian calibration "
-            f"(Dwork & Roth 2014, Theorem A.1)"
-            + (" and a Newton solve that converges under its noise" if minimum > 0 else "")
-            + f", got {epsilon:g}"
-        )
-    return epsilon
-
-
-def unit_mu_epsilon(delta: float, iterations: int = DPADMM_ITERATIONS) -> float:
-    """Per-iteration ε of the classic calibration giving μ = sqrt(T)/z = 1 after T iterations."""
-    return math.sqrt(2.0 * math.log(1.25 / delta) / iterations)
 
 
 def _utility(problem: Any) -> Callable[[Any], Mapping[str, np.ndarray]]:
@@ -164,8 +144,9 @@ def dpadmm_spec(
     def build(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
         from audits.neighbours import canary_neighbours
         from solvers import DPADMM, HuberHingeLoss
+        from solvers.star.privacy import check_classic_epsilon, unit_mu_epsilon
 
-        eps = unit_mu_epsilon(delta) if epsilon is None else _classic_epsilon(epsilon)
+        eps = unit_mu_epsilon(delta, DPADMM_ITERATIONS) if epsilon is None else check_classic_epsilon(epsilon)
         cls = DPADMM if solver_class is None else solver_class
         solver = cls(epsilon=eps, delta=delta, n_iterations=DPADMM_ITERATIONS, dw=1.0)
         nb = canary_neighbours(
@@ -184,8 +165,13 @@ def naive_spec(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
     """The DP-ADMM paper's Algorithm 2 baseline: exact local argmin plus the paper's noise."""
     from audits.neighbours import canary_neighbours
     from solvers import HuberHingeLoss, NaiveNoisyADMM
+    from solvers.star.privacy import check_classic_epsilon, unit_mu_epsilon
 
-    eps = unit_mu_epsilon(delta) if epsilon is None else _classic_epsilon(epsilon, NAIVE_MIN_EPSILON)
+    eps = (
+        unit_mu_epsilon(delta, DPADMM_ITERATIONS)
+        if epsilon is None
+        else check_classic_epsilon(epsilon, NAIVE_MIN_EPSILON)
+    )
     solver = NaiveNoisyADMM(epsilon=eps, delta=delta, n_iterations=DPADMM_ITERATIONS, tol=1e-9)
     nb = canary_neighbours(n_agents=DPADMM_AGENTS, records_per_agent=DPADMM_RECORDS, loss=HuberHingeLoss(h=HUBER_H))
     lam, N, rho = nb.problem_in.lam, nb.problem_in.n_agents, solver.rho

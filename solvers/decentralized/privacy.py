@@ -20,11 +20,16 @@ returned under violated assumptions.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "alpha_for_beta",
+    "beta_per_node",
     "check_pp_conditions",
     "check_radmm_conditions",
     "pp_epsilons",
@@ -163,3 +168,28 @@ def pp_total_geometric(
         return T if r == 1 else (1 - r**T) / (1 - r)
 
     return C / (V * B * eta1) * (1.4 * c1 * S(1 / q1) + alpha1 * S(q2 / q1))
+
+
+def beta_per_node(solver: Any, problem: Any, *, bound: str = "paper") -> np.ndarray:
+    """β_i = Σ_t ε_i(t) per node, (N,), of the theorem bound ``bound`` ("paper" or "tight") that the
+    private ``solver`` of this family plans on ``problem``."""
+    epsilons = dataclasses.replace(solver, bound=bound).plan(problem).details.epsilons
+    total: np.ndarray = np.asarray(epsilons).sum(axis=0)
+    return total
+
+
+def alpha_for_beta(solver_at: Callable[[float], Any], beta: float, problem: Any) -> float:
+    """The noise rate α (PP: α(1)) at which the paper's bound max_i β_i of ``solver_at(α)`` equals ``beta``:
+    β is affine in α (eq. (32) of Zhang, Khalili & Liu 2020; eq. (26) of Zhang, Khalili & Liu 2018), so
+    two plans fix it.
+
+    Raises:
+      ValueError: ``beta`` does not exceed the bound's α-free (Jacobian) part.
+    """
+    at1 = beta_per_node(solver_at(1.0), problem)
+    at2 = beta_per_node(solver_at(2.0), problem)
+    slope, floor = at2 - at1, 2 * at1 - at2
+    alpha = float(np.min((beta - floor) / slope))
+    if not alpha > 0:
+        raise ValueError(f"the total β must exceed the bound's noise-free part {float(floor.max()):.4g}, got {beta!r}")
+    return alpha

@@ -48,6 +48,7 @@ __all__ = [
     "gdp_epsilon",
     "joint_label_epsilon",
     "loss_slope_bound",
+    "noise_for_mu",
     "strong_convexity",
     "zcdp_epsilon",
     "zcdp_total",
@@ -147,3 +148,8 @@ def joint_label_epsilon(
     joint = np.where(np.isinf(e1), e2, np.where(np.isinf(e2), e1, joint))
     delta = np.where(np.isinf(e2), 0.0, expit(e1) * d2)
     return joint, delta
+
+
+def noise_for_mu(sensitivity: ArrayLike, mu: float, rho_decay: float, n_iterations: int) -> np.ndarray:
+    """V_i at which server i's broadcasts are μ-GDP, μ² = 2Ξ_i(T) (:func:`zcdp_total`; Ξ ∝ 1/V²)."""
+    return np.sqrt(2.0 * zcdp_total(sensitivity, 1.0, rho_decay, n_iterations)) / mu

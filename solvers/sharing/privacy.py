@@ -26,6 +26,7 @@ from accountants import gaussian_delta
 from mechanisms import classic_gaussian_sigma
 
 __all__ = [
+    "corollary1_delta",
     "corollary1_epsilon",
     "lemma1_bound",
     "lemma1_counterexample",
@@ -175,3 +176,8 @@ def lemma1_counterexample(n: int = 100, epsilon: float = 1.0, delta: float = 1e-
         "true_delta": gaussian_delta(sensitivity / sigma, epsilon),
         "iterate_norms": {"y": 0.0, "z": 1.0, "x": float(np.linalg.norm(x)), "x_prime": float(np.linalg.norm(x_prime))},
     }
+
+
+def corollary1_delta(delta: float, n_iterations: int) -> float:
+    """δ_it = δ′ = δ/(T + 1): each iteration's δ and Corollary 1's δ′, so that its total Tδ_it + δ′ is δ."""
+    return delta / (n_iterations + 1)

@@ -20,11 +20,13 @@ from solvers.centralized import regularized_erm
 from solvers.problem import HorizontalProblem
 
 __all__ = [
+    "check_classic_epsilon",
     "dpadmm_sensitivity",
     "estimate_dw",
     "eta_theorem3",
     "eta_theorem4",
     "naive_sensitivity",
+    "unit_mu_epsilon",
 ]
 
 
@@ -152,3 +154,27 @@ def _check_positive(**values: float) -> None:
     for name, value in values.items():
         if not (math.isfinite(value) and value > 0):
             raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+
+
+def unit_mu_epsilon(delta: float, n_iterations: int) -> float:
+    """The per-iteration ε of the classic calibration z = sqrt(2 ln(1.25/δ))/ε (Theorem 1 of Huang et al.
+    2020) at which T iterations compose to μ = sqrt(T)/z = 1 (Dong, Roth & Su 2022, Corollary 3.3)."""
+    return math.sqrt(2.0 * math.log(1.25 / delta) / n_iterations)
+
+
+def check_classic_epsilon(epsilon: float, minimum: float = 0.0) -> float:
+    """``epsilon`` if it is a per-iteration ε the classic Gaussian calibration holds for, ε ≤ 1 (Dwork &
+    Roth 2014, Theorem A.1), and at least ``minimum`` (a solver whose Newton solve needs that much).
+
+    Raises:
+      ValueError: otherwise (the message names the interval).
+    """
+    if not (0 < epsilon <= 1 and epsilon >= minimum):
+        interval = f"[{minimum:g}, 1]" if minimum > 0 else "(0, 1]"
+        raise ValueError(
+            f"--epsilon must be a per-iteration ε in {interval} for the paper's classic Gaussian calibration "
+            f"(Dwork & Roth 2014, Theorem A.1)"
+            + (" and a Newton solve that converges under its noise" if minimum > 0 else "")
+            + f", got {epsilon:g}"
+        )
+    return epsilon

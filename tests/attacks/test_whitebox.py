@@ -6,7 +6,8 @@ import pytest
 from accountants import ExactGaussianAccountant
 from attacks.whitebox import WhiteBoxNP, replay_statistics
 from audits.registry import TARGETS
-from audits.targets.star import unit_mu_epsilon
+from audits.targets.star import DPADMM_ITERATIONS
+from solvers.star.privacy import unit_mu_epsilon
 
 N_TRIALS = 4000
 KW = dict(accountants=(), record_history=False, transcript_agents=[0])
@@ -14,7 +15,7 @@ KW = dict(accountants=(), record_history=False, transcript_agents=[0])
 
 @pytest.fixture(scope="module")
 def dpadmm_runs():
-    setup = TARGETS["dpadmm"].spec(unit_mu_epsilon(1e-5), 1e-5, False)
+    setup = TARGETS["dpadmm"].spec(unit_mu_epsilon(1e-5, DPADMM_ITERATIONS), 1e-5, False)
     nb = setup  # the spec holds both neighbouring problems
     r_in = setup.solver.run(nb.problem_in, seed=11, trials=N_TRIALS, **KW)
     r_out = setup.solver.run(nb.problem_out, seed=12, trials=N_TRIALS, **KW)
@@ -65,7 +66,7 @@ def test_reads_only_the_public_transcript(dpadmm_runs):
 
 
 def test_naive_algorithm2_replay_reaches_its_sensitivity():
-    setup = TARGETS["dpadmm-naive"].spec(unit_mu_epsilon(1e-5), 1e-5, False)
+    setup = TARGETS["dpadmm-naive"].spec(unit_mu_epsilon(1e-5, DPADMM_ITERATIONS), 1e-5, False)
     nb = setup  # the spec holds both neighbouring problems
     r_in = setup.solver.run(nb.problem_in, seed=1, trials=40, **KW)
     attack = WhiteBoxNP(setup.solver, nb.problem_in, nb.problem_out, 0)

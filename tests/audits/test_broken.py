@@ -28,10 +28,11 @@ def test_correct_dpadmm_is_never_flagged_across_20_seeds():
 
 def test_broken_noise_is_what_the_name_says():
     from audits.neighbours import canary_neighbours
-    from audits.targets.star import unit_mu_epsilon
+    from audits.targets.star import DPADMM_ITERATIONS
+    from solvers.star.privacy import unit_mu_epsilon
 
     nb = canary_neighbours()
-    kwargs = dict(epsilon=unit_mu_epsilon(1e-5), delta=1e-5, n_iterations=5, dw=1.0)
+    kwargs = dict(epsilon=unit_mu_epsilon(1e-5, DPADMM_ITERATIONS), delta=1e-5, n_iterations=5, dw=1.0)
     for cls, expected in ((HalvedNoise, 0.5), (UnnoisedIteration, None)):
         solver = cls(**kwargs)
         white = solver.run(

@@ -6,7 +6,8 @@ import re
 import pytest
 
 from audits import registry
-from audits.targets.star import DPADMM_ITERATIONS, unit_mu_epsilon
+from audits.targets.star import DPADMM_ITERATIONS
+from solvers.star.privacy import unit_mu_epsilon
 
 
 @pytest.mark.parametrize("name", ["dpadmm", "dpadmm-naive", "sharing-output", "sharing-parameter"])
@@ -21,5 +22,7 @@ def test_a_per_iteration_epsilon_is_explained_as_each_iterations_calibration_and
 
 def test_the_main_jobs_default_names_its_value():
     meaning = registry.TARGETS["dpadmm"].spec(None, 1e-5, True).epsilon_meaning
-    assert meaning.startswith(f"--epsilon = {unit_mu_epsilon(1e-5):.6g} is not the privacy of the run")
+    assert meaning.startswith(
+        f"--epsilon = {unit_mu_epsilon(1e-5, DPADMM_ITERATIONS):.6g} is not the privacy of the run"
+    )
     assert f"the run publishes {DPADMM_ITERATIONS} of them" in meaning

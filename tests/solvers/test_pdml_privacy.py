@@ -150,3 +150,12 @@ def test_first_broadcast_moves_at_most_the_sensitivity():
     bound = runs[0].details.sensitivity[0]
     assert 0.4 * bound < moved <= bound
     np.testing.assert_allclose(runs[0].transcript["w"][1, 1:], runs[1].transcript["w"][1, 1:])
+
+
+def test_noise_for_mu_gives_the_broadcasts_mu_exactly():
+    from solvers.pdml.privacy import noise_for_mu
+
+    sensitivity = np.array([0.3, 1.7])
+    for rho, T, mu in ((0.8, 3, 0.5), (1.0, 10, 2.0)):
+        V = noise_for_mu(sensitivity, mu, rho, T)
+        np.testing.assert_allclose(2.0 * zcdp_total(sensitivity, V, rho, T), mu**2, rtol=1e-14)

@@ -141,3 +141,11 @@ def test_x_update_reference_is_the_minimiser():
     x = x_update_reference(D, y, b, 0.3, 0.7)
     gradient = 0.3 * x + D.T @ y + 0.7 * D.T @ (b + D @ x)
     np.testing.assert_allclose(gradient, 0, atol=1e-12)
+
+
+def test_corollary1_delta_splits_the_total_delta_over_the_iterations_and_delta_prime():
+    from solvers.sharing.privacy import corollary1_delta
+
+    for delta, T in ((1e-5, 20), (1e-3, 1)):
+        share = corollary1_delta(delta, T)
+        assert T * share + share == pytest.approx(delta, rel=1e-15)

@@ -160,3 +160,17 @@ def test_estimate_dw_uses_only_the_public_rows():
         )
         > 0
     )
+
+
+def test_unit_mu_epsilon_composes_to_mu_one_and_the_classic_calibration_is_refused_above_one():
+    from solvers.star.privacy import check_classic_epsilon, unit_mu_epsilon
+
+    for delta, T in ((1e-5, 25), (1e-3, 7)):
+        epsilon = unit_mu_epsilon(delta, T)
+        z = math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon  # Theorem 1's noise multiplier
+        assert math.sqrt(T) / z == pytest.approx(1.0, rel=1e-15)
+    assert unit_mu_epsilon(1e-5, 25) == pytest.approx(0.96896105, rel=1e-8)
+    assert check_classic_epsilon(0.5) == 0.5 and check_classic_epsilon(1e-3, 1e-3) == 1e-3
+    for epsilon, minimum in ((1.5, 0.0), (0.0, 0.0), (1e-4, 1e-3)):
+        with pytest.raises(ValueError, match="per-iteration ε in"):
+            check_classic_epsilon(epsilon, minimum)
