@@ -1,9 +1,14 @@
 """Command line: the privacy of a sequence of releases under every accountant.
 
 dp-accountant --noise-multiplier 10 --count 100 --delta 1e-5
+dp-accountant --noise-multiplier 1.1 --sampling-rate 0.01 --count 1000 --delta 1e-5   # DP-SGD steps
 dp-accountant --ledger run.ledger.jsonl --delta 1e-5 --json
 dp-accountant --ledger run.ledger.jsonl --delta 1e-5 --odometer
 dp-accountant ledger repair run.ledger.jsonl
+
+``--sampling-rate q`` makes each release one on a Poisson sample of the records, each kept
+independently with probability q (dp-accounting's ``PoissonSampledDpEvent``; the steps of DP-SGD,
+Abadi et al. 2016, Sec. 3.1).
 
 ``--odometer`` reports the privacy odometer's ε instead (:class:`accountants.PrivacyOdometer`),
 which holds however the releases were chosen and whenever they stopped.
@@ -74,6 +79,17 @@ def _number(kind: str) -> Callable[[str], float]:
     return parse
 
 
+def _sampling_rate(text: str) -> float:
+    """An argparse ``type`` for ``--sampling-rate``: a probability q in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expected a probability q with 0 < q <= 1, got {text!r}")
+    return value
+
+
 def _count(text: str) -> int:
     """An argparse ``type`` for ``--count``: a whole number of releases, at least 1 (``100``, ``1e8``)."""
     expectation = "expected a whole number of releases >= 1 (e.g. 100 or 1e8)"
@@ -104,6 +120,14 @@ def _parser() -> argparse.ArgumentParser:
     source.add_argument("--ledger", help="a ledger file written by accountants.LedgerFile (or Ledger.dumps)")
     parser.add_argument(
         "--count", type=_count, default=None, help="number of releases, >= 1 (default 1; not with --ledger)"
+    )
+    parser.add_argument(
+        "--sampling-rate",
+        type=_sampling_rate,
+        default=None,
+        metavar="Q",
+        help="each release is computed on a Poisson sample keeping every record independently with probability "
+        "Q, 0 < Q <= 1, as a DP-SGD step (default: no sampling, every release sees every record; not with --ledger)",
     )
     parser.add_argument("--delta", type=_number("delta"), default=1e-5, help="target δ in [0, 1) (default 1e-5)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a Markdown table")
@@ -163,6 +187,8 @@ def _load_ledger(args: argparse.Namespace) -> Ledger:
     if args.ledger is not None:
         if args.count is not None:
             _usage_error("argument --count: not allowed with argument --ledger (the ledger records its counts)")
+        if args.sampling_rate is not None:
+            _usage_error("argument --sampling-rate: not allowed with argument --ledger (the ledger records its events)")
         try:
             return Ledger.load(args.ledger)
         except (ValueError, OSError) as error:
@@ -172,6 +198,8 @@ def _load_ledger(args: argparse.Namespace) -> Ledger:
         event = PureDpEvent(args.pure_epsilon)
     else:
         event = dp_event.GaussianDpEvent(args.noise_multiplier)
+    if args.sampling_rate is not None and args.sampling_rate < 1.0:  # q = 1 keeps every record: no sampling
+        event = dp_event.PoissonSampledDpEvent(args.sampling_rate, event)
     return Ledger([LedgerEntry(participant=None, event=event, count=1 if args.count is None else args.count)])
 
 
