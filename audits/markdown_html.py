@@ -1,9 +1,10 @@
 """The Markdown of a report's sections as HTML, for report.html: the subset the sections are written in.
 
 Blocks are separated by blank lines: ``#`` headings, ``*``/``-`` bullet lists (a line indented under a
-bullet continues it), pipe tables (the ``|---|`` row dropped) and paragraphs; inline ``**bold**``,
-``*italic*`` and ```code```. The text is HTML-escaped before any markup is added, so a section's
-content can never inject an element, an attribute or a link: Markdown links and images stay text.
+bullet continues it), pipe tables (the ``|---|`` row dropped; ``\\|`` a bar inside a cell) and
+paragraphs; inline ``**bold**``, ``*italic*`` and ```code```. The text is HTML-escaped before any
+markup is added, so a section's content can never inject an element, an attribute or a link: Markdown
+links and images stay text.
 """
 
 from __future__ import annotations
@@ -26,8 +27,17 @@ def _inline(text: str) -> str:
     return _ITALIC.sub(r"<i>\1</i>", escaped)
 
 
-def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _cells(line: str, width: int | None = None) -> list[str]:
+    """The cells of a table row (``\\|`` is a literal bar); a row with more cells than the header's
+    ``width`` has bars in its first cell (``max |ℓ|``), which keeps them."""
+    cells = _PIPE.split(line.strip().strip("|"))
+    if width is not None and len(cells) > width:
+        extra = len(cells) - width + 1
+        cells = ["|".join(cells[:extra]), *cells[extra:]]
+    return [cell.strip().replace("\\|", "|") for cell in cells]
 
 
 def _block(lines: list[str]) -> str:
@@ -38,7 +48,9 @@ def _block(lines: list[str]) -> str:
             f"<p>{_inline(line)}</p>" for line in lines[1:]
         )
     if first.startswith("|"):
-        rows = [_cells(line) for line in lines if not _RULE.match(line.strip())]
+        lines = [line for line in lines if not _RULE.match(line.strip())]
+        rows = [_cells(lines[0])]
+        rows += [_cells(line, len(rows[0])) for line in lines[1:]]
         head = "".join(f"<th>{_inline(cell)}</th>" for cell in rows[0])
         body = "".join("<tr>" + "".join(f"<td>{_inline(cell)}</td>" for cell in row) + "</tr>" for row in rows[1:])
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

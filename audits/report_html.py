@@ -22,11 +22,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from accountants.display import html_table
 from audits.atomic import write_files
 from audits.display import report_html
 from audits.markdown_html import markdown_to_html
-from audits.report_svg import tradeoff_svg
+from audits.report_svg import claim_tradeoff, tradeoff_svg
 from audits.report_text import reading_notes
 
 if TYPE_CHECKING:  # attacks is imported on first use
@@ -98,12 +100,21 @@ def _distinguisher(report: Mapping[str, Any]) -> str:
 
 
 def _tradeoff(report: Mapping[str, Any], attack: AttackScores) -> str:
+    drawn = list(claim_tradeoff(report, np.array([0.5])))
+    notes = []
+    if drawn:
+        notes.append(
+            "An (ε, δ)-DP mechanism allows no test a true-positive rate above the solid red line at any "
+            "false-positive rate (Kairouz, Oh &amp; Viswanath 2015)"
+        )
+    if len(drawn) > 1:
+        notes.append("a μ-GDP one none above the dashed orange curve (Dong, Roth &amp; Su 2022)")
+    claim = "; ".join(notes) + ". " if notes else "The claim has no finite ε: it allows every test. "
     return (
         f"<figure>{tradeoff_svg(report, attack)}</figure>"
-        '<p class="note">An (ε, δ)-DP mechanism allows no test a true-positive rate above the solid red line at any '
-        "false-positive rate (Kairouz, Oh &amp; Viswanath 2015); a μ-GDP one none above the dashed orange curve (Dong, "
-        "Roth &amp; Su 2022). The empirical curve is an estimate from the audited trials: where it crosses a line "
-        "by chance the verdict does not follow, as the verdict rests on the lower bounds and their confidence.</p>"
+        f'<p class="note">{claim}The empirical curve is an estimate from the audited trials: where it crosses a '
+        "line by chance the verdict does not follow, as the verdict rests on the lower bounds and their "
+        "confidence.</p>"
     )
 
 

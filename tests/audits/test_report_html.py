@@ -152,6 +152,9 @@ def test_the_page_is_self_contained_escaped_and_states_the_verdict_first_and_eve
         assert method in page.text and f"{entry['epsilon']:.4f}" in page.text
     assert "claimed (the user's claim)" in page.text and "1.0000" in page.text
     assert "The claim is the user's: ε ≤ 1.0000 at δ = 1e-05." in page.text
+    assert "largest allowed by the claim as μ-GDP" in page.text and "dashed orange curve" in page.text
+    worst_case_only = user_report(lower_bounds={"clopper_pearson": lower(0.2239, "clopper_pearson")})
+    assert "μ-GDP" not in Page(report_page(worst_case_only, attacks())).text  # drawn, and said, only for GDP
 
 
 def test_sections_only_where_the_report_has_content_and_no_paper_in_a_users_report():
@@ -258,6 +261,8 @@ def test_markdown_sections_are_escaped_before_any_markup():
     assert "&lt;img src=http://e/x onerror=alert(1)&gt;" in out and "<img" not in out
     assert "<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>[l](http://e)</td>" in out
     assert "href" not in out
+    bars = markdown_to_html("| loss | D |\n|---|---|\n| max |ℓ| | 2.5962 |\n| a \\| b | 1 |")
+    assert "<td>max |ℓ|</td><td>2.5962</td></tr><tr><td>a | b</td><td>1</td>" in bars  # bars inside a cell
 
 
 def test_writers_write_the_page_whole(tmp_path):
