@@ -5,6 +5,10 @@ every built-in audit, public so that a user's audit can start from them.
   described below;
 * :func:`sharing_neighbours` — vertically partitioned features (ADMM sharing, Hu et al. 2019),
   for the ``sharing-parameter`` and ``sharing-output`` audits;
+* :func:`pdml_neighbours`, :func:`broadcast_neighbours` — a label flip and a feature flip of one
+  PDML user (Wang et al. 2020), for the ``pdml`` audit and its broadcast audit;
+* :func:`label_flip_neighbours` — a label flip on a decentralized graph, for the R-ADMM, MR-ADMM,
+  PP and DVP audits;
 * ``solvers.builders.replace_record`` replaces one record of any problem (e.g. a KKT inference
   target placed as one agent's first record).
 
@@ -27,13 +31,14 @@ encoding of the DP-ADMM paper, d = 14, ‖x‖ ≤ 1), drawn with a fixed seed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:  # solvers is imported on first use
+    from solvers.decentralized import DecentralizedProblem
     from solvers.losses import MarginLoss
     from solvers.problem import HorizontalProblem
     from solvers.sharing import VerticalProblem
@@ -41,10 +46,14 @@ if TYPE_CHECKING:  # solvers is imported on first use
 __all__ = [
     "SHARING_SETTINGS",
     "CanaryOptions",
+    "LabelFlip",
     "Neighbours",
     "SharingNeighbours",
     "SharingSetting",
+    "broadcast_neighbours",
     "canary_neighbours",
+    "label_flip_neighbours",
+    "pdml_neighbours",
     "sharing_neighbours",
 ]
 
@@ -247,3 +256,96 @@ def sharing_neighbours(mode: str, *, seed: int = 0) -> SharingNeighbours:
     problem_in = VerticalProblem(VerticalPartition.from_blocks([block, other], labels))
     problem_out = VerticalProblem(VerticalPartition.from_blocks([block_out, other], labels))
     return SharingNeighbours(problem_in, problem_out, 0, block[-1].copy(), a_out, description)
+
+
+def pdml_neighbours(n_agents: int = 3, records: int = 10) -> Neighbours:
+    """D and D′ of the PDML audit (Wang et al. 2020) on a ring of ``n_agents`` servers with ``records``
+    users each: group 0's canary user reports label +1 (D) or −1 (D′)."""
+    from solvers import GraphTopology, LogisticLoss
+
+    nb = canary_neighbours(n_agents=n_agents, records_per_agent=records, loss=LogisticLoss(), lam=1.0)
+    graph = GraphTopology.ring(n_agents)
+    return replace(
+        nb,
+        problem_in=replace(nb.problem_in, topology=graph),
+        problem_out=replace(nb.problem_out, topology=graph),
+    )
+
+
+def broadcast_neighbours() -> Neighbours:
+    """D and D′ of the PDML broadcast audit: group 0's canary (x_c, +1) against (−x_c, +1)."""
+    nb = pdml_neighbours()
+    partition = nb.problem_in.partition
+    X = partition.X.copy()
+    X[nb.agent, nb.slot] = -nb.canary
+    problem_out = replace(nb.problem_in, partition=replace(partition, X=X))
+    description = nb.description.replace("label +1 in D vs −1 in D′", "(x_c, +1) in D vs (−x_c, +1) in D′")
+    return replace(nb, problem_out=problem_out, description=description)
+
+
+@dataclass(frozen=True, eq=False)
+class LabelFlip:
+    """D and D′ for node ``agent``: ``problem_in`` holds (x_c, +1), ``problem_out`` (x_c, −1)."""
+
+    problem_in: DecentralizedProblem
+    problem_out: DecentralizedProblem
+    agent: int
+    canary: NDArray[np.float64]
+    description: str
+
+
+def label_flip_neighbours(
+    *,
+    n_agents: int = 3,
+    records: int = 20,
+    features: int = 1,
+    C: float | None = None,
+    rho: float = 1.0,
+    nonnegative: bool = False,
+    seed: int = 0,
+) -> LabelFlip:
+    """Neighbouring ``DecentralizedProblem``s on the complete graph (a triangle by default, every degree 2)
+    for the R-ADMM, MR-ADMM, PP and DVP audits (Zhang, Khalili & Liu 2018, 2020): the target node 0 holds
+    B = ``records`` records, its last one (x_c, +1) in D and (x_c, −1) in D′ with x_c = e_1 (‖x_c‖ = 1).
+
+    The other records are x ~ uniform in [−1, 1]^d (``nonnegative``: [0, 1]^d) scaled into the
+    unit ball, labels from a noisy linear rule (seeded: the data set, not the noise). C defaults
+    to B (the largest C Theorem 4.1 allows).
+    """
+    from solvers.datasets import HorizontalPartition
+    from solvers.decentralized import DecentralizedProblem
+    from solvers.graph import GraphTopology
+
+    for name, value, low in (("n_agents", n_agents, 2), ("records", records, 2), ("features", features, 1)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(0.0 if nonnegative else -1.0, 1.0, size=(n_agents, records, features))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=-1, keepdims=True))
+    w = rng.normal(size=features)
+    y = np.where((X - X.mean(axis=(0, 1))) @ w + 0.3 * rng.normal(size=(n_agents, records)) > 0, 1.0, -1.0)
+    canary = np.zeros(features)
+    canary[0] = 1.0
+    X[0, -1] = canary
+    C = float(records) if C is None else float(C)
+
+    def problem(label: float) -> DecentralizedProblem:
+        labels = y.copy()
+        labels[0, -1] = label
+        indices = np.arange(n_agents * records, dtype=np.int64).reshape(n_agents, records)
+        partition = HorizontalPartition(
+            X=X,
+            y=labels,
+            mask=np.ones((n_agents, records), bool),
+            sizes=np.full(n_agents, records, np.int64),
+            indices=indices,
+        )
+        return DecentralizedProblem.create(partition, GraphTopology.complete(n_agents), C=C, rho=rho)
+
+    description = (
+        f"node 0's record {records - 1} of {records}: x_c = e_1 (‖x_c‖ = 1), label +1 in D vs −1 in D′ "
+        f"(gradients differ by exactly C/B = {C / records:g} at every f; Jacobians equal since L'' is even); "
+        f"other records synthetic, d = {features}, complete graph on {n_agents} nodes (degree {n_agents - 1}), "
+        f"logistic loss, C = {C:g}, ρ = {rho:g}"
+    )
+    return LabelFlip(problem(1.0), problem(-1.0), 0, canary, description)

@@ -1,7 +1,7 @@
 """Audits of the Gamma-norm perturbation solvers: ``radmm``, ``mradmm`` (Zhang, Khalili & Liu 2020), ``ppadmm``,
 ``dvp`` (Zhang, Khalili & Liu 2018).
 
-Each audit runs the solver on neighbouring data sets D and D′ (:func:`label_flip_neighbours`) in
+Each audit runs the solver on neighbouring data sets D and D′ (:func:`audits.neighbours.label_flip_neighbours`) in
 batched runs, scores every trial with the exact log-likelihood ratio of its transcript
 (:class:`attacks.objective_perturbation.TranscriptNP`, the Neyman–Pearson test, which is also the
 transcript's **realised privacy loss** ℓ), turns the scores into empirical lower bounds (GDP and
@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from numpy.typing import NDArray
 
+from audits.neighbours import label_flip_neighbours
 from audits.spec import AuditContext, AuditSpec, Claim, Finding, SectionBuilder, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
@@ -54,12 +54,9 @@ __all__ = [
     "alpha_for_beta",
     "build_solver",
     "decentralized_spec",
-    "label_flip_neighbours",
     "under_noised_radmm",
 ]
 
-#: Problem of every audit: a triangle (every degree 2), B records per node, d features, C = B.
-AGENTS, RECORDS, FEATURES, RHO = 3, 20, 1, 1.0
 #: The paper's total β each audit is calibrated to by default (``--epsilon``).
 DEFAULT_BETA = 6.0
 #: ``--epsilon`` (β) is at most this, ln of the largest double rounded down: a pure ε-DP guarantee bounds
@@ -140,72 +137,6 @@ VARIANTS = {
         kkt=True,
     ),
 }
-
-
-@dataclass(frozen=True, eq=False)
-class LabelFlip:
-    """D and D′ for node ``agent``: ``problem_in`` holds (x_c, +1), ``problem_out`` (x_c, −1)."""
-
-    problem_in: DecentralizedProblem
-    problem_out: DecentralizedProblem
-    agent: int
-    canary: NDArray[np.float64]
-    description: str
-
-
-def label_flip_neighbours(
-    *,
-    n_agents: int = AGENTS,
-    records: int = RECORDS,
-    features: int = FEATURES,
-    C: float | None = None,
-    rho: float = RHO,
-    nonnegative: bool = False,
-    seed: int = 0,
-) -> LabelFlip:
-    """Neighbouring ``DecentralizedProblem``s on the complete graph (module docstring).
-
-    The other records are x ~ uniform in [−1, 1]^d (``nonnegative``: [0, 1]^d) scaled into the
-    unit ball, labels from a noisy linear rule (seeded: the data set, not the noise). C defaults
-    to B (the largest C Theorem 4.1 allows).
-    """
-    from solvers.datasets import HorizontalPartition
-    from solvers.decentralized import DecentralizedProblem
-    from solvers.graph import GraphTopology
-
-    for name, value, low in (("n_agents", n_agents, 2), ("records", records, 2), ("features", features, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(0.0 if nonnegative else -1.0, 1.0, size=(n_agents, records, features))
-    X /= np.maximum(1.0, np.linalg.norm(X, axis=-1, keepdims=True))
-    w = rng.normal(size=features)
-    y = np.where((X - X.mean(axis=(0, 1))) @ w + 0.3 * rng.normal(size=(n_agents, records)) > 0, 1.0, -1.0)
-    canary = np.zeros(features)
-    canary[0] = 1.0
-    X[0, -1] = canary
-    C = float(records) if C is None else float(C)
-
-    def problem(label: float) -> DecentralizedProblem:
-        labels = y.copy()
-        labels[0, -1] = label
-        indices = np.arange(n_agents * records, dtype=np.int64).reshape(n_agents, records)
-        partition = HorizontalPartition(
-            X=X,
-            y=labels,
-            mask=np.ones((n_agents, records), bool),
-            sizes=np.full(n_agents, records, np.int64),
-            indices=indices,
-        )
-        return DecentralizedProblem.create(partition, GraphTopology.complete(n_agents), C=C, rho=rho)
-
-    description = (
-        f"node 0's record {records - 1} of {records}: x_c = e_1 (‖x_c‖ = 1), label +1 in D vs −1 in D′ "
-        f"(gradients differ by exactly C/B = {C / records:g} at every f; Jacobians equal since L'' is even); "
-        f"other records synthetic, d = {features}, complete graph on {n_agents} nodes (degree {n_agents - 1}), "
-        f"logistic loss, C = {C:g}, ρ = {rho:g}"
-    )
-    return LabelFlip(problem(1.0), problem(-1.0), 0, canary, description)
 
 
 @functools.cache

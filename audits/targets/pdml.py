@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attacks.base import ScoreAttack
+from audits.neighbours import broadcast_neighbours, pdml_neighbours
 from audits.spec import AuditContext, AuditSpec, Claim, Finding, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from accountants.ledger import Ledger
-    from audits.neighbours import Neighbours
     from audits.stats import LowerBound
     from audits.verdict import Section
     from solvers.engine.transcript import Transcript
@@ -59,16 +59,13 @@ if TYPE_CHECKING:  # solvers and attacks are imported on first use
 __all__ = [
     "EPSILON_RANGE",
     "MAX_DELTA",
-    "broadcast_neighbours",
     "broadcast_solver",
     "broadcast_spec",
-    "pdml_neighbours",
     "pdml_spec",
 ]
 
-#: Audit configuration: a small graph so that 10^5 trials per hypothesis stay cheap.
-AGENTS = 3
-RECORDS = 10
+#: Audit configuration: T on the small graph of :func:`audits.neighbours.pdml_neighbours` (10^5 trials
+#: per hypothesis stay cheap).
 ITERATIONS = 1
 DEFAULT_EPSILON = 1.0
 #: Broadcast audit: label ε of the users (small, see the docstring), T, ρ, the derived μ the noise V
@@ -91,31 +88,6 @@ def _transcript(transcript: Transcript | None) -> Transcript:
     if transcript is None:
         raise ValueError("the audit needs the run's transcript (record_transcript=True)")
     return transcript
-
-
-def pdml_neighbours() -> Neighbours:
-    """D and D′ on a ring of 3 servers: group 0's user 0 reports label +1 (D) or −1 (D′)."""
-    from audits.neighbours import canary_neighbours
-    from solvers import GraphTopology, LogisticLoss
-
-    nb = canary_neighbours(n_agents=AGENTS, records_per_agent=RECORDS, loss=LogisticLoss(), lam=1.0)
-    graph = GraphTopology.ring(AGENTS)
-    return dataclasses.replace(
-        nb,
-        problem_in=dataclasses.replace(nb.problem_in, topology=graph),
-        problem_out=dataclasses.replace(nb.problem_out, topology=graph),
-    )
-
-
-def broadcast_neighbours() -> Neighbours:
-    """D and D′ for the broadcast audit: group 0's canary (x_c, +1) against (−x_c, +1) (docstring)."""
-    nb = pdml_neighbours()
-    partition = nb.problem_in.partition
-    X = partition.X.copy()
-    X[nb.agent, nb.slot] = -nb.canary
-    problem_out = dataclasses.replace(nb.problem_in, partition=dataclasses.replace(partition, X=X))
-    description = nb.description.replace("label +1 in D vs −1 in D′", "(x_c, +1) in D vs (−x_c, +1) in D′")
-    return dataclasses.replace(nb, problem_out=problem_out, description=description)
 
 
 def broadcast_solver(problem: HorizontalProblem, delta: float, mu: float = BROADCAST_MU) -> PDML:
@@ -342,7 +314,7 @@ def pdml_spec(claimed_epsilon: float | None = None) -> SpecBuilder:
                 bound=paper,
                 upper={paper: eps if claimed_epsilon is None else float(claimed_epsilon)},
             ),
-            canary=nb.description + f"; graph: ring of {AGENTS} servers, T = {ITERATIONS}",
+            canary=nb.description + f"; graph: ring of {nb.problem_in.n_agents} servers, T = {ITERATIONS}",
             epsilon_meaning=f"--epsilon = {eps:g} is the users' label ε (Phase 1); every ε is for the canary's label "
             f"at δ = {delta:g} (the broadcast audit's, in its section, for the canary's features)",
             trials=20_000,

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from attacks.pdml import BroadcastNP, replay_server
-from audits.targets.pdml import broadcast_neighbours, broadcast_solver
+from audits.neighbours import broadcast_neighbours
+from audits.targets.pdml import broadcast_solver
 from solvers.pdml.randomization import debias_coefficient
 
 TRIALS = 800

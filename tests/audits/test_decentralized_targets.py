@@ -5,15 +5,10 @@ import json
 import numpy as np
 import pytest
 
+from audits.neighbours import label_flip_neighbours
 from audits.run import main, run_audit
 from audits.runner import run_spec
-from audits.targets.decentralized import (
-    DEFAULT_BETA,
-    alpha_for_beta,
-    build_solver,
-    decentralized_spec,
-    label_flip_neighbours,
-)
+from audits.targets.decentralized import DEFAULT_BETA, alpha_for_beta, build_solver, decentralized_spec
 
 NAMES = ["radmm", "mradmm", "ppadmm", "dvp"]
 
