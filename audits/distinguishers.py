@@ -97,8 +97,11 @@ DEFAULT_RESOLUTION = 1e-9
 #: every 95 % bound is 0 or a few thousandths) break the tie, then the order of :data:`CANDIDATES`.
 TIE_TOLERANCE = 0.01
 TIE_BREAK_CONFIDENCE = 0.5
-#: Releases per side the logistic classifier is fitted on at most (the fit is the search's cost).
-_MAX_CLASSIFIER_ROWS = 10_000
+#: Releases per side the logistic classifiers are fitted on at most (the fit is the search's cost; a
+#: weak leak in a mixed release, such as Lyu et al.'s Algorithms 3 and 4 side by side, needs tens of
+#: thousands), and the boosted trees (whose scoring, not only their fit, grows with their size).
+_MAX_CLASSIFIER_ROWS = 50_000
+_MAX_BOOSTED_ROWS = 10_000
 #: Coordinates the boosted trees are fitted on at most (beyond, their fit would dominate the audit).
 _MAX_BOOSTED_COORDINATES = 256
 
@@ -199,7 +202,7 @@ def laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> S
 @_scaled
 def logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     """scikit-learn's ``LogisticRegression`` (L2, C = 1) on standardised flattened releases, fitted
-    on at most 10,000 releases per side; the score is its decision function."""
+    on at most 50,000 releases per side; the score is its decision function."""
     from sklearn.linear_model import LogisticRegression
 
     x_in, x_out = flat(values_in)[:_MAX_CLASSIFIER_ROWS], flat(values_out)[:_MAX_CLASSIFIER_ROWS]
@@ -306,7 +309,7 @@ def gradient_boosting(values_in: np.ndarray, values_out: np.ndarray) -> Score | 
     score is its decision function (the log odds of D). None for a release that repeats no value
     or has more than 256 coordinates. Fitted and run on one thread, so that the audit's forked
     worker processes never inherit an OpenMP thread pool."""
-    x_in, x_out = flat(values_in)[:_MAX_CLASSIFIER_ROWS], flat(values_out)[:_MAX_CLASSIFIER_ROWS]
+    x_in, x_out = flat(values_in)[:_MAX_BOOSTED_ROWS], flat(values_out)[:_MAX_BOOSTED_ROWS]
     pooled = np.concatenate([x_in, x_out])
     if x_in.shape[1] > _MAX_BOOSTED_COORDINATES or not repeats_values(pooled):
         return None
@@ -461,9 +464,12 @@ class SearchedScore:
         best = max(self.validation.values())
         tied = [name for name, epsilon in self.validation.items() if epsilon >= best - TIE_TOLERANCE]
         self.tie_break = {}
-        if JOINT in tied and _categorical(values_in[:half_in], values_out[:half_out]):
+        categorical = JOINT in tied and _categorical(values_in[:half_in], values_out[:half_out])
+        if categorical:
             self.chosen = JOINT  # no evidence either way: the frequency ratio of a categorical release
         else:
+            if JOINT in tied and len(tied) > 1:  # it bins the continuous part: a tie goes to one that sees the values
+                tied.remove(JOINT)
             if len(tied) > 1:  # e.g. every bound 0 on a small validation half: the median bounds decide
                 self.tie_break = {n: self._selection_epsilon(*quantized[n], TIE_BREAK_CONFIDENCE) for n in tied}
             self.chosen = max(tied, key=lambda n: self.tie_break.get(n, 0.0))  # first on ties

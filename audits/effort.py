@@ -7,12 +7,14 @@ search, :mod:`audits.distinguishers`) and the neighbour search's pilot trials
 * ``"smoke"``: 2,000 trials per side, 500 calibration and 200 pilot trials — about a second for a
   vectorised mechanism; it catches gross violations only (a bug that multiplies ε by several).
 * ``"quick"``: 10^4 trials per side, 2,000 calibration and 1,000 pilot trials.
-* ``"default"``: 10^5 trials per side; calibration trials/10 in [2,000, 20,000], pilots trials/10
-  in [1,000, 100,000].
+* ``"default"``: 10^5 trials per side; calibration trials/10 in [2,000, 100,000] (a weak leak in a
+  mixed release needs tens of thousands of fitting releases: 10^6 trials fit on 50,000 per side),
+  pilots trials/10 in [1,000, 100,000].
 * ``"thorough"``: 10^7 trials per side, for violations whose tail events have probabilities near
-  10^−6 (a Clopper–Pearson bound needs tens of such events on each side); calibration trials/50 in
-  [2,000, 200,000], pilots trials/20 in [2,000, 500,000]. The releases are drawn in chunks, so the
-  memory stays bounded; on two cores a vectorised mechanism takes minutes.
+  10^−6 (a Clopper–Pearson bound needs tens of such events on each side); calibration trials/20 in
+  [2,000, 500,000], pilots trials/50 in [2,000, 200,000] (a pair and its mirror share twice that).
+  The releases are drawn in chunks, so the memory stays bounded; on two cores a vectorised
+  mechanism takes minutes.
 """
 
 from __future__ import annotations
@@ -46,8 +48,8 @@ class Effort:
 EFFORTS = {
     "smoke": Effort("smoke", 2_000, calibration=(10, 500, 500), pilot=(10, 200, 200)),
     "quick": Effort("quick", 10_000, calibration=(10, 2_000, 2_000), pilot=(10, 1_000, 1_000)),
-    "default": Effort("default", 100_000, calibration=(10, 2_000, 20_000), pilot=(10, 1_000, 100_000)),
-    "thorough": Effort("thorough", 10_000_000, calibration=(50, 2_000, 200_000), pilot=(20, 2_000, 500_000)),
+    "default": Effort("default", 100_000, calibration=(10, 2_000, 100_000), pilot=(10, 1_000, 100_000)),
+    "thorough": Effort("thorough", 10_000_000, calibration=(20, 2_000, 500_000), pilot=(50, 2_000, 200_000)),
 }
 
 

@@ -9,11 +9,15 @@ answers: one below, one above, one above and the rest below, one below and the r
 and half, all above, all below, and the X shape (whose D is not the base vector), each also with D
 and D′ swapped. The pairs are not tied to one D: a :class:`CandidatePair` names both data sets.
 
-:func:`search_neighbours` runs a pilot on each candidate pair, on seed streams of its own: the
-distinguishers are fitted on the first part of the pilot's releases and scored on the rest. On one
-half of those scores :func:`best_threshold` picks the distinguisher, tail and threshold with the
-largest log(P̂(tail | D) − δ) − log P̂(tail | D′) minus 1.645 delta-method standard errors; on the
-other half :func:`tail_statistic` measures it again — an approximate 95 % lower confidence bound on
+:func:`search_neighbours` runs a pilot on each candidate pair, on seed streams of its own (a pair and
+its mirror, (D, D′) and (D′, D), are one candidate: every bound of the audit treats D and D′ alike, so
+the two orientations share one pilot of twice the trials and one statistic, and the first one listed
+is audited — the choice no longer flips between two orientations of the same pair): the
+distinguishers are fitted on the first part of the pilot's releases and every one is scored on the
+next part (half of the rest, at most :data:`SELECT_ROWS` per side), where :func:`best_threshold` picks
+the distinguisher, tail and threshold with the largest log(P̂(tail | D) − δ) − log P̂(tail | D′) minus
+1.645 delta-method standard errors; the chosen distinguisher alone is scored on the remaining
+releases, where :func:`tail_statistic` measures it again — an approximate 95 % lower confidence bound on
 ε, free of the optimism of the maximum and not clipped at 0, so pairs are ranked even when none of
 them gives a positive bound yet (a 0/1 bound would tie and fall back to the first candidate). The
 pair with the largest statistic is audited on fresh trials, which alone give the audit's bounds: the
@@ -39,12 +43,15 @@ __all__ = [
     "FIT_ROWS",
     "PILOT_STREAM",
     "PILOT_Z",
+    "SELECT_ROWS",
     "CandidatePair",
     "NeighbourSearch",
     "candidate_pairs",
     "input_patterns",
     "best_threshold",
+    "mirrored_pairs",
     "pilot_statistic",
+    "same_data",
     "search_neighbours",
     "tail_statistic",
 ]
@@ -56,6 +63,9 @@ PILOT_STREAM = 1_000_000
 PILOT_Z = 1.645
 #: Releases per side the pilot fits its distinguishers on at most (the rest are scored).
 FIT_ROWS = 50_000
+#: Releases per side every distinguisher is scored on at most in the pilot, to choose among them (the
+#: chosen one alone is scored on the rest: scoring every candidate on every release was the pilot's cost).
+SELECT_ROWS = 50_000
 #: Releases per mechanism call in the pilot (bounds its memory).
 PILOT_CHUNK = 20_000
 #: Thresholds :func:`pilot_statistic` tries at most (quantiles of the pooled scores).
@@ -220,6 +230,31 @@ def tail_statistic(
     return float(_lower(num, n_num, den, n_den, delta, z)[0])
 
 
+def same_data(a: Any, b: Any) -> bool:
+    """Whether the data sets ``a`` and ``b`` are equal: the same object, or equal as arrays (any
+    other comparison that fails or is ambiguous counts as different)."""
+    if a is b:
+        return True
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    except (TypeError, ValueError):
+        return False
+
+
+def mirrored_pairs(pairs: Sequence[CandidatePair]) -> dict[int, int]:
+    """Index of each pair whose D and D′ are an earlier pair's D′ and D → that earlier pair's index
+    (a pair with D = D′ mirrors nothing)."""
+    mirrors: dict[int, int] = {}
+    for i, pair in enumerate(pairs):
+        for j in range(i):
+            if j in mirrors or j in mirrors.values():
+                continue
+            if same_data(pair.D, pairs[j].D_prime) and same_data(pair.D_prime, pairs[j].D):
+                mirrors[i] = j
+                break
+    return mirrors
+
+
 @dataclass(frozen=True)
 class NeighbourSearch:
     """What :func:`search_neighbours` chose: the pair, its index, and the report section."""
@@ -241,12 +276,34 @@ def _finite(scores: np.ndarray, name: str) -> np.ndarray:
     return values
 
 
+def _scores(
+    runs: MechanismRuns, dataset: Any, seeds: TrialSeeds, scorers: Mapping[str, Score]
+) -> dict[str, np.ndarray]:
+    """Each distinguisher's scores on the releases of ``dataset`` drawn with ``seeds``."""
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in scorers}
+    for values in _releases(runs, dataset, seeds):
+        for name, score in scorers.items():
+            parts[name].append(_finite(score(values), name))
+    return {name: np.concatenate(chunks) if chunks else np.empty(0) for name, chunks in parts.items()}
+
+
 def _pilot(
-    runs: MechanismRuns, pair: CandidatePair, fits: Mapping[str, Fit], trials: int, root: np.random.SeedSequence
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Each distinguisher's scores on D and on D′ on one pair's pilot (fitted on its first releases,
-    scored on the rest), rounded as the audit rounds them (:func:`audits.distinguishers.quantize`):
-    a score that is constant in a tail must not split into atoms by its last bits."""
+    runs: MechanismRuns,
+    pair: CandidatePair,
+    fits: Mapping[str, Fit],
+    trials: int,
+    root: np.random.SeedSequence,
+    delta: float,
+) -> tuple[float, str]:
+    """One pair's pilot statistic and the distinguisher that gave it.
+
+    The distinguishers are fitted on the first releases of each side (at most :data:`FIT_ROWS`);
+    every one of them is scored on the next part (half of the rest, at most :data:`SELECT_ROWS`),
+    where :func:`best_threshold` picks the distinguisher, tail and threshold; the chosen one alone is
+    scored on the remaining releases, where :func:`tail_statistic` measures it. Scores are rounded as
+    the audit rounds them (:func:`audits.distinguishers.quantize`, on the grid of the selection
+    part): a score that is constant in a tail must not split into atoms by its last bits.
+    """
     seeds_in, seeds_out = (TrialSeeds(child, trials) for child in root.spawn(2))
     fit_rows = min(FIT_ROWS, trials // 2)
     fit_in = np.concatenate(list(_releases(runs, pair.D, seeds_in[:fit_rows])))
@@ -256,18 +313,25 @@ def _pilot(
         fitted = fit(fit_in, fit_out)
         if fitted is not None:  # None: the distinguisher does not apply to these releases
             scorers[name] = fitted
-    scored: dict[str, tuple[list[np.ndarray], list[np.ndarray]]] = {name: ([], []) for name in scorers}
-    for side, dataset, seeds in ((0, pair.D, seeds_in), (1, pair.D_prime, seeds_out)):
-        for values in _releases(runs, dataset, seeds[fit_rows:]):
-            for name, score in scorers.items():
-                scored[name][side].append(_finite(score(values), name))
-    quantized = {}
-    for name, (parts_in, parts_out) in scored.items():
-        scores_in, scores_out = np.concatenate(parts_in), np.concatenate(parts_out)
-        largest = max(float(np.max(np.abs(scores_in))), float(np.max(np.abs(scores_out))), 1e-300)
-        grid = DEFAULT_RESOLUTION * largest
-        quantized[name] = (quantize(scores_in, grid), quantize(scores_out, grid))
-    return quantized
+    if not scorers:
+        raise ValueError(f"no distinguisher applies to the releases of pair {pair.name!r} (tried {sorted(fits)})")
+    cut = fit_rows + min(SELECT_ROWS, (trials - fit_rows) // 2)
+    select_in = _scores(runs, pair.D, seeds_in[fit_rows:cut], scorers)
+    select_out = _scores(runs, pair.D_prime, seeds_out[fit_rows:cut], scorers)
+    grids: dict[str, float] = {}
+    chosen: dict[str, tuple[float, int, float]] = {}
+    for name in scorers:
+        largest = max(float(np.max(np.abs(select_in[name]))), float(np.max(np.abs(select_out[name]))), 1e-300)
+        grids[name] = DEFAULT_RESOLUTION * largest
+        chosen[name] = best_threshold(
+            quantize(select_in[name], grids[name]), quantize(select_out[name], grids[name]), delta=delta
+        )
+    best_fit = max(chosen, key=lambda name: chosen[name][0])  # the first of equal ones
+    _, tail, threshold = chosen[best_fit]
+    only = {best_fit: scorers[best_fit]}
+    measure_in = quantize(_scores(runs, pair.D, seeds_in[cut:], only)[best_fit], grids[best_fit])
+    measure_out = quantize(_scores(runs, pair.D_prime, seeds_out[cut:], only)[best_fit], grids[best_fit])
+    return tail_statistic(measure_in, measure_out, tail, threshold, delta=delta), best_fit
 
 
 def search_neighbours(
@@ -288,7 +352,8 @@ def search_neighbours(
     Args:
       mechanism, batched, release: as :func:`audits.audit`. pairs: the candidates (:func:`candidate_pairs`).
       fits: the distinguishers to fit (name → fit), e.g. :data:`audits.distinguishers.CANDIDATES`.
-      trials: pilot releases per side and pair (at least 4). seed: the audit's root seed.
+      trials: pilot releases per side and pair (at least 4; a pair and its mirror share one pilot of
+        twice as many). seed: the audit's root seed.
       delta: δ of the claim (enters the statistic).
     """
     if not pairs:
@@ -296,26 +361,22 @@ def search_neighbours(
     if trials < 4:
         raise ValueError(f"pilot trials must be at least 4 per side, got {trials}")
     runs = MechanismRuns(mechanism, batched, ReleaseFormat() if release is None else release)
+    mirrors = mirrored_pairs(pairs)
     statistics: list[float] = []
     chosen_by: list[str] = []
     for index, pair in enumerate(pairs):
+        if index in mirrors:  # the orientation of an earlier pair: its pilot measured both
+            statistics.append(statistics[mirrors[index]])
+            chosen_by.append(chosen_by[mirrors[index]])
+            continue
         root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index,))
-        scores = _pilot(runs, pair, fits, trials, root)
-        # choose the distinguisher, tail and threshold on one half of the scored releases, measure on the other
-        halves = {name: (len(s_in) // 2, len(s_out) // 2) for name, (s_in, s_out) in scores.items()}
-        chosen = {
-            name: best_threshold(s_in[: halves[name][0]], s_out[: halves[name][1]], delta=delta)
-            for name, (s_in, s_out) in scores.items()
-        }
-        best_fit = max(chosen, key=lambda name: chosen[name][0])
-        _, tail, threshold = chosen[best_fit]
-        s_in, s_out = scores[best_fit]
-        h_in, h_out = halves[best_fit]
-        statistics.append(tail_statistic(s_in[h_in:], s_out[h_out:], tail, threshold, delta=delta))
+        pooled = trials * 2 if index in mirrors.values() else trials
+        statistic, best_fit = _pilot(runs, pair, fits, pooled, root, delta)
+        statistics.append(statistic)
         chosen_by.append(best_fit)
-    order = sorted(range(len(pairs)), key=lambda i: -statistics[i])
+    order = sorted((i for i in range(len(pairs)) if i not in mirrors), key=lambda i: -statistics[i])
     best = order[0]
-    margin = statistics[best] - statistics[order[1]] if len(pairs) > 1 else None
+    margin = statistics[best] - statistics[order[1]] if len(order) > 1 else None
     summary = f"pair {pairs[best].name!r} won with pilot statistic {statistics[best]:.4g}"
     if margin is not None:
         summary += f", {margin:.4g} above the runner-up {pairs[order[1]].name!r} ({statistics[order[1]]:.4g})"
@@ -330,6 +391,7 @@ def search_neighbours(
             "pairs": [pair.name for pair in pairs],
             "chosen_pair": pairs[best].name,
             "distinguishers": chosen_by,
+            "mirror_of": {pairs[i].name: pairs[j].name for i, j in mirrors.items()},
             "margin": margin,
             "summary": summary,
             "statistic": "log((P(tail|D) - δ)/P(tail|D′)) minus "
@@ -337,5 +399,7 @@ def search_neighbours(
             "one half of the pilot releases not used for fitting, measured on the other half (an approximate "
             "lower confidence bound on ε, not clipped at 0; for ranking only)",
             "correction": "none needed: the pair was chosen on pilot trials disjoint from the audited trials",
+            "orientations": "a pair and its mirror (D and D′ swapped) share one pilot of twice the trials; "
+            "the first listed is audited",
         },
     )

@@ -151,7 +151,8 @@ def test_effort_presets_size_the_audit():
     assert effort_preset("quick").trials == 10_000 and effort_preset("thorough").trials == 10_000_000
     assert effort_preset("smoke").trials == 2_000 and EFFORTS["smoke"].pilot_trials(2_000) == 200
     thorough = EFFORTS["thorough"]
-    assert thorough.calibration_trials(10_000_000) == 200_000 and thorough.pilot_trials(10_000_000) == 500_000
+    assert thorough.calibration_trials(10_000_000) == 500_000 and thorough.pilot_trials(10_000_000) == 200_000
+    assert EFFORTS["default"].calibration_trials(1_000_000) == 100_000
     assert EFFORTS["default"].pilot_trials(1_000_000) == 100_000 and EFFORTS["default"].pilot_trials(10) == 1_000
     report = audit(
         shifted_laplace, np.ones(1), np.zeros(1), claim=Claim(epsilon=2.0, delta=0.0), effort="quick", progress=False
