@@ -42,8 +42,10 @@ def algorithms(
     return [(a, e) for a, e in chosen if not names or a.name in names]
 
 
-def run_one(algorithm: Algorithm, epsilon0: float, trials: int | None, effort: str, seed: int) -> dict[str, Any]:
-    """One audit of ``algorithm`` and the row that records it."""
+def run_one(
+    algorithm: Algorithm, epsilon0: float, trials: int | None, effort: str, seed: int, confidence: float = 0.95
+) -> dict[str, Any]:
+    """One audit of ``algorithm`` at ``confidence`` and the row that records it."""
     start = time.perf_counter()
     report = audit(
         algorithm.mechanism,
@@ -53,6 +55,7 @@ def run_one(algorithm: Algorithm, epsilon0: float, trials: int | None, effort: s
         effort=effort,
         trials=trials,
         seed=seed,
+        confidence=confidence,
         name=algorithm.name,
         progress=False,
     )
@@ -71,6 +74,7 @@ def run_one(algorithm: Algorithm, epsilon0: float, trials: int | None, effort: s
         "true_epsilon": None if algorithm.true_epsilon is None else algorithm.true_epsilon,
         "published_epsilon": algorithm.published_epsilon,
         "effort": effort,
+        "confidence": confidence,
         "trials": n,
         "seed": seed,
         "verdict": report.verdict,
@@ -85,8 +89,20 @@ def run_one(algorithm: Algorithm, epsilon0: float, trials: int | None, effort: s
     }
 
 
+def _confidence(row: dict[str, Any]) -> float:
+    return float(row.get("confidence", 0.95))
+
+
 def key(row: dict[str, Any]) -> tuple[Any, ...]:
-    return (row["suite"], row["algorithm"], row["epsilon0"], row["trials"], row["effort"], row["seed"])
+    return (
+        row["suite"],
+        row["algorithm"],
+        row["epsilon0"],
+        row["trials"],
+        row["effort"],
+        row["seed"],
+        _confidence(row),
+    )
 
 
 def _number(value: float | None, digits: int = 4) -> str:
@@ -104,14 +120,13 @@ def table(rows: list[dict[str, Any]]) -> str:
         "ε ≥ (ours) | low bits, rounded: ε ≥ | flagged by | pair chosen | samples | s |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for r in sorted(
-        rows, key=lambda r: (r["suite"], r["algorithm"], r["epsilon0"], r["trials"], r["effort"], r["seed"])
-    ):
+    for r in sorted(rows, key=lambda r: (r["suite"], r["algorithm"], r["epsilon0"], *_budget(r), r["seed"])):
         true = r["true_epsilon"]
         lines.append(
             f"| {r['suite']} | {r['algorithm']} | {r['epsilon0']:.4g} | {'yes' if r['correct'] else '**no**'} | "
             f"{_number(math.inf if true == 'inf' else true)} | {_number(r['published_epsilon'])} | "
-            f"{r['trials']:.0e} | {r['effort']} | {r['seed']} | {r['verdict']} | {r['epsilon_lower']:.4f} | "
+            f"{r['trials']:.0e} | {_head(_budget(r)).split('(')[1][:-1]} | {r['seed']} | {r['verdict']} | "
+            f"{r['epsilon_lower']:.4f} | "
             f"{_number(r.get('epsilon_lower_low_bits'))} | {', '.join(r.get('violated_by', [])) or '–'} | "
             f"{r['chosen_pair']} | {r['samples']:.2e} | {r['seconds']:.0f} |"
         )
@@ -139,8 +154,17 @@ def _cell(rows: list[dict[str, Any]]) -> str:
     return "; ".join(cells)
 
 
-def _budgets(rows: list[dict[str, Any]]) -> list[tuple[int, str]]:
-    return sorted({(r["trials"], r["effort"]) for r in rows})
+def _budget(row: dict[str, Any]) -> tuple[int, str, float]:
+    return (row["trials"], row["effort"], _confidence(row))
+
+
+def _budgets(rows: list[dict[str, Any]]) -> list[tuple[int, str, float]]:
+    return sorted({_budget(r) for r in rows}, key=lambda b: (b[0], b[1], -b[2]))
+
+
+def _head(budget: tuple[int, str, float]) -> str:
+    trials, effort, confidence = budget
+    return f"{trials:.0e}/side ({effort}{'' if confidence == 0.95 else f', {100 * confidence:g} %'})"
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
@@ -150,38 +174,35 @@ def summary(rows: list[dict[str, Any]]) -> str:
     after rounding (:mod:`audits.floating_point`), which counts toward the verdict."""
     out: list[str] = []
     budgets = _budgets(rows)
-    heads = [f"{trials:.0e}/side ({effort})" for trials, effort in budgets]
+    heads = [_head(b) for b in budgets]
     sniper = [a for a in DPSNIPER if not a.correct]
     out += [
         "### DP-Sniper's incorrect algorithms (claimed ε = 0.1 unless stated)",
         "",
-        "| algorithm | claim | true ε | DP-Sniper's 95 % bound (≈2×10^8 samples) | " + " | ".join(heads) + " |",
+        "| algorithm | claim | true ε | DP-Sniper's 90 % bound (2×10^8 samples per input) | "
+        + " | ".join(heads)
+        + " |",
         "|---|---|---|---|" + "---|" * len(heads),
     ]
     for a in sniper:
         mine = [r for r in rows if r["suite"] == "DP-Sniper" and r["algorithm"] == a.name]
-        cells = [_cell([r for r in mine if (r["trials"], r["effort"]) == b]) for b in budgets]
+        cells = [_cell([r for r in mine if _budget(r) == b]) for b in budgets]
         out.append(
             f"| {a.name} | {a.claimed_epsilon:.3g} | {_number(a.true_epsilon)} | {_number(a.published_epsilon)} | "
             + " | ".join(cells)
             + " |"
         )
-    for trials, effort in budgets:
-        done = {
-            r["algorithm"]
-            for r in rows
-            if r["suite"] == "DP-Sniper" and not r["correct"] and (r["trials"], r["effort"]) == (trials, effort)
-        }
+    for budget in budgets:
+        done = {r["algorithm"] for r in rows if r["suite"] == "DP-Sniper" and not r["correct"] and _budget(r) == budget}
         flagged = {
             r["algorithm"]
             for r in rows
-            if r["suite"] == "DP-Sniper"
-            and not r["correct"]
-            and (r["trials"], r["effort"]) == (trials, effort)
-            and r["verdict"] == "VIOLATION"
+            if r["suite"] == "DP-Sniper" and not r["correct"] and _budget(r) == budget and r["verdict"] == "VIOLATION"
         }
         if done:
-            out.append(f"\nAt {trials:.0e} trials per side ({effort}): {len(flagged)} of {len(done)} audited flagged.")
+            out.append(
+                f"\nAt {_head(budget).replace('/side', ' trials per side')}: {len(flagged)} of {len(done)} flagged."
+            )
     statdp_rows = [r for r in rows if r["suite"] == "StatDP" and not r["correct"]]
     if statdp_rows:
         out += [
@@ -194,7 +215,7 @@ def summary(rows: list[dict[str, Any]]) -> str:
         for name, e in sorted({(r["algorithm"], r["epsilon0"]) for r in statdp_rows}):
             mine = [r for r in statdp_rows if (r["algorithm"], r["epsilon0"]) == (name, e)]
             true = mine[0]["true_epsilon"]
-            cells = [_cell([r for r in mine if (r["trials"], r["effort"]) == b]) for b in budgets]
+            cells = [_cell([r for r in mine if _budget(r) == b]) for b in budgets]
             out.append(
                 f"| {name} | {e:.2g} | {_number(math.inf if true == 'inf' else true)} | " + " | ".join(cells) + " |"
             )
@@ -231,6 +252,7 @@ def main() -> None:
     parser.add_argument("--effort", default="default")
     parser.add_argument("--epsilon0", type=float, nargs="*", default=list(STATDP_EPSILONS), help="StatDP's claimed ε₀")
     parser.add_argument("--incorrect-only", action="store_true", help="skip the correct algorithms")
+    parser.add_argument("--confidence", type=float, default=0.95, help="of every bound (DP-Sniper published 0.9)")
     args = parser.parse_args()
     effort_preset(args.effort)
     chosen = algorithms(args.suite, args.only, args.epsilon0)
@@ -244,7 +266,7 @@ def main() -> None:
     for algorithm, epsilon0 in chosen:
         for trials in args.trials or [None]:
             for seed in args.seeds:
-                row = json_ready(run_one(algorithm, epsilon0, trials, args.effort, seed))
+                row = json_ready(run_one(algorithm, epsilon0, trials, args.effort, seed, args.confidence))
                 rows[key(row)] = row
                 print(
                     f"{row['suite']:9} {row['algorithm']:30} ε₀={epsilon0:<6.4g} {row['trials']:>9} seed {seed}: "

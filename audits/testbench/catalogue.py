@@ -5,8 +5,9 @@ pairs, its true ε where known and what the testers published.
   black-box discovery of differential privacy violations using classifiers" (IEEE S&P 2021,
   Table II), at ε = 0.1, with the input domains of their evaluation (vectors of 5 or 10 queries
   of sensitivity 1 that may all move, except the histograms, where one count moves) and their
-  published 95 % lower confidence bounds on ε (DP-Sniper with its neural-network classifier,
-  about 2×10^8 samples per mechanism; their Table III).
+  published lower confidence bounds on ε (DP-Sniper with its neural-network classifier, their
+  Table III: 90 % confidence, δ = 0, an attack whose probability under D′ is at least c = 0.01,
+  trained on 1.07×10^7 samples per input and estimated on 2×10^8 per input).
 * :func:`statdp_suite`: the 11 algorithms of Ding, Wang, Wang, Zhang & Kifer (2018), "Detecting
   violations of differential privacy" (CCS 2018, Section 6), at a claimed ε₀ (they test 0.2, 0.7
   and 1.5); StatDP reports a violation (p < 0.05 at the claimed ε₀) for each of the 7 incorrect
@@ -49,7 +50,7 @@ class Algorithm:
       mechanism: ``(data, rng, n) → releases`` (:func:`audits.audit`'s batched convention).
       claimed_epsilon: the ε it claims (pure ε-DP). correct: whether the claim holds.
       pairs: the candidate neighbouring pairs of the benchmark's input domain.
-      true_epsilon: module docstring. published_epsilon: DP-Sniper's 95 % lower bound (None for StatDP).
+      true_epsilon: module docstring. published_epsilon: DP-Sniper's 90 % lower bound (None for StatDP).
       note: how the claim or the true ε follows from the paper.
     """
 
