@@ -1,5 +1,7 @@
 """The built-in audit targets: each module turns (epsilon, delta, quick) into an :class:`audits.spec.AuditSpec`
-that :func:`audits.runner.run_spec` runs (:mod:`audits.registry` names them).
+that :func:`audits.runner.run_spec` runs (:mod:`audits.registry` names them), as a short assembly of the
+solver (calibrated by its family's ``privacy`` module), the claim, the neighbours (:mod:`audits.neighbours`),
+the attacks (:mod:`attacks`) and the report sections (:mod:`audits.sections`).
 
 * :mod:`audits.targets.star` — DP-ADMM and its Algorithm 2 baseline (Huang et al. 2020), and the
   deliberately broken variants of :mod:`audits.broken`: white-box Neyman–Pearson replay.

@@ -14,15 +14,14 @@ equal 1 for the target agent (ε = sqrt(2 ln(1.25/δ)/T)), a total ε of 4.377 a
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attacks.base import ScoreAttack
-from audits.spec import AuditContext, AuditSpec, Claim, Finding, SpecBuilder
+from audits.sections.star import reference_section
+from audits.spec import AuditSpec, Claim, SpecBuilder
 
 if TYPE_CHECKING:  # solvers and attacks are imported on first use
     from attacks.blackbox import LiRA
@@ -60,30 +59,6 @@ def _utility(problem: Any) -> Callable[[Any], Mapping[str, np.ndarray]]:
         return out
 
     return utility
-
-
-def _reference(context: AuditContext) -> Finding:
-    """The accuracy spread and the majority-class rate of the test labels (the accuracy of always
-    predicting the most frequent one), exact μ, and the same solver without noise (ε = ∞), one run on D."""
-    from accountants import ExactGaussianAccountant
-
-    spec, utility = context.spec, {}
-    if "test_accuracy" in context.utility:
-        utility["test_accuracy_std"] = float(context.utility["test_accuracy"].std())
-        _, counts = np.unique(spec.problem_in.y_test, return_counts=True)
-        utility["test_accuracy_majority"] = float(counts.max() / counts.sum())
-    exact = ExactGaussianAccountant()
-    exact.register_ledger(context.ledger)
-    try:
-        result = dataclasses.replace(spec.solver, epsilon=math.inf).run(
-            spec.problem_in, seed=0, accountants=(), record_history=False, record_transcript=False
-        )
-    except (TypeError, ValueError):  # a solver without an ε = ∞ mode: no reference
-        return Finding(utility=utility, report={"exact_mu": exact.get_mu(spec.participant)})
-    utility["objective_nonprivate"] = float(spec.problem_in.objective(result.model))
-    if spec.problem_in.has_test:
-        utility["test_accuracy_nonprivate"] = float(spec.problem_in.accuracy(result.model))
-    return Finding(utility=utility, report={"exact_mu": exact.get_mu(spec.participant)})
 
 
 def _star_spec(
@@ -131,7 +106,7 @@ def _star_spec(
         run_options={"transcript_agents": [nb.agent]},
         calibration=calibrate,
         utility=_utility(nb.problem_in),
-        sections=(_reference,),
+        sections=(reference_section,),
         report={"epsilon_per_iteration": float(epsilon)},
     )
 
