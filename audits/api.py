@@ -178,7 +178,7 @@ def audit(
       seed: the root seed of every trial.
       score: releases → scores (higher: "ran on D"); None searches for a distinguisher.
       confidence: of every lower bound. search_trials: calibration trials per side (default, for
-        "default": trials/10 in [2,000, 20,000]). pilot_trials: per side and candidate pair
+        "default": trials/10 in [2,000, 100,000]). pilot_trials: per side and candidate pair
         (default, for "default": trials/10 in [1,000, 100,000]). resolution: of the scores
         (:func:`audits.distinguishers.quantize`).
       name: the report's name. progress: a progress bar on stderr (None: when stderr is a terminal).
