@@ -1,4 +1,4 @@
-"""How an :class:`~audits.api.AuditReport` reads: one line for ``repr``, and the verdict first, the
+"""How an :class:`~audits.verdict.AuditReport` reads: one line for ``repr``, and the verdict first, the
 claim and whose it is, every lower and upper bound (on one ε axis and in tables) and the attacks for a
 notebook (``_repr_html_``, ``_repr_markdown_``), from the same report as report.json. report.html
 (:mod:`audits.report_html`) opens with the same HTML. User strings (the mechanism's name, the claim,
