@@ -98,9 +98,9 @@ DEFAULT_RESOLUTION = 1e-9
 TIE_TOLERANCE = 0.01
 TIE_BREAK_CONFIDENCE = 0.5
 #: Releases per side the logistic classifiers are fitted on at most (the fit is the search's cost; a
-#: weak leak in a mixed release, such as Lyu et al.'s Algorithms 3 and 4 side by side, needs tens of
-#: thousands), and the boosted trees (whose scoring, not only their fit, grows with their size).
-_MAX_CLASSIFIER_ROWS = 50_000
+#: weak leak in a mixed release, such as Lyu et al.'s Algorithms 3 and 4 side by side, needs 10^5 or
+#: more), and the boosted trees (whose scoring, not only their fit, grows with their size).
+_MAX_CLASSIFIER_ROWS = 200_000
 _MAX_BOOSTED_ROWS = 10_000
 #: Coordinates the boosted trees are fitted on at most (beyond, their fit would dominate the audit).
 _MAX_BOOSTED_COORDINATES = 256
@@ -202,7 +202,7 @@ def laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> S
 @_scaled
 def logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     """scikit-learn's ``LogisticRegression`` (L2, C = 1) on standardised flattened releases, fitted
-    on at most 50,000 releases per side; the score is its decision function."""
+    on at most 200,000 releases per side; the score is its decision function."""
     from sklearn.linear_model import LogisticRegression
 
     x_in, x_out = flat(values_in)[:_MAX_CLASSIFIER_ROWS], flat(values_out)[:_MAX_CLASSIFIER_ROWS]
