@@ -97,6 +97,8 @@ def test_a_third_party_target_and_audits_audit_validate(validator, tmp_path):
         (lambda r: r["lower_bounds"]["gdp"].pop("assumption"), ["lower_bounds", "gdp"]),
         (lambda r: r["attack"]["metrics"].update(auroc=1.5), ["attack", "metrics", "auroc"]),
         (lambda r: r.update(trials=0), ["trials"]),
+        (lambda r: r.update(versions={"python": 3}), ["versions", "python"]),
+        (lambda r: r.update(command=["dp-audit"]), ["command"]),
     ],
 )
 def test_the_schema_rejects_what_breaks_a_reader(validator, written, change, path):
