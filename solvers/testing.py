@@ -13,11 +13,22 @@
     only when asked), each shaped (T, R, N, …) for an agents' channel and (T, R, …) for a server's;
   - ``check_sequential_equals_inprocess``: the family's agent programs run one after another
     (``backend="sequential"``, each agent with only its own share and noise) give the in-process
-    run's transcript, model, history and ledger to ``1e-12`` (skipped for a solver without
-    ``protocol``).
+    run's transcript, model, history and ledger to ``1e-12``;
+  - ``check_ray_equals_inprocess``: the same on Ray actors, when Ray runs in this process;
+  - ``check_replay``: for a family written as its noise-free step (``solvers.engine.StepSolver``),
+    every agent's release replayed from the public transcript with the agent's own noise is what it
+    released, and the replay's noise-free releases are the step's;
+  - ``check_budget_refusal``: a run a ``BudgetFilter`` cannot cover is refused whole, before any noise
+    is drawn, with nothing registered, recorded or written;
+  - ``check_privacy_scope``: a batched run's ledger and ε are per simulated trial, and say so (the
+    result and the run record next to the ledger file); a single run is one deployment;
+  - ``check_secure_generator``: a ``SecureReseedingGenerator`` seed gives trials that differ and keeps
+    no seed that could replay them.
 
 Each check is a plain function ``check(solver, problem)``, so a test suite can parametrize over
-them (``pytest.mark.parametrize("check", SOLVER_CHECKS)``).
+them (``pytest.mark.parametrize("check", SOLVER_CHECKS)``). A check that does not apply to a solver
+(no agent protocol, not a step family, Ray not running, no default accountant that bounds its
+releases) raises :class:`SolverCheckSkipped` saying why; ``check_solver`` returns those reasons.
 """
 
 from __future__ import annotations
@@ -31,21 +42,31 @@ from typing import Any
 
 import numpy as np
 
-from accountants import Ledger, LedgerEntry
-from solvers.engine.backends import AgentPool, InProcessBackend, RunJob, SequentialBackend
+from accountants import ACCOUNTANTS, BudgetFilter, Ledger, LedgerEntry, PrivacyBudgetExceeded
+from mechanisms import SecureReseedingGenerator
+from solvers.engine.backends import AgentPool, InProcessBackend, RayBackend, RunJob, SequentialBackend
+from solvers.engine.backends.agents import own_noise
 from solvers.engine.backends.base import ChunkRunner
 from solvers.engine.plan import RunPlan
 from solvers.engine.protocol import AgentProgram
 from solvers.engine.recording import RecordOptions
-from solvers.engine.result import Result
+from solvers.engine.result import ONE_DEPLOYMENT, Result, UnreplayableSeed, privacy_scope
+from solvers.engine.run_record import read_run_records, run_record_path
 from solvers.engine.solver import Solver
-from solvers.engine.streams import AgentSeed
+from solvers.engine.step import Agents, StepSolver
+from solvers.engine.streams import AgentSeed, agent_seeds
 
 __all__ = [
     "SOLVER_CHECKS",
+    "SolverCheckSkipped",
     "check_batched_equals_single",
+    "check_budget_refusal",
     "check_ledger",
     "check_params_round_trip",
+    "check_privacy_scope",
+    "check_ray_equals_inprocess",
+    "check_replay",
+    "check_secure_generator",
     "check_sequential_equals_inprocess",
     "check_solver",
     "check_transcript_channels",
@@ -61,6 +82,10 @@ CHECK_TRIALS = 3
 CHECK_SEED = 20260101
 
 AnySolver = Solver[Any, Any]
+
+
+class SolverCheckSkipped(Exception):
+    """A check that does not apply to the solver (or cannot run here), with the reason."""
 
 
 def check_params_round_trip(solver: AnySolver, problem: object) -> None:
@@ -147,13 +172,118 @@ def check_transcript_channels(solver: AnySolver, problem: object) -> None:
 
 def check_sequential_equals_inprocess(solver: AnySolver, problem: object) -> None:
     """The agent programs, one after another, give the vectorised run to ``SAME_RUN_TOLERANCE``."""
-    plan = solver.plan(problem)
-    if solver.protocol(problem, plan, solver.make_recorder(problem, plan, 1, _NO_RECORDING)) is None:
-        return  # an in-process-only family: nothing to compare
+    _require_protocol(solver, problem)
     kwargs: dict[str, Any] = {"seed": CHECK_SEED, "trials": 2, "accountants": (), "record_white_box": True}
     inprocess = solver.run(problem, **kwargs)
     sequential = solver.run(problem, backend="sequential", **kwargs)
     _assert_same_run(sequential, inprocess, SAME_RUN_TOLERANCE, "sequential vs in-process backend")
+
+
+def check_ray_equals_inprocess(solver: AnySolver, problem: object) -> None:
+    """One Ray actor per agent gives the vectorised run to ``SAME_RUN_TOLERANCE`` (on the Ray already
+    initialised in this process: the check starts none)."""
+    _require_protocol(solver, problem)
+    try:
+        import ray
+    except ImportError as error:
+        raise SolverCheckSkipped('Ray is not installed (pip install ".[ray]")') from error
+    if not ray.is_initialized():
+        raise SolverCheckSkipped("Ray is not running in this process: call ray.init() first to check the Ray backend")
+    kwargs: dict[str, Any] = {"seed": CHECK_SEED, "trials": 2, "accountants": (), "record_white_box": True}
+    inprocess = solver.run(problem, **kwargs)
+    remote = solver.run(problem, backend=RayBackend(), **kwargs)
+    _assert_same_run(remote, inprocess, SAME_RUN_TOLERANCE, "Ray vs in-process backend")
+
+
+def check_replay(solver: AnySolver, problem: object) -> None:
+    """Every agent's release, replayed from the public transcript with its own noise, is what it released;
+    the replay's noise-free releases (``StepSolver.replay``) are the step's without noise."""
+    if not isinstance(solver, StepSolver):
+        raise SolverCheckSkipped(f"{type(solver).__name__} is not a StepSolver: it has no replay")
+    result = solver.run(problem, seed=CHECK_SEED, trials=2, accountants=(), record_history=False)
+    if result.transcript is None:
+        raise AssertionError("a run with record_transcript=True returned no transcript")
+    plan, public = solver.plan(problem), result.transcript.public()
+    n_agents = problem.n_agents  # type: ignore[attr-defined]  # every problem type has agents
+    released = public[solver.sent_channel]
+    for agent in range(n_agents):
+        noise = own_noise(plan, n_agents, agent, [agent_seeds(seed, n_agents)[agent] for seed in result.seeds])
+        own = Agents(solver.share(problem, agent), slice(agent, agent + 1))
+        replay = solver.replay(problem, problem, agent, result.transcript)
+        state = solver.agent_state(own, plan, 2)
+        for k in range(plan.n_iterations):
+            inbound = solver.replayed_inbound(problem, plan, k, public)
+            sent = solver.release(own, plan, k, state, inbound, None if noise is None else noise[:, k]).sent[:, 0]
+            mean = solver.release(own, plan, k, state, inbound, None).sent[:, 0]
+            what = f"agent {agent}, iteration {k}"
+            _close(sent, released[k][:, agent], SAME_RUN_TOLERANCE, f"{what}: the replayed release")
+            _close(replay.mean_in[k], mean, SAME_RUN_TOLERANCE, f"{what}: the replay's noise-free release")
+            _close(replay.mean_out[k], mean, SAME_RUN_TOLERANCE, f"{what}: the replay's noise-free release")
+            state = solver.advance(own, plan, k, state, inbound, released[k][:, agent][:, None])
+
+
+def check_budget_refusal(solver: AnySolver, problem: object) -> None:
+    """A run over a ``BudgetFilter``'s budget is refused whole: before any noise is drawn, with nothing
+    registered (by the filter or an accountant beside it), recorded or written."""
+    plan = solver.plan(problem)
+    events = {event for row in plan.events for event in row}
+    names = [n for n in solver.default_accountants if all(ACCOUNTANTS[n]().supports(e) for e in events)]
+    if not names:
+        raise SolverCheckSkipped(f"none of the default accountants {solver.default_accountants} bounds every release")
+    budget = BudgetFilter(ACCOUNTANTS[names[0]](), epsilon=1e-6, delta=1e-5, unproven="ignore")
+    bystander = ACCOUNTANTS[names[0]]()
+    drawn: list[int] = []
+    probe = _drawing_probe(solver, drawn)
+    for trials in (None, 2):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "ledger.jsonl"
+            try:
+                probe.run(problem, seed=CHECK_SEED, trials=trials, accountants=[bystander, budget], ledger_path=path)
+            except PrivacyBudgetExceeded:
+                pass
+            else:
+                raise AssertionError(f"a run over the budget of {budget.name} (ε = 1e-6) was not refused")
+            if len(budget.ledger) or len(bystander.ledger):
+                raise AssertionError("a refused run registered releases")
+            if (path.exists() and path.stat().st_size) or run_record_path(path).exists():
+                raise AssertionError("a refused run wrote to its ledger file")
+    if drawn:
+        raise AssertionError("a refused run drew noise")
+
+
+def check_privacy_scope(solver: AnySolver, problem: object) -> None:
+    """A batched run's ledger and ε are per simulated trial, said in ``Result.privacy_scope`` and in
+    the run record next to the ledger file; a single run is one deployment."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ledger.jsonl"
+        batched = solver.run(problem, seed=CHECK_SEED, trials=2, accountants=(), ledger_path=path)
+        single = solver.run(problem, seed=CHECK_SEED, accountants=(), ledger_path=path)
+        records = read_run_records(path)
+    if batched.privacy_scope != privacy_scope(2, True) or single.privacy_scope != ONE_DEPLOYMENT:
+        raise AssertionError(f"privacy scopes {batched.privacy_scope!r} and {single.privacy_scope!r}")
+    expected = [(2, True, "trial", len(batched.ledger)), (1, False, "deployment", len(single.ledger))]
+    found = [(r["n_trials"], r["simulated_trials"], r["epsilon_per"], r["releases"]) for r in records]
+    if found != expected:
+        raise AssertionError(f"run records {found}, expected {expected} (n_trials, simulated, ε per, releases)")
+
+
+def check_secure_generator(solver: AnySolver, problem: object) -> None:
+    """A ``SecureReseedingGenerator`` seed: the trials differ and no seed that could replay them is kept
+    (running with one is refused)."""
+    if solver.plan(problem).mechanism is None and type(solver).trial_draws is Solver.trial_draws:
+        raise SolverCheckSkipped(f"{type(solver).__name__} draws no noise on this problem")
+    result = solver.run(problem, seed=SecureReseedingGenerator(), trials=2, accountants=())
+    if not all(isinstance(seed, UnreplayableSeed) for seed in result.seeds):
+        raise AssertionError(f"a secure run kept replayable seeds: {result.seeds!r}")
+    if result.transcript is not None and all(
+        np.array_equal(channel.values[:, 0], channel.values[:, 1]) for channel in result.transcript.channels
+    ):
+        raise AssertionError("the two trials of a secure run released the same transcript")
+    try:
+        solver.run(problem, seed=result.seeds[0], accountants=())
+    except TypeError:
+        return
+    raise AssertionError("a run with an UnreplayableSeed was not refused")
 
 
 #: Every check, in the order ``check_solver`` runs them.
@@ -163,28 +293,62 @@ SOLVER_CHECKS: tuple[Callable[[AnySolver, Any], None], ...] = (
     check_ledger,
     check_batched_equals_single,
     check_sequential_equals_inprocess,
+    check_ray_equals_inprocess,
+    check_replay,
+    check_budget_refusal,
+    check_privacy_scope,
+    check_secure_generator,
 )
 
 
-def check_solver(solver: AnySolver, problem: object) -> None:
+def check_solver(solver: AnySolver, problem: object) -> dict[str, str]:
     """Run every check of :data:`SOLVER_CHECKS` on ``solver`` and ``problem`` (a small problem: the
-    checks make about a dozen runs of a few trials); ``AssertionError`` names the first failure."""
+    checks make about two dozen runs of a few trials); ``AssertionError`` names the first failure.
+
+    Returns:
+      {check name: why it was skipped} for the checks that do not apply (:class:`SolverCheckSkipped`).
+    """
+    skipped: dict[str, str] = {}
     for check in SOLVER_CHECKS:
         try:
             check(solver, problem)
+        except SolverCheckSkipped as reason:
+            skipped[check.__name__] = str(reason)
         except AssertionError as failure:
             raise AssertionError(f"{check.__name__}({type(solver).__name__}): {failure}") from failure
+    return skipped
 
 
 # ---- helpers ---------------------------------------------------------------------------------
+def _close(a: np.ndarray, b: np.ndarray, tolerance: float, what: str) -> None:
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise AssertionError(f"{what} has shape {a.shape}, expected {b.shape}")
+    if not np.allclose(a, b, rtol=tolerance, atol=tolerance, equal_nan=True):
+        gap = float(np.nanmax(np.abs(a - b)))
+        raise AssertionError(f"{what} differs by up to {gap:.3g} (tolerance {tolerance:g})")
+
+
+def _require_protocol(solver: AnySolver, problem: Any) -> None:
+    plan = solver.plan(problem)
+    if solver.protocol(problem, plan, solver.make_recorder(problem, plan, 1, _NO_RECORDING)) is None:
+        raise SolverCheckSkipped(f"{type(solver).__name__} runs in process only (no agent protocol)")
+
+
+def _drawing_probe(solver: AnySolver, drawn: list[int]) -> AnySolver:
+    """The solver as an instance of a subclass that notes in ``drawn`` every chunk of noise it draws."""
+
+    def chunk_draws(self: AnySolver, problem: Any, plan: RunPlan[Any], seeds: Sequence[Any]) -> Any:
+        drawn.append(len(seeds))
+        return type(solver).chunk_draws(self, problem, plan, seeds)
+
+    probe = type(f"Probed{type(solver).__name__}", (type(solver),), {"chunk_draws": chunk_draws})
+    return probe(**solver.get_params())
+
+
 def _assert_same_run(actual: Result, expected: Result, tolerance: float, what: str) -> None:
     def close(a: np.ndarray, b: np.ndarray, name: str) -> None:
-        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-        if a.shape != b.shape:
-            raise AssertionError(f"{what}: {name} has shape {a.shape}, expected {b.shape}")
-        if not np.allclose(a, b, rtol=tolerance, atol=tolerance, equal_nan=True):
-            gap = float(np.nanmax(np.abs(a - b)))
-            raise AssertionError(f"{what}: {name} differs by up to {gap:.3g} (tolerance {tolerance:g})")
+        _close(a, b, tolerance, f"{what}: {name}")
 
     close(actual.model, expected.model, "model")
     close(actual.model_average, expected.model_average, "model_average")
