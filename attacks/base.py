@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from attacks.metrics import check_scores, roc_curve
+from attacks.metrics import check_scores, roc_metrics
 
 __all__ = ["Attack", "AttackScores", "ScoreAttack", "chunk_scores"]
 
@@ -54,9 +54,8 @@ class AttackScores:
 
     def metrics(self) -> dict[str, float]:
         """AUROC and TPR at 0.1 % and 1 % FPR (Carlini et al. 2022), as plain floats."""
-        roc = roc_curve(self.scores_in, self.scores_out)
-        low, high = np.asarray(roc.tpr_at_fpr((0.001, 0.01)))  # one TPR per FPR of the sequence
-        return {"auroc": roc.auroc, "tpr_at_0.1%_fpr": float(low), "tpr_at_1%_fpr": float(high)}
+        area, (low, high) = roc_metrics(self.scores_in, self.scores_out, (0.001, 0.01))  # the ROC's, without it
+        return {"auroc": area, "tpr_at_0.1%_fpr": float(low), "tpr_at_1%_fpr": float(high)}
 
     @classmethod
     def concatenate(cls, parts: list[AttackScores]) -> AttackScores:
@@ -115,11 +114,18 @@ def chunk_scores(
     white_box: bool,
     metadata: Mapping[str, Any],
 ) -> AttackScores:
-    """An attack's :class:`AttackScores` from the score arrays it kept chunk by chunk, in trial order."""
+    """An attack's :class:`AttackScores` from the score arrays it kept chunk by chunk, in trial order.
+
+    The scores are held once: the chunks' float64 arrays of a list become views of the joined scores.
+    """
     return AttackScores(
-        name,
-        np.concatenate(seen_on_d).astype(float),
-        np.concatenate(seen_on_d_prime).astype(float),
-        white_box=white_box,
-        metadata=dict(metadata),
+        name, _joined(seen_on_d), _joined(seen_on_d_prime), white_box=white_box, metadata=dict(metadata)
     )
+
+
+def _joined(seen: Sequence[np.ndarray]) -> np.ndarray:
+    """The chunks' scores in one float64 array; the list's 1-D float64 chunks replaced by views of it."""
+    joined = np.concatenate(seen).astype(float, copy=False)
+    if isinstance(seen, list) and all(isinstance(part, np.ndarray) and part.dtype == joined.dtype for part in seen):
+        seen[:] = np.split(joined, np.cumsum([part.size for part in seen])[:-1])
+    return joined

@@ -33,6 +33,7 @@ __all__ = [
     "MIN_PARALLEL_JOBS",
     "ChunkJob",
     "ChunkOutcome",
+    "ChunkScores",
     "Record",
     "default_workers",
     "recorded_chunk",
@@ -68,6 +69,34 @@ class ChunkOutcome:
     utility: Mapping[str, np.ndarray] = field(default_factory=dict)
     info: Any = None
     details: Any = None
+
+
+class ChunkScores:
+    """Where the driver keeps the chunks' score arrays: each chunk's 1-D float64 scores are copied into
+    one array per attack and hypothesis, allocated once for the audit's ``trials``, and kept as a view of
+    it. The same values, held once: the chunk arrays are freed as they arrive (and their memory reused by
+    the next), instead of piling up as many small allocations as chunks; other observations are kept as
+    they are."""
+
+    def __init__(self, trials: int) -> None:
+        self.trials = trials
+        self.buffers: dict[tuple[str, bool], np.ndarray] = {}
+        self.filled: dict[tuple[str, bool], int] = {}
+
+    def keep(self, attack: str, on_d: bool, seen: Any) -> Any:
+        """``seen``, or, for 1-D float64 scores, a view of ``attack``'s array on D (``on_d``) or D′ holding them."""
+        if not (isinstance(seen, np.ndarray) and seen.ndim == 1 and seen.dtype == np.float64):
+            return seen
+        key = (attack, on_d)
+        if key not in self.buffers:
+            self.buffers[key], self.filled[key] = np.empty(self.trials), 0
+        start = self.filled[key]
+        if start + seen.size > self.trials:  # more scores than trials: an attack with several per trial
+            return seen
+        view = self.buffers[key][start : start + seen.size]
+        view[...] = seen
+        self.filled[key] = start + seen.size
+        return view
 
 
 def default_workers() -> int:

@@ -55,7 +55,7 @@ def lower_so_far(
     seen_in, seen_out = observations[audited.name]
     if not seen_in or not seen_out:
         return None
-    scores = audited.conclude(seen_in, seen_out)
+    scores = audited.conclude(list(seen_in), list(seen_out))  # copies of the lists: the audit's stay as they are
     if min(scores.scores_in.size, scores.scores_out.size) < 2:
         return None
     bounds = {"clopper_pearson": clopper_pearson_audit, "gdp": gdp_audit}

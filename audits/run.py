@@ -216,7 +216,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quick", action="store_true", help="a small run for smoke tests")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-progress",
+        "--quiet",
+        action="store_true",
+        help="no progress bar (by default it shows, when standard error is a terminal, the trials done, their "
+        "rate, the time left and the tightness reached so far: the best deciding lower bound of the trials "
+        "read, over the claimed ε)",
+    )
     p.add_argument(
         "--resume",
         type=Path,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import numbers
-import sys
 import time
 from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from audits.chunks import ChunkJob, ChunkOutcome, default_workers, run_chunks, run_trials
+from audits.chunks import ChunkJob, ChunkOutcome, ChunkScores, default_workers, run_chunks, run_trials
 from audits.spec import AuditContext, AuditSpec, Claim
 from audits.verdict import AuditReport
 from solvers.engine.seeding import TrialSeeds
@@ -178,9 +177,8 @@ def run_spec(
         :mod:`audits.ray_backend`); the report is the same for both. address: the Ray cluster's.
       appended: further report keys, after every other (e.g. the neighbour search that chose D′).
     """
-    from tqdm import tqdm
-
     from accountants.ledger import Ledger
+    from audits.progress import AuditProgress, lower_so_far
     from audits.stats import clopper_pearson_audit, gdp_audit
     from audits.verdict import assemble_report
 
@@ -216,13 +214,14 @@ def run_spec(
         chosen,
         backend,
     )
-    bar = tqdm(
-        total=2 * n + (2 * n_cal if spec.calibration is not None else 0),
-        desc=f"audit {spec.name}",
-        unit="trial",
-        disable=(None if progress is None else not progress),
-        file=sys.stderr,
-        leave=False,
+    claim = spec.claim
+    accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
+    upper = {**accounted, **claim.upper}
+    bar = AuditProgress(
+        2 * n + (2 * n_cal if spec.calibration is not None else 0),
+        f"audit {spec.name}",
+        enabled=progress,
+        claimed=None if claim.bound is None else upper.get(claim.bound),
     )
 
     def run(problem: Any, seeds: Sequence[np.random.SeedSequence]) -> Any:
@@ -252,6 +251,7 @@ def run_spec(
     utility: dict[str, list[np.ndarray]] = {}
     info: Any = None
     details: Any = None
+    kept = ChunkScores(n)  # the score arrays, held once (bounded driver memory)
     jobs = [
         ChunkJob(
             on_d, seeds[lo : min(lo + CHUNK, n)], utility=on_d and lo < UTILITY_TRIALS, index=2 * (lo // CHUNK) + k
@@ -263,13 +263,17 @@ def run_spec(
         for outcome in outcomes:
             info, details = outcome.info, outcome.details
             for attack, seen in zip(spec.attacks, outcome.observations, strict=True):
-                observations[attack.name][0 if outcome.on_d else 1].append(seen)
+                observations[attack.name][0 if outcome.on_d else 1].append(kept.keep(attack.name, outcome.on_d, seen))
             for key, values in outcome.utility.items():
                 utility.setdefault(key, []).append(values)
+            bar.chunk_read(
+                lambda: lower_so_far(spec, observations, methods=deciding_bounds(claim), confidence=confidence)
+            )
+    del kept  # its arrays live on in the chunks' views only, and are freed as the attacks join them
     bar.close()
     LOGGER.info("audit %s: %d trials per hypothesis run; scoring with %d attack(s)", spec.name, n, len(spec.attacks))
     attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
-    audited, claim = attacks[0], spec.claim
+    audited = attacks[0]
     bounds = {
         "clopper_pearson": clopper_pearson_audit(
             audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
@@ -288,8 +292,6 @@ def run_spec(
         }
     lower = {k: b for k, b in bounds.items() if k in deciding_bounds(claim)}
     informational = {k: b for k, b in bounds.items() if k not in lower}
-    accounted = {} if ledger is None else _accountant_bounds(ledger, claim.delta, spec.participant)
-    upper = {**accounted, **claim.upper}
     LOGGER.info(
         "audit %s: lower bounds %s; upper bounds %s",
         spec.name,

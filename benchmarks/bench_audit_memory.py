@@ -1,0 +1,83 @@
+"""The driver's peak memory of an audit of many trials, measured where it is spent: after the trials.
+
+A fresh process runs an audit whose trials cost next to nothing (a Gaussian mean drawn from one
+generator per chunk) with three score attacks, as ``dpadmm`` has, so that the measurement shows what the
+driver holds and computes from the scores (the attacks' scores, the lower bounds' threshold selection,
+the attack metrics) rather than the solver. It prints the trials per hypothesis, the driver's peak
+resident memory (``ru_maxrss``) in MiB, and the seconds::
+
+  python benchmarks/bench_audit_memory.py [--trials 10000000] [--figures]
+
+``--figures`` also writes the report's figures (the ROC figure draws every attack's whole curve).
+Exit status 0 when the peak is at most ``--limit-mib`` (default 1024), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+#: Attacks of the audit: as many as dpadmm's (white-box NP, loss threshold, LiRA).
+ATTACKS = 3
+
+
+class ChunkMean:
+    """A Gaussian mean, one generator per chunk: trials that cost next to nothing."""
+
+    def run(self, problem: float, *, seeds: Any = None, seed: int = 0, **options: Any) -> SimpleNamespace:
+        seeds = [np.random.SeedSequence(seed)] if seeds is None else seeds
+        return SimpleNamespace(model=np.random.default_rng(seeds[0]).normal(problem, 1.0, len(seeds)), info={})
+
+
+def _scaled(factor: float) -> Any:
+    return lambda result: factor * result.model
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trials", type=int, default=10_000_000, help="trials per hypothesis")
+    parser.add_argument("--figures", action="store_true", help="also write the report and its figures")
+    parser.add_argument("--limit-mib", type=float, default=1024.0, help="the peak the driver must stay within")
+    args = parser.parse_args(argv)
+    from audits import AuditSpec, Claim, ScoreAttack
+    from audits.runner import run_spec
+
+    spec = AuditSpec(
+        name="chunk-mean",
+        solver=ChunkMean(),
+        problem_in=1.0,
+        problem_out=0.0,
+        participant="user",
+        attacks=tuple(ScoreAttack(f"scaled by {k + 1}", _scaled(k + 1.0)) for k in range(ATTACKS)),
+        claim=Claim(statement="1-GDP, claimed as ε = 5", delta=1e-5, epsilon=5.0, noise="gaussian"),
+        canary="the mean moves by 1",
+        epsilon_meaning="no privacy parameter",
+        accounted=False,
+    )
+    start = time.perf_counter()
+    result = run_spec(spec, trials=args.trials, workers=1, progress=False)
+    if args.figures:
+        from audits.report import write_audit
+
+        with tempfile.TemporaryDirectory() as folder:
+            write_audit(dict(result.report), list(result.attacks), Path(folder), figures=True)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    seconds = time.perf_counter() - start
+    lower = result.report["epsilon_lower"]
+    print(
+        f"trials per hypothesis {args.trials:,}; driver peak RSS {peak:.0f} MiB (limit {args.limit_mib:.0f}); "
+        f"{seconds:.0f} s; lower bounds {lower}"
+    )
+    return 0 if peak <= args.limit_mib else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
