@@ -503,9 +503,7 @@ def audit_section(solver, problem, *, agent: int = 0, trials: int, seed: int) ->
       TypeError: the solver is not of the PP family (the attack needs an exact local solve with a
         common dual step at every iteration).
     """
-    from solvers.decentralized import PenaltyPerturbation
-
-    if not isinstance(solver, PenaltyPerturbation):
+    if not getattr(solver, "penalty_perturbed", False):
         raise TypeError(f"audit_section needs a PenaltyPerturbation/MADMM/DVP solver, got {type(solver).__name__}")
     if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 1:
         raise ValueError(f"trials must be a positive integer, got {trials!r}")

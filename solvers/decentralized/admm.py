@@ -158,6 +158,9 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
     #: Pure sequential composition (the papers' β), advanced and optimal composition.
     default_accountants: ClassVar[tuple[str, ...]] = ("pure", "advanced_composition", "optimal_composition")
+    #: Whether every iteration is an exact local solve whose noise enters the penalty with one common dual
+    #: step θ (penalty perturbation, Zhang, Khalili & Liu 2018): what the KKT attack of ``attacks.kkt`` inverts.
+    penalty_perturbed: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         T = self.n_iterations
@@ -535,6 +538,7 @@ class PenaltyPerturbation(DecentralizedSolver):
     q2: float = 1.0
     eta_max: float | None = None
     name = "pp"
+    penalty_perturbed = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
