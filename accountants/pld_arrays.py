@@ -14,7 +14,8 @@ Dots"). Only pessimistic PLDs are represented: every operation keeps δ(ε) an u
 - Self-composition (:meth:`LossPmf.self_compose`) takes the n-th power of the PMF's discrete
   Fourier transform (repeated squaring; the transform and the power in extended precision, since
   the n-th power multiplies the transform's relative rounding error by n: in float64, δ(ε) of
-  1,000 sampled Gaussian releases is 2e-14 off, dp-accounting's too, against 1e-17 here) on a
+  1,000 sampled Gaussian releases is 2e-14 off, dp-accounting's too, against 1e-17 here with x86's
+  80-bit long double; where long double is double, float64's accuracy) on a
   window [a, b] of the n-fold sum's support that the
   Chernoff bound P(S >= b) <= E[e^{tS}]e^{−tb} (and its lower-tail twin) shows to hold all but τ of
   the mass (Koskela, Jälkö & Honkela 2020; the bound dp-accounting uses, at orders chosen here
