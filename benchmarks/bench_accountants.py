@@ -641,6 +641,12 @@ def main(argv: list[str] | None = None) -> int:
             f"- {peer.case}: {ours.system} {ours.epsilon:.9f} > {peer.system} {peer.epsilon:.9f} "
             f"(+{ours.epsilon - peer.epsilon:.3g}; its stated accuracy {peer.tolerance:g})"
         )
+    print()
+    print("the toolkit's own targets:")
+    for target in _own_targets(args.quick):
+        print(
+            f"- {target['benchmark']}: {target['ours_s'] * 1000:.3g} ms (ratio {target['ratio']:.3g}); {target['note']}"
+        )
     return 0
 
 
