@@ -44,6 +44,7 @@ def test_list_from_an_empty_directory_names_every_target(tmp_path):
     assert list(tmp_path.iterdir()) == []  # listing writes nothing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["dp-audit", "python -m audits.run"])
 def test_a_module_attribute_target_resolves_from_the_current_directory_with_both_commands(how, tmp_path):
     (tmp_path / "goodmod.py").write_text((Path(__file__).parent / "audits" / "tiny_target.py").read_text())

@@ -64,6 +64,7 @@ def test_private_imports_are_detected():
     assert private_imports("from solvers import DPADMM") == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "line", "code"), BLOCKS)
 def test_documentation_block_runs_on_its_own(path, line, code, tmp_path):
     assert private_imports(code) == [], f"{path.name}:{line} imports private names"
@@ -112,6 +113,7 @@ def test_results_directives_render_json_with_the_experiments_own_functions():
         gen._call("open('x')")
 
 
+@pytest.mark.slow
 def test_the_documentation_site_builds_in_strict_mode(tmp_path):
     """mkdocs build --strict, as CI runs it (skipped where the docs extra is not installed)."""
     pytest.importorskip("mkdocs")

@@ -57,6 +57,7 @@ def test_log_to_stderr_leaves_the_loggers_as_they_were(capsys):
     assert [(logging.getLogger(n).level, list(logging.getLogger(n).handlers)) for n in PACKAGES] == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verbose", [False, True])
 def test_dp_audit_verbose_logs_the_audits_stages(verbose, tmp_path):
     (tmp_path / "goodmod.py").write_text((ROOT / "tests" / "audits" / "tiny_target.py").read_text())

@@ -65,6 +65,7 @@ def local_ray():
         ray.shutdown()
 
 
+@pytest.mark.slow
 def test_the_example_runs_on_ray_as_in_process(example, local_ray):
     from solvers.engine import RayBackend
 
@@ -77,6 +78,7 @@ def test_the_example_runs_on_ray_as_in_process(example, local_ray):
     assert np.max(np.abs(local.transcript["w_tilde"] - remote.transcript["w_tilde"])) <= 1e-12
 
 
+@pytest.mark.slow
 def test_the_example_is_audited_by_module_attribute(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXAMPLE), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(

@@ -69,6 +69,7 @@ def test_a_constant_seed_is_named_in_the_report():
     assert "Every trial gave the same release" in _section(report, "Reproducibility")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mechanism", "pair", "batched"), TWINS)
 def test_the_correct_twin_is_never_flagged_over_20_seeds(mechanism, pair, batched):
     trials = 10_000 if batched else 3_000  # one Python call per release when unbatched
@@ -81,6 +82,7 @@ def test_the_correct_twin_is_never_flagged_over_20_seeds(mechanism, pair, batche
     assert flagged == []
 
 
+@pytest.mark.slow
 def test_the_exact_laplace_mechanism_is_never_flagged_over_20_seeds():
     bounds = []
     for seed in range(20):
@@ -266,6 +268,7 @@ def test_one_run_audit_refuses_what_it_cannot_score():
         audit_one_run(lambda data, rng, n: rng.normal(size=(n, 3)), D, canaries, claim=claim)
 
 
+@pytest.mark.slow
 def test_audit_with_a_whitebox_replay_matches_the_dpadmm_command():
     """DP-ADMM audited as a user's code (its transcript as the release, the paper's step (3a) as the
     replay) gives the same Gaussian-DP bound as ``python -m audits.run dpadmm``, within the

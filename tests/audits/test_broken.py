@@ -17,6 +17,7 @@ def test_every_broken_variant_is_flagged_as_a_violation(variant):
     assert report["verdicts"]["exact_gaussian"] == "VIOLATION"
 
 
+@pytest.mark.slow
 def test_correct_dpadmm_is_never_flagged_across_20_seeds():
     lowers = []
     for seed in range(20):

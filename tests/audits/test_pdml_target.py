@@ -16,6 +16,7 @@ def run_pdml(*, epsilon, trials, seed, claimed_epsilon=None):
     return result.report, result.attacks
 
 
+@pytest.mark.slow
 def test_correct_pdml_is_not_flagged_across_20_seeds_and_flips_at_the_randomized_response_rate():
     # Randomized response is exactly ε-DP, so every accountant is tight here and a correct solver is
     # flagged with probability at most 1 − confidence = 5 % per audit; these 20 fixed seeds show none.

@@ -16,6 +16,7 @@ def test_help(capsys):
     assert "--quick" in out and "--part" in out and "--merge" in out
 
 
+@pytest.mark.slow
 def test_tiny_parts_write_table_json_and_figures(tmp_path):
     kwargs = dict(
         seeds=2,

@@ -8,6 +8,7 @@ import pytest
 from experiments.dpadmm_adult import main, markdown_table
 
 
+@pytest.mark.slow
 def test_small_run_writes_table_json_and_figures(tmp_path):
     summary = main(["--out", str(tmp_path), "--seeds", "1", "--n-agents", "20", "--iterations", "3"])
     labels = list(summary["algorithms"])

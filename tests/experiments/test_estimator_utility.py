@@ -8,6 +8,7 @@ import pytest
 from experiments.estimator_utility import NO_NOISE, QUICK_EPSILONS, main, markdown_table, run_experiment
 
 
+@pytest.mark.slow
 def test_no_noise_accuracy_within_two_points_of_logistic_regression():
     document = run_experiment(None, datasets=("breast cancer",), seeds=2, epsilons=QUICK_EPSILONS, quick=True)
     runs = document["runs"]["breast cancer"]

@@ -77,6 +77,7 @@ def _max_difference(a, b) -> float:
     return max(float(np.max(np.abs(x - y))) for x, y in arrays)
 
 
+@pytest.mark.slow
 def test_ray_reproduces_the_in_process_run_and_writes_the_ledger_round_by_round(ray_cluster, star_problem, tmp_path):
     # every registered family on Ray: solvers.testing.check_ray_equals_inprocess (test_conformance, slow)
     solver = DPADMM(epsilon=0.5, n_iterations=8)
@@ -94,6 +95,7 @@ def test_ray_reproduces_the_in_process_run_and_writes_the_ledger_round_by_round(
     assert np.max(np.abs(local.model - other.model)) > 1e-6
 
 
+@pytest.mark.slow
 def test_single_run_and_estimator_on_ray(ray_cluster, star_problem):
     from solvers import DPADMMClassifier
 
@@ -114,6 +116,7 @@ def test_single_run_and_estimator_on_ray(ray_cluster, star_problem):
     assert np.max(np.abs(fitted[0].coef_ - fitted[1].coef_)) <= TOLERANCE
 
 
+@pytest.mark.slow
 def test_a_secure_generator_is_honoured_on_ray_and_keeps_no_seed(ray_cluster, star_problem, tmp_path):
     from mechanisms import SecureReseedingGenerator
     from solvers.engine.result import UnreplayableSeed
@@ -148,6 +151,7 @@ class _HangsAt(DPADMM):
         return super().local_step(agents, plan, k, w, gamma, sent)
 
 
+@pytest.mark.slow
 def test_a_killed_actor_stops_the_run_and_the_ledger_keeps_every_release(ray_cluster, star_problem, tmp_path):
     solver = _DiesAt(epsilon=0.5, n_iterations=8)
     full = solver.run(star_problem, seed=0, accountants=()).ledger  # in process: nobody dies
@@ -160,12 +164,14 @@ def test_a_killed_actor_stops_the_run_and_the_ledger_keeps_every_release(ray_clu
     assert {entry.participant for entry in on_disk if entry.iteration == 3} == {0, 1, 2}
 
 
+@pytest.mark.slow
 def test_a_message_that_never_arrives_stops_the_run(ray_cluster, star_problem):
     solver = _HangsAt(epsilon=0.5, n_iterations=4)
     with pytest.raises(AgentFailure, match=r"agent 0 failed at iteration 2: no reply within timeout=1 s"):
         solver.run(star_problem, seed=0, accountants=(), backend=RayBackend(timeout=1.0))
 
 
+@pytest.mark.slow
 def test_an_address_is_not_silently_ignored_when_ray_is_already_running(ray_cluster):
     with pytest.warns(UserWarning, match=r"RayBackend\(address='127.0.0.1:1'\): Ray is already initialised"):
         assert RayBackend(address="127.0.0.1:1").connect() is ray_cluster
@@ -214,6 +220,7 @@ def vertical_problem():
     return VerticalProblem(partition_vertical(X[:60], y[:60], [2, 3, 1]), X_test=X[60:], y_test=y[60:])
 
 
+@pytest.mark.slow
 def test_pdml_on_ray_reproduces_the_in_process_run(ray_cluster, pdml_problem, tmp_path):
     from solvers.pdml import PDML
 
@@ -245,6 +252,7 @@ def _sharing(name):
     }[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["output", "parameter", "noiseless"])
 def test_admm_sharing_on_ray_reproduces_the_in_process_run(ray_cluster, vertical_problem, name, tmp_path):
     solver = _sharing(name)
@@ -262,6 +270,7 @@ def test_admm_sharing_on_ray_reproduces_the_in_process_run(ray_cluster, vertical
         assert np.max(np.abs(local.transcript["u"] - other.transcript["u"])) > 1e-6
 
 
+@pytest.mark.slow
 def test_sharing_l1_estimator_and_parties_own_streams(ray_cluster, vertical_problem):
     from solvers.regularizers import L1Regularizer
     from solvers.sharing import ADMMSharing, VerticalLogisticRegression, VerticalProblem, VerticalSGD

@@ -146,6 +146,7 @@ def _stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environment, tmp_path):
     from accountants import Ledger
 
@@ -194,6 +195,7 @@ def test_a_run_on_a_cluster_given_by_address_equals_the_in_process_run(environme
         assert len(result.ledger) > 0
 
 
+@pytest.mark.slow
 def test_an_address_without_a_cluster_fails_fast_naming_it(environment):
     address = f"127.0.0.1:{_free_port()}"  # nothing listens there
     code = (
