@@ -154,6 +154,7 @@ def test_ledger_repair_follows_the_repair_report_contract(monkeypatch, tmp_path,
     assert str(tmp_path / "l.torn") in out
 
 
+@pytest.mark.slow
 def test_the_installed_command_shows_no_traceback(tmp_path):
     """A few runs in a fresh interpreter (started together): one line on stderr, exit status 2."""
     runs = [

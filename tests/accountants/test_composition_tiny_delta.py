@@ -59,6 +59,7 @@ def test_ten_thousand_releases_within_one_percent_of_kov_at_every_delta(eps0, de
     check_within_one_percent(10_000, eps0, delta)
 
 
+@pytest.mark.slow
 def test_the_reported_case_has_no_cliff_below_one_in_a_quadrillion():
     # formerly 6.238 at 1e-15 and the plain sum 48.8 at 4e-16
     accountant = AdvancedCompositionAccountant().register(PureDpEvent(0.0122), 4000)

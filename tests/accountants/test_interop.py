@@ -90,6 +90,7 @@ def test_calibrate_dp_mechanism_runs_on_our_accountants():
     assert ExactGaussianAccountant().register(dp_event.GaussianDpEvent(noise), 100).get_epsilon(1e-5) <= 2.0
 
 
+@pytest.mark.slow
 def test_a_dp_sgd_accounting_loop_runs_unchanged():
     """The DP-SGD loop of dp-accounting's documentation: Poisson-sampled Gaussian steps composed
     one epoch at a time; ours agrees with dp-accounting's own accountants (RDP: never looser)."""

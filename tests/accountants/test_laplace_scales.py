@@ -92,6 +92,7 @@ def _through_everything(factories, count: int) -> None:
     assert worst.epsilon >= float(1 / Fraction(float(scales.min())) + 2 * math.log1p(-1e-300))
 
 
+@pytest.mark.slow
 def test_every_accountant_and_best_epsilon_bound_a_thousand_laplace_scales():
     _through_everything(FAST, SAMPLE)
 

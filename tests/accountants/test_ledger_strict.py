@@ -237,6 +237,7 @@ def test_a_crafted_ledger_is_refused_with_its_file_and_line_by_every_reader(tmp_
         assert len(captured.err.splitlines()) == 1 and f"line {line}" in captured.err
 
 
+@pytest.mark.slow
 def test_the_command_on_a_deeply_nested_file_prints_one_line_in_a_fresh_process(tmp_path):
     path = tmp_path / "deep.jsonl"
     path.write_bytes(HEADER + b'{"participant": 0, "count": 1, "event": ' + b"[" * 5000 + b"]" * 5000 + b"}\n")

@@ -36,6 +36,7 @@ def test_the_same_pld_as_dp_accounting(sigma, q, interval):
             assert composed.get_delta_for_epsilon(at) == expected.get_delta_for_epsilon(at)
 
 
+@pytest.mark.slow
 def test_the_accountant_answers_dp_accounting_at_several_settings():
     from dp_accounting.pld import PLDAccountant as DpPLDAccountant
 

@@ -117,6 +117,7 @@ def test_no_accountant_is_below_the_exact_gaussian_composition(sigmas, delta):
     assert below_truth(found, truth) == {}, f"below the exact ε = {mpmath.nstr(truth, 17)}"
 
 
+@pytest.mark.slow
 @settings(max_examples=15)
 @given(eps0=st.floats(0.01, 2.0), k=st.integers(1, 30), delta=st.floats(1e-10, 0.1))
 def test_no_accountant_is_below_the_optimal_composition_of_pure_releases(eps0, k, delta):

@@ -186,6 +186,7 @@ def events(name):
 COUNTS = st.sampled_from([1, 2, 7, 10**12])
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(
     name=st.sampled_from(sorted(FACTORIES)),

@@ -65,6 +65,7 @@ def _audit(out: Path, seed: int, file_size_limit: int | None) -> subprocess.Comp
     return subprocess.run(command, env=environment, capture_output=True, text=True, preexec_fn=limit, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_FSIZE and SIGXFSZ as on Linux")
 def test_a_full_disk_keeps_the_previous_complete_report_or_writes_nothing_new(tmp_path):
     out = tmp_path / "audit"

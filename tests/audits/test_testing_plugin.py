@@ -41,6 +41,7 @@ def user_dir(tmp_path_factory):
     return directory
 
 
+@pytest.mark.slow
 def test_the_options_reach_the_fixture_and_the_summary_lists_the_assertions(user_dir):
     run = _pytest(user_dir, "-v", "--dp-effort", "smoke", "--dp-seed", "5")
     assert run.returncode == 1, run.stdout + run.stderr

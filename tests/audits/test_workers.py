@@ -37,6 +37,7 @@ def kill_test(rounds: int, target: str, trials: int) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 @linux_only
 def test_sigkill_and_sigterm_of_a_running_audit_leave_no_process():
     printed = kill_test(2, "slow_target:build", 20_000)

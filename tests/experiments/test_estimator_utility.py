@@ -20,6 +20,7 @@ def test_no_noise_accuracy_within_two_points_of_logistic_regression():
     assert "| breast cancer | 2 |" in table and "LogisticRegression()" in table
 
 
+@pytest.mark.slow
 def test_quick_command_writes_table_json_and_figure(tmp_path, capsys):
     assert main(["--quick", "--seeds", "1", "--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
