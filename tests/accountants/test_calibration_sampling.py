@@ -108,3 +108,17 @@ def test_an_accountant_that_cannot_bound_sampled_releases_is_told_which_can():
     expected = r"ExactGaussianAccountant cannot bound .*accountant='rdp' or 'pld'"
     with pytest.raises(UnsupportedEventError, match=expected):
         calibrate_noise_multiplier(1.0, 1e-5, 10, sampling_rate=0.01)
+
+
+def test_the_dp_sgd_guides_epsilon_is_dp_accountings_to_1e_9():
+    """docs/guides/dp-sgd.md's run (q = 0.01, σ = 1.1, 1,000 steps, δ = 1e-5): the RDP accountant at
+    dp-accounting's orders gives dp-accounting's ε, 1.7117701662, to 1e-9 (the page's own code
+    checks every 100 steps; it runs in the slow documentation test)."""
+    from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS
+
+    step = dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.1))
+    ours = MomentsAccountant(orders=DEFAULT_RDP_ORDERS).register(step, 1000).get_epsilon(1e-5)
+    theirs = RdpAccountant()
+    theirs.compose(step, 1000)
+    assert abs(ours - theirs.get_epsilon(1e-5)) <= 1e-9
+    assert ours == pytest.approx(1.7117701662, abs=1e-10)
