@@ -125,6 +125,7 @@ def test_the_search_picks_the_pair_with_the_largest_shift_and_says_by_how_much()
     assert "'shift 1' won" in report["summary"] and "'shift 0.5'" in report["summary"]
 
 
+@pytest.mark.slow
 def test_the_search_finds_report_noisy_maxs_worst_pattern_and_the_audit_flags_it():
     # The maximum released by ReportNoisyMax3 leaks most when all queries move the same way; the
     # first pattern ("one below") leaks 5 times less. A 0/1 pilot bound took the first pattern.
