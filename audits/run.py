@@ -275,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with signals_raise():
             args = parser.parse_args(argv)
-            args.command = shlex.join([parser.prog, *(sys.argv[1:] if argv is None else argv)])  # report.html
+            args.command = f"{parser.prog} {shlex.join(sys.argv[1:] if argv is None else argv)}"  # report.html
             with log_to_stderr(args.verbose):
                 return _main(parser, args)
     except KeyboardInterrupt:
