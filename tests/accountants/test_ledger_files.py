@@ -448,6 +448,7 @@ def _append_until_killed(path, start, report_fd):
         os.write(report_fd, struct.pack("<Q", done))  # acknowledged
 
 
+@pytest.mark.slow
 @needs_fork
 def test_a_writer_killed_at_random_moments_never_loses_an_acknowledged_release(tmp_path):
     ctx, rng = multiprocessing.get_context("fork"), random.Random(20240611)

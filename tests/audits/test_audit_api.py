@@ -54,6 +54,7 @@ TWINS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mechanism", "pair", "batched"), BUGS)
 def test_every_bug_of_the_zoo_is_flagged(mechanism, pair, batched):
     report = audit(mechanism, *pair(), claim=zoo.CLAIM, batched=batched, progress=False)
