@@ -2,9 +2,8 @@
 
 :class:`HorizontalSolver` is a ``solvers.engine.Solver`` on a ``HorizontalProblem`` (or a subclass
 such as ``DecentralizedProblem``) recording into a ``solvers.recorder.Recorder`` (objective,
-consensus, accuracy …). A family on such problems implements ``plan`` and ``iterate`` (calling
-``recorder.record(k, w, local, **channels)`` once per iteration) and, to run on the agent
-backends, ``protocol``.
+consensus, accuracy …), with each agent's share of the records (``share``, for the agent backends).
+A family's hooks are listed in ``solvers.engine.step``.
 """
 
 from __future__ import annotations
