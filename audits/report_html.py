@@ -128,16 +128,19 @@ BASELINES = {
 def _utility(report: Mapping[str, Any], figure: bytes | None) -> str:
     utility = report["utility"]
     rows = []
-    for key, value in utility.items():
+    for key, value in utility.items():  # each metric, then its baselines; its spread is shown with it
         metric, _, kind = key.rpartition("_")
-        if kind in BASELINES and metric in utility:
-            rows.append([metric, _num(value), f"baseline: {BASELINES[kind]}"])
-        elif kind == "std" and metric in utility:
-            continue  # shown with its mean
-        else:
-            spread = utility.get(f"{key}_std")
-            shown = _num(value) + ("" if spread is None else f" ± {_num(spread)}")
-            rows.append([key, shown, "the audited model, mean ± standard deviation over trials on D"])
+        if metric in utility and kind in (*BASELINES, "std"):
+            continue
+        spread = utility.get(f"{key}_std")
+        shown = _num(value) + ("" if spread is None else f" ± {_num(spread)}")
+        what = "the audited model, mean" + ("" if spread is None else " ± standard deviation") + " over trials on D"
+        rows.append([key, shown, what])
+        rows += [
+            [key, _num(utility[f"{key}_{kind}"]), f"baseline: {label}"]
+            for kind, label in BASELINES.items()
+            if f"{key}_{kind}" in utility
+        ]
     parts = []
     if "utility_trials" in report:
         parts.append(f"<p>The final model of the first {report['utility_trials']:,} trials on D.</p>")

@@ -203,7 +203,10 @@ def test_a_paper_targets_claim_is_labelled_with_its_citation(solver, citation):
 
 
 def test_the_utility_section_marks_the_baselines_and_a_model_at_the_majority_rate():
-    page = Page(report_page(paper_report(), figures={"privacy_utility.png": PNG, "roc.png": PNG}))
+    text = report_page(paper_report(), figures={"privacy_utility.png": PNG, "roc.png": PNG})
+    page = Page(text)
+    rows = re.findall(r"<tr><td>(\w+)</td>", text[text.index("<h2>Utility") : text.index("<h2>Figures")])
+    assert rows == ["objective"] * 2 + ["test_accuracy"] * 3  # each metric followed by its baselines
     section = page.text[page.text.index("Utility") : page.text.index("Figures")]
     assert "baseline: predicting the most frequent test label (majority-class rate)" in section
     assert "baseline: the same solver without noise (non-private)" in section
