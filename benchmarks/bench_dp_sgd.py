@@ -2,7 +2,7 @@
 
     python -m benchmarks.bench_dp_sgd                  # 1,000 steps, ε every 100 (about a minute)
     python -m benchmarks.bench_dp_sgd --quick          # 200 steps, ε every 20
-    python -m benchmarks.bench_dp_sgd --default-grid   # and row (c): dp-accounting's part takes many minutes
+    python -m benchmarks.bench_dp_sgd --default-grid   # and row (c), dp-accounting's part the slowest
 
 The run: Poisson-sampled Gaussian steps, sampling rate q = 0.01, noise multiplier σ = 1.1, δ = 1e-5
 (the steps of DP-SGD, Abadi et al. 2016), under add-or-remove-one (both libraries' default).
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_dp_sgd", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200 steps, ε every 20")
     parser.add_argument(
-        "--default-grid", action="store_true", help="also the PLD loop at grid 1e-4 (dp-accounting's: many minutes)"
+        "--default-grid", action="store_true", help="also the PLD loop at grid 1e-4 (dp-accounting's is the slowest)"
     )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # one measurement in this interpreter (used by run)
     parser.add_argument("--steps", type=int, default=1000, help=argparse.SUPPRESS)
