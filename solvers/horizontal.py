@@ -31,7 +31,7 @@ class HorizontalSolver(Solver[HP, Recorder]):
     def make_recorder(self, problem: HP, plan: RunPlan[Any], n_trials: int, options: RecordOptions) -> Recorder:
         return Recorder(problem, self.channels, plan.n_iterations, n_trials, options)
 
-    def share(self, problem: HP, agent: int) -> AgentShare:
+    def share(self, problem: HP, agent: int) -> Any:
         """Agent ``agent``'s records of ``problem`` (``solvers.agent_share``), for the agent backends."""
         return AgentShare(problem, agent)
 

@@ -53,7 +53,7 @@ from solvers.engine.recording import RecordOptions
 from solvers.engine.result import ONE_DEPLOYMENT, Result, UnreplayableSeed, privacy_scope
 from solvers.engine.run_record import read_run_records, run_record_path
 from solvers.engine.solver import Solver
-from solvers.engine.step import Agents, StepSolver
+from solvers.engine.step import Agents, Release, StepSolver
 from solvers.engine.streams import AgentSeed, agent_seeds
 
 __all__ = [
@@ -198,8 +198,8 @@ def check_ray_equals_inprocess(solver: AnySolver, problem: object) -> None:
 def check_replay(solver: AnySolver, problem: object) -> None:
     """Every agent's release, replayed from the public transcript with its own noise, is what it released;
     the replay's noise-free releases (``StepSolver.replay``) are the step's without noise."""
-    if not isinstance(solver, StepSolver):
-        raise SolverCheckSkipped(f"{type(solver).__name__} is not a StepSolver: it has no replay")
+    if not isinstance(solver, StepSolver) or not solver.replayable:
+        raise SolverCheckSkipped(f"{type(solver).__name__} is not a replayable StepSolver: it has no replay")
     result = solver.run(problem, seed=CHECK_SEED, trials=2, accountants=(), record_history=False)
     if result.transcript is None:
         raise AssertionError("a run with record_transcript=True returned no transcript")
@@ -210,16 +210,16 @@ def check_replay(solver: AnySolver, problem: object) -> None:
         noise = own_noise(plan, n_agents, agent, [agent_seeds(seed, n_agents)[agent] for seed in result.seeds])
         own = Agents(solver.share(problem, agent), slice(agent, agent + 1))
         replay = solver.replay(problem, problem, agent, result.transcript)
-        state = solver.agent_state(own, plan, 2)
+        state = solver.agent_state(own, plan, 2, noise)
         for k in range(plan.n_iterations):
             inbound = solver.replayed_inbound(problem, plan, k, public)
-            sent = solver.release(own, plan, k, state, inbound, None if noise is None else noise[:, k]).sent[:, 0]
+            sent = solver.release(own, plan, k, state, inbound, noise).sent[:, 0]
             mean = solver.release(own, plan, k, state, inbound, None).sent[:, 0]
             what = f"agent {agent}, iteration {k}"
             _close(sent, released[k][:, agent], SAME_RUN_TOLERANCE, f"{what}: the replayed release")
             _close(replay.mean_in[k], mean, SAME_RUN_TOLERANCE, f"{what}: the replay's noise-free release")
             _close(replay.mean_out[k], mean, SAME_RUN_TOLERANCE, f"{what}: the replay's noise-free release")
-            state = solver.advance(own, plan, k, state, inbound, released[k][:, agent][:, None])
+            state = solver.advance(own, plan, k, state, inbound, Release(released[k][:, agent][:, None]))
 
 
 def check_budget_refusal(solver: AnySolver, problem: object) -> None:

@@ -8,22 +8,28 @@ problem type, ``solvers.HorizontalSolver``, which gives ``make_recorder`` and ``
   - one iteration as small pure pieces, each computed for :class:`Agents` — all agents at once in
     process, or one agent holding only its own share on an agent backend or in a replay:
 
-    - ``agent_state(agents, plan, n_trials)``: the agents' state before iteration 0;
+    - ``agent_state(agents, plan, n_trials, noise)``: the agents' state before iteration 0 (``noise``:
+      their block of the plan's noise, (R, *noise_shape) with their rows of the agents axis, or None);
     - ``release(agents, plan, k, state, inbound, noise)``: what the agents release in iteration k
-      (:class:`Release`) from their state and the coordinator's message ``inbound``, with their noise
-      of iteration k (``noise=None``: the noise-free release, the mean an adversary replays);
-    - ``advance(agents, plan, k, state, inbound, sent)``: their state once ``sent`` is released;
+      (:class:`Release`) from their state, the coordinator's message ``inbound`` and their noise
+      (``noise=None``: the noise-free release, the mean an adversary replays);
+    - ``advance(agents, plan, k, state, inbound, release)``: their state once ``release`` is made (a
+      replayable family reads only ``release.sent``, the replay's being what was released);
     - ``coordinator_state(problem, plan, n_trials)``, ``inbound(problem, plan, k, state)`` and
       ``combine(problem, plan, k, state, sent)``: the coordinator's start, what it sends every agent
       in iteration k, and how it combines the agents' releases (its next state, the model and its own
       channels);
     - ``release_sigma(plan)``: the standard deviation of agent i's release in iteration k around its
       noise-free value, (T, N) (a Gaussian release; its privacy is ``plan.events``);
-    - ``share(problem, agent)``: agent i's share of the data;
+    - ``share(problem, agent)``: agent i's share of the data (and ``everyone(problem)``: what all agents
+      hold together in process, default the problem);
 
   - its transcript: the class attributes ``name``, ``channels`` (``ChannelSpec`` by name),
     ``sent_channel`` (the agents' releases) and ``broadcast_channel`` (what the coordinator sends);
-  - optionally: ``replay_means`` (the replayed agent's noise-free releases under D and D′ computed
+  - optionally: ``route(problem, message, agent)`` and ``delivered(agents, routed)`` (what of the
+    coordinator's message reaches agent i, e.g. its neighbours' broadcasts on a graph, and how the agent
+    reads it; default all of it), ``replayable`` (False when an agent's state holds randomness of its
+    own, so nothing replays it), ``replay_means`` (the replayed agent's noise-free releases under D and D′ computed
     together; default ``release`` without noise on each), ``replayed_inbound`` (what the agents
     received, read from the public transcript; default the coordinator's first message, then the
     ``broadcast_channel`` of the iteration before), and the ``Solver`` hooks ``account`` (its own
@@ -77,11 +83,13 @@ class Release:
       sent: the released message, (R, n, ...) for the n agents computed (noise included).
       white_box: unreleased values by channel name, (R, n, ...) each (recorded only on request).
       diagnostics: {name: value}; a run reports each one's maximum.
+      kept: unreleased values the agents keep for ``advance`` (never sent).
     """
 
     sent: np.ndarray
     white_box: Mapping[str, np.ndarray] = field(default_factory=dict)
     diagnostics: Mapping[str, float] = field(default_factory=dict)
+    kept: Any = None
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,8 @@ class StepSolver(Solver[P, RecorderT]):
     sent_channel: ClassVar[str]
     #: The coordinator's channel that every agent receives in the next iteration (the replay reads it).
     broadcast_channel: ClassVar[str]
+    #: Whether an agent's state is a function of released values and its data alone (so it replays).
+    replayable: ClassVar[bool] = True
 
     # ---- the pieces ---------------------------------------------------------------------------
     @abstractmethod
@@ -120,20 +130,19 @@ class StepSolver(Solver[P, RecorderT]):
         """Agent ``agent``'s share of ``problem``: its own data only."""
 
     @abstractmethod
-    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int) -> Any:
-        """The agents' state before iteration 0, for ``n_trials`` trials."""
+    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int, noise: np.ndarray | None) -> Any:
+        """The agents' state before iteration 0, for ``n_trials`` trials (``noise``: their noise, or None)."""
 
     @abstractmethod
     def release(
         self, agents: Agents, plan: RunPlan[Any], k: int, state: Any, inbound: Any, noise: np.ndarray | None
     ) -> Release:
-        """The agents' release of iteration k (``noise``: their block of the plan's noise for iteration k,
-        (R, n, ...); None for the noise-free release)."""
+        """The agents' release of iteration k (``noise``: their block of the plan's noise, (R, *noise_shape)
+        with their rows of the agents axis; None for the noise-free release)."""
 
     @abstractmethod
-    def advance(self, agents: Agents, plan: RunPlan[Any], k: int, state: Any, inbound: Any, sent: np.ndarray) -> Any:
-        """The agents' state after they released ``sent`` in iteration k (a function of released values
-        and their own data, never of their noise)."""
+    def advance(self, agents: Agents, plan: RunPlan[Any], k: int, state: Any, inbound: Any, release: Release) -> Any:
+        """The agents' state after their ``release`` of iteration k."""
 
     @abstractmethod
     def coordinator_state(self, problem: P, plan: RunPlan[Any], n_trials: int) -> Any:
@@ -154,6 +163,18 @@ class StepSolver(Solver[P, RecorderT]):
     def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
         """(T, N): the standard deviation of agent i's release in iteration k around its noise-free value."""
 
+    def everyone(self, problem: P) -> Any:
+        """What the agents hold together, for the in-process run (default: the problem)."""
+        return problem
+
+    def route(self, problem: P, message: Any, agent: int) -> Any:
+        """What of the coordinator's ``message`` reaches ``agent`` (default: all of it)."""
+        return message
+
+    def delivered(self, agents: Agents, routed: Any) -> Any:
+        """The message ``release`` reads, from what reached the agent (default: as it is)."""
+        return routed
+
     def replayed_inbound(self, problem: P, plan: RunPlan[Any], k: int, transcript: Transcript) -> Any:
         """What every agent received in iteration k, from the public (batched) transcript alone."""
         if k == 0:
@@ -167,15 +188,15 @@ class StepSolver(Solver[P, RecorderT]):
     ) -> Mapping[str, float]:
         """Every agent's ``release`` and ``advance`` at once, then ``combine``, for T iterations."""
         noise = None if draws is None else draws["noise"]
-        everyone = Agents(problem, slice(None))
-        state = self.agent_state(everyone, plan, n_trials)
+        everyone = Agents(self.everyone(problem), slice(None))
+        state = self.agent_state(everyone, plan, n_trials, noise)
         coordinator = self.coordinator_state(problem, plan, n_trials)
         worst: dict[str, float] = {}
         recording = cast(IterationRecorder, recorder)
         for k in range(plan.n_iterations):
             inbound = self.inbound(problem, plan, k, coordinator)
-            release = self.release(everyone, plan, k, state, inbound, None if noise is None else noise[:, k])
-            state = self.advance(everyone, plan, k, state, inbound, release.sent)
+            release = self.release(everyone, plan, k, state, inbound, noise)
+            state = self.advance(everyone, plan, k, state, inbound, release)
             coordinator, model, channels = self.combine(problem, plan, k, coordinator, release.sent)
             merge_worst(worst, release.diagnostics)
             recording.record(
@@ -195,6 +216,8 @@ class StepSolver(Solver[P, RecorderT]):
     def replay(self, problem_in: P, problem_out: P, agent: int, transcript: Transcript) -> Replay:
         """Agent ``agent``'s noise-free releases under ``problem_in`` (D) and ``problem_out`` (D′),
         recomputed from the released history of a batched ``transcript`` (its public channels only)."""
+        if not self.replayable:
+            raise TypeError(f"{type(self).__name__}'s agents hold randomness of their own: nothing replays them")
         public = transcript.public()
         if not public.batched:
             raise ValueError("the replay needs a batched result (run with trials= or seeds=)")
@@ -206,13 +229,13 @@ class StepSolver(Solver[P, RecorderT]):
         problems = (problem_in, problem_out)
         plans = (self.plan(problem_in), self.plan(problem_out))
         own = (Agents(self.share(problem_in, agent), rows), Agents(self.share(problem_out, agent), rows))
-        states = tuple(self.agent_state(a, plan, n_trials) for a, plan in zip(own, plans, strict=True))
+        states = tuple(self.agent_state(a, plan, n_trials, None) for a, plan in zip(own, plans, strict=True))
         mean_in, mean_out = np.empty_like(sent), np.empty_like(sent)
         for k in range(sent.shape[0]):
             inbound = self.replayed_inbound(problem_in, plans[0], k, public)
             mean_in[k], mean_out[k] = self.replay_means(problems, own, plans, k, states, inbound)
             states = tuple(
-                self.advance(a, plan, k, state, inbound, sent[k][:, None])
+                self.advance(a, plan, k, state, inbound, Release(sent[k][:, None]))
                 for a, plan, state in zip(own, plans, states, strict=True)
             )
         sigma = np.asarray(self.release_sigma(plans[0]), dtype=np.float64)
@@ -252,12 +275,13 @@ class StepAgent(AgentProgram[Any]):
 
     def begin(self, noise: np.ndarray | None, n_trials: int) -> None:
         self.noise = noise
-        self.state = self.solver.agent_state(self.agents, self.plan, n_trials)
+        self.state = self.solver.agent_state(self.agents, self.plan, n_trials, noise)
 
     def step(self, k: int, inbound: Any) -> Mapping[str, object]:
         solver, agents, plan = self.solver, self.agents, self.plan
-        release = solver.release(agents, plan, k, self.state, inbound, None if self.noise is None else self.noise[:, k])
-        self.state = solver.advance(agents, plan, k, self.state, inbound, release.sent)
+        inbound = solver.delivered(agents, inbound)
+        release = solver.release(agents, plan, k, self.state, inbound, self.noise)
+        self.state = solver.advance(agents, plan, k, self.state, inbound, release)
         reply: dict[str, object] = {"sent": release.sent, "diagnostics": dict(release.diagnostics)}
         if self.white_box:
             reply["white_box"] = dict(release.white_box)
@@ -276,7 +300,7 @@ class StepCoordinator(Coordinator[Any]):
         self.state = solver.coordinator_state(problem, plan, n_trials)
 
     def inbound(self, k: int, agent: int) -> Any:
-        return self.solver.inbound(self.problem, self.plan, k, self.state)
+        return self.solver.route(self.problem, self.solver.inbound(self.problem, self.plan, k, self.state), agent)
 
     def receive(self, k: int, replies: Sequence[Mapping[str, object]]) -> None:
         self.merge_diagnostics(replies)

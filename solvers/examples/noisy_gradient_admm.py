@@ -95,7 +95,7 @@ class NoisyGradientADMM(HorizontalSolver[HorizontalProblem], StepSolver[Horizont
         return RunPlan(T, [events[k * N : (k + 1) * N] for k in range(T)], mechanism, (T, N, d), details)
 
     # ---- agent i -----------------------------------------------------------------------------
-    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int) -> AgentState:
+    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int, noise: np.ndarray | None) -> AgentState:
         zeros = np.zeros((n_trials, agents.data.n_agents, agents.data.n_features))
         return AgentState(gamma=zeros, sent=zeros)
 
@@ -115,16 +115,16 @@ class NoisyGradientADMM(HorizontalSolver[HorizontalProblem], StepSolver[Horizont
         inverse = 1.0 / self.eta
         gradient = agents.data.local_gradient(state.sent)
         if noise is not None:
-            gradient = gradient + noise
+            gradient = gradient + noise[:, k]
         gamma = self.dual(k, state, inbound)
         return Release(
             (self.rho * inbound[:, None, :] + gamma + state.sent * inverse - gradient) / (self.rho + inverse)
         )
 
     def advance(
-        self, agents: Agents, plan: RunPlan[Any], k: int, state: AgentState, inbound: np.ndarray, sent: np.ndarray
+        self, agents: Agents, plan: RunPlan[Any], k: int, state: AgentState, inbound: np.ndarray, release: Release
     ) -> AgentState:
-        return AgentState(gamma=self.dual(k, state, inbound), sent=sent)
+        return AgentState(gamma=self.dual(k, state, inbound), sent=release.sent)
 
     def release_sigma(self, plan: RunPlan[GradientNoise]) -> np.ndarray:
         """σ_i/(ρ + 1/η): the gradient noise as it reaches the release, (T, N)."""

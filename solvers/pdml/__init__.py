@@ -8,8 +8,9 @@
     result.details.guarantees[3]       # group 3: label/features against its collector and other servers
 
 Modules: ``randomization`` (Phase 1: randomized response, the debiased loss), ``admm`` (Phase 2:
-the perturbed ADMM solver), ``privacy`` (the DERIVED broadcast sensitivity, composition and joint
-label guarantee; the paper gives no number for these).
+the perturbed ADMM solver, written as the pieces of one round, ``solvers.engine.step``), ``privacy``
+(the DERIVED broadcast sensitivity, composition and joint label guarantee; the paper gives no number
+for these).
 """
 
 from typing import TYPE_CHECKING

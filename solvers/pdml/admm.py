@@ -33,6 +33,7 @@ servers) and data piece (label, features).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -48,10 +49,10 @@ from mechanisms import GaussianMechanism
 from solvers.agent_share import AgentShare
 from solvers.engine.accounting import AccountantLike, privacy_by_name, register_entries
 from solvers.engine.plan import RunPlan
-from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import ChannelSpec
-from solvers.engine.solver import Draws
+from solvers.engine.step import Agents, Release, StepSolver
 from solvers.graph import GraphTopology
+from solvers.graph_routing import Broadcasts, neighbourhoods, outbound_to, received_broadcasts
 from solvers.horizontal import HorizontalSolver
 from solvers.pdml.privacy import (
     DERIVED_NOTE,
@@ -63,14 +64,13 @@ from solvers.pdml.privacy import (
     zcdp_epsilon,
     zcdp_total,
 )
-from solvers.pdml.protocol import PDMLDriver, PDMLServer, pdml_white_box
 from solvers.pdml.randomization import check_label_symmetric, debias_linear_term, label_flips
 from solvers.pdml.steps import solve_local
 from solvers.problem import HorizontalProblem
 from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
 
-__all__ = ["PDML", "PDMLPlan", "sample_eta"]
+__all__ = ["PDML", "PDMLPlan", "PDMLServers", "PDMLState", "sample_eta"]
 
 _CHANNELS = {
     "w_tilde": ChannelSpec(
@@ -112,7 +112,7 @@ class _TrialNoise:
     group i's flips (m), then server i's η (d), then its θ(1..T) (T·d).
 
     Every draw has the servers (user groups) on axis 1, so group i's flips and server i's noise
-    come from stream i alone, and row i is all a server's actor holds (``solvers.pdml.protocol``).
+    come from stream i alone, and row i is all a server's actor holds (``PDML.share``).
     Groups with ε = ∞ and servers with V = 0 still draw (and discard)."""
 
     def __init__(
@@ -201,7 +201,7 @@ class PDMLPlan:
 
 
 @dataclass(frozen=True)
-class PDML(HorizontalSolver[HorizontalProblem]):
+class PDML(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem, Recorder]):
     """PDML: randomized response on the labels, then perturbed decentralized ADMM (module docstring).
 
     Args:
@@ -234,6 +234,9 @@ class PDML(HorizontalSolver[HorizontalProblem]):
 
     name: ClassVar[str] = "pdml"
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
+    sent_channel = "w_tilde"
+    broadcast_channel = "w_tilde"
+    replayable = False
     ledger_written_upfront: ClassVar[bool] = True  # "users-i" labels, then broadcasts t = 1..T
     #: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
     #: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
@@ -268,17 +271,6 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         return (eps, _per_group(self.eta_bound, n_agents, "eta_bound"), _per_group(self.V, n_agents, "V"))
 
     # ------------------------------------------------------------------------------------------
-    def protocol(self, problem: HorizontalProblem, plan: RunPlan[Any], recorder: Recorder) -> AgentProtocol:
-        """Every server holds its group's records, flips and noise; the driver routes the broadcasts
-        along the graph's edges (``solvers.pdml.protocol``)."""
-        topology, white_box = _graph(problem), pdml_white_box(recorder)
-        quad = (problem.lam / problem.n_agents + 2.0 * self.beta * plan.details.degrees)[:, None]
-        adjacency, laplacian = topology.adjacency_matrix(), topology.laplacian()
-        return AgentProtocol(
-            agent=lambda i: PDMLServer(self, AgentShare(problem, i), plan, adjacency, laplacian, quad, white_box),
-            coordinator=lambda n_trials: PDMLDriver(self, problem, plan, n_trials, recorder),
-        )
-
     def account(
         self, problem: HorizontalProblem, plan: RunPlan[PDMLPlan], accountants: Sequence[AccountantLike]
     ) -> tuple[Ledger, dict[str, float]]:
@@ -386,60 +378,123 @@ class PDML(HorizontalSolver[HorizontalProblem]):
         N, m, d = problem.partition.X.shape
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + N * m * d + 3 * N * d * d + 8 * N * d)
 
-    def iterate(
-        self, problem: HorizontalProblem, plan: RunPlan[PDMLPlan], R: int, draws: Draws | None, recorder: Recorder
-    ) -> Mapping[str, float]:
-        noise = None if draws is None else draws["noise"]
+    # ---- the pieces of one round (solvers.engine.step): server i, then the driver's routing and (17) ----
+    def everyone(self, problem: HorizontalProblem) -> PDMLServers:
+        graph = _graph(problem)
+        return PDMLServers(problem, graph.adjacency_matrix(), graph.laplacian(), problem.lam / problem.n_agents)
+
+    def share(self, problem: HorizontalProblem, agent: int) -> PDMLServers:
+        graph, rows = _graph(problem), slice(agent, agent + 1)
+        A = np.asarray(graph.adjacency_matrix(), dtype=np.float64)
+        return PDMLServers(AgentShare(problem, agent), A[rows], graph.laplacian()[rows], problem.lam / problem.n_agents)
+
+    def agent_state(
+        self, agents: Agents, plan: RunPlan[PDMLPlan], n_trials: int, noise: np.ndarray | None
+    ) -> PDMLState:
+        """Phase 1 (the labels y' its users report, drawn with η_i and θ_i(·) from the servers' own noise)
+        and w_i(0) = γ_i(0) = 0."""
         if noise is None:
             raise ValueError("a PDML plan draws every trial's label flips and noise: its noise cannot be None")
+        servers: PDMLServers = agents.data
+        records, rows = servers.records, agents.rows
         flips, eta, theta = cast(_TrialNoise, plan.mechanism).split(noise)  # the sampler of PDML.plan
-        X, mask = problem.partition.X, problem.partition.mask
-        N, d = problem.n_agents, problem.n_features
-        weights = mask / problem.sizes[:, None].astype(np.float64)  # (N, m)
-        y_noisy = problem.partition.y[None] * flips  # (R, N, m)
-        eps = plan.details.eps_label
-        b = debias_linear_term(problem.loss, X, y_noisy, eps[:, None], weights)  # (R, N, d)
-        A = _graph(problem).adjacency_matrix()
-        Lap = _graph(problem).laplacian()
-        degrees = plan.details.degrees
-        quad = (problem.lam / N + 2.0 * self.beta * degrees)[:, None]  # (N, 1)
-        loss = problem.loss
-        w = np.zeros((R, N, d))
-        w_tilde = np.zeros((R, N, d))
-        gamma = np.zeros((R, N, d))
-        recorder.record(
-            0,
-            w_tilde.mean(axis=1),
-            w_tilde,
-            w_tilde=w_tilde,
-            w=w,
-            gamma=gamma,
-            theta=np.zeros((R, N, d)),
-            eta=eta,
-            y_reported=y_noisy,
-        )
-        worst = {"newton_residual": 0.0, "newton_iterations": 0.0}
-        for t in range(1, self.n_iterations + 1):
-            centre = degrees[:, None] * w_tilde + np.einsum("ij,rjd->rid", A, w_tilde)
-            linear = -b + eta / N + gamma - self.beta * centre
-            solution = solve_local(loss, X, weights, y_noisy, linear, quad, w, tol=self.tol)
-            worst["newton_residual"] = max(worst["newton_residual"], float(solution.residual.max()))
-            worst["newton_iterations"] = max(worst["newton_iterations"], float(solution.iterations))
-            w = solution.x
-            w_tilde = w + theta[:, t - 1]
-            gamma = gamma + self.beta * np.einsum("ij,rjd->rid", Lap, w_tilde)
-            recorder.record(
-                t,
-                w_tilde.mean(axis=1),
-                w_tilde,
-                w_tilde=w_tilde,
-                w=w,
-                gamma=gamma,
-                theta=theta[:, t - 1],
-                eta=eta,
-                y_reported=y_noisy,
-            )
-        return worst
+        weights = records.partition.mask / records.sizes[:, None].astype(np.float64)  # (n, m)
+        y_noisy = records.partition.y[None] * flips  # (R, n, m)
+        eps = plan.details.eps_label[rows]
+        b = debias_linear_term(records.loss, records.partition.X, y_noisy, eps[:, None], weights)  # (R, n, d)
+        zeros = np.zeros((n_trials, y_noisy.shape[1], records.n_features))
+        return PDMLState(w=zeros, gamma=zeros, weights=weights, y_noisy=y_noisy, b=b, eta=eta, theta=theta)
+
+    def release(
+        self,
+        agents: Agents,
+        plan: RunPlan[PDMLPlan],
+        k: int,
+        state: PDMLState,
+        inbound: np.ndarray | None,
+        noise: np.ndarray | None,
+    ) -> Release:
+        """Round 0: w̃_i(0) = 0. Round t ≥ 1: γ_i(t−1) by (17) from the broadcasts w̃(t−1), w_i(t) by (15),
+        w̃_i(t) = w_i(t) + θ_i(t) (16)."""
+        white = {"eta": state.eta, "y_reported": state.y_noisy}
+        if k == 0 or inbound is None:
+            return Release(np.zeros_like(state.w), {"w": state.w, "theta": np.zeros_like(state.w), **white})
+        servers: PDMLServers = agents.data
+        records, rows, beta = servers.records, agents.rows, self.beta
+        gamma = state.gamma + beta * np.einsum("ij,rjd->rid", servers.laplacian, inbound)  # γ_i(t−1), (17)
+        degrees = plan.details.degrees[rows]
+        centre = degrees[:, None] * inbound[:, rows] + np.einsum("ij,rjd->rid", servers.adjacency, inbound)
+        linear = -state.b + state.eta / servers.adjacency.shape[1] + gamma - beta * centre
+        quad = (servers.lam_over_n + 2.0 * beta * degrees)[:, None]
+        solution = solve_local(
+            records.loss, records.partition.X, state.weights, state.y_noisy, linear, quad, state.w, tol=self.tol
+        )  # (15)
+        theta = state.theta[:, k - 1]
+        diagnostics = {
+            "newton_residual": float(solution.residual.max()),
+            "newton_iterations": float(solution.iterations),
+        }
+        return Release(solution.x + theta, {"w": solution.x, "theta": theta, **white}, diagnostics, (solution.x, gamma))
+
+    def advance(
+        self, agents: Agents, plan: RunPlan[PDMLPlan], k: int, state: PDMLState, inbound: Any, release: Release
+    ) -> PDMLState:
+        if release.kept is None:
+            return state
+        w, gamma = release.kept
+        return dataclasses.replace(state, w=w, gamma=gamma)
+
+    def coordinator_state(self, problem: HorizontalProblem, plan: RunPlan[Any], n_trials: int) -> Any:
+        """The broadcasts w̃(t−1) and the duals γ(t−1) (None before round 0)."""
+        return None
+
+    def inbound(self, problem: HorizontalProblem, plan: RunPlan[Any], k: int, state: Any) -> np.ndarray | None:
+        return None if state is None else state[0]
+
+    def route(self, problem: HorizontalProblem, message: np.ndarray | None, agent: int) -> Broadcasts | None:
+        """Only the broadcasts of server ``agent``'s neighbours (and its own) reach it."""
+        return None if message is None else outbound_to(message, neighbourhoods(_graph(problem))[agent])
+
+    def delivered(self, agents: Agents, routed: Broadcasts | None) -> np.ndarray | None:
+        return None if routed is None else received_broadcasts(routed, agents.data.adjacency.shape[1])
+
+    def combine(
+        self, problem: HorizontalProblem, plan: RunPlan[Any], k: int, state: Any, sent: np.ndarray
+    ) -> tuple[Any, np.ndarray, Mapping[str, np.ndarray]]:
+        """γ(t) rebuilt from the broadcasts by (17) (γ(0) = 0); the model is the servers' mean broadcast."""
+        if state is None:
+            gamma = np.zeros_like(sent)
+        else:
+            gamma = state[1] + self.beta * np.einsum("ij,rjd->rid", _graph(problem).laplacian(), sent)
+        return (sent, gamma), sent.mean(axis=1), {"gamma": gamma}
+
+    def release_sigma(self, plan: RunPlan[PDMLPlan]) -> np.ndarray:
+        raise NotImplementedError("PDML's servers hold their users' randomized labels: nothing replays them")
+
+
+@dataclass(frozen=True)
+class PDMLServers:
+    """What servers hold: their groups' records (the problem, or one server's ``AgentShare``), their rows of
+    the graph's adjacency and Laplacian (n, N), and λ/N."""
+
+    records: Any
+    adjacency: np.ndarray
+    laplacian: np.ndarray
+    lam_over_n: float
+
+
+@dataclass(frozen=True)
+class PDMLState:
+    """Servers' state: w_i and γ_i (R, n, d), Phase 1's weights (n, m), labels y' (R, n, m) and debiased
+    linear term b (R, n, d), and their noise η_i (R, n, d) and θ_i(·) (R, T, n, d)."""
+
+    w: np.ndarray
+    gamma: np.ndarray
+    weights: np.ndarray
+    y_noisy: np.ndarray
+    b: np.ndarray
+    eta: np.ndarray
+    theta: np.ndarray
 
 
 def _graph(problem: HorizontalProblem) -> GraphTopology:

@@ -149,7 +149,7 @@ class StarADMM(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem
         their duals γ_i^k and last releases ŵ_i^k, and diagnostics."""
 
     # ---- the pieces of one iteration (solvers.engine.step) --------------------------------------
-    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int) -> StarState:
+    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int, noise: np.ndarray | None) -> StarState:
         zeros = np.zeros((n_trials, agents.data.n_agents, agents.data.n_features))
         return StarState(gamma=zeros, sent=zeros)
 
@@ -167,14 +167,14 @@ class StarADMM(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem
         noise: np.ndarray | None,
     ) -> Release:
         local, diagnostics = self.local_step(agents, plan, k, inbound, self.dual(k, state, inbound), state.sent)
-        sent = local if noise is None else local + noise
+        sent = local if noise is None else local + noise[:, k]
         white_box = {} if self.sent_channel == "w_local" else {"w_local": local}
         return Release(sent, white_box, diagnostics)
 
     def advance(
-        self, agents: Agents, plan: RunPlan[Any], k: int, state: StarState, inbound: np.ndarray, sent: np.ndarray
+        self, agents: Agents, plan: RunPlan[Any], k: int, state: StarState, inbound: np.ndarray, release: Release
     ) -> StarState:
-        return StarState(gamma=self.dual(k, state, inbound), sent=sent)
+        return StarState(gamma=self.dual(k, state, inbound), sent=release.sent)
 
     def coordinator_state(
         self, problem: HorizontalProblem, plan: RunPlan[Any], n_trials: int

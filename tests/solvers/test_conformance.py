@@ -153,7 +153,7 @@ def test_a_check_that_does_not_apply_says_why():
     solver, problem = EXAMPLES["vertical_sgd"]
     with pytest.raises(SolverCheckSkipped, match="runs in process only"):
         check_sequential_equals_inprocess(solver, problem())
-    with pytest.raises(SolverCheckSkipped, match="not a StepSolver"):
+    with pytest.raises(SolverCheckSkipped, match="not a replayable StepSolver"):
         check_replay(solver, problem())
 
 
