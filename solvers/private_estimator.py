@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from dp_accounting import dp_event
-from sklearn.base import BaseEstimator
+from scipy import special
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -33,16 +34,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.gaussian_dp import gaussian_mu
+from accountants.ledger import Ledger
 from solvers.graph import GraphTopology
 
 __all__ = [
     "AUTO_ITERATIONS",
+    "DEFAULT_EPSILON",
     "LinearPredictions",
     "LooseDataNormWarning",
     "OneClassWarning",
     "RemovedResult",
     "UnitBallRecords",
     "auto_iterations",
+    "fit_one_vs_rest",
     "graph_topology",
     "noise_seed_sequence",
     "per_release_epsilon",
@@ -51,11 +55,14 @@ __all__ = [
     "public_info",
     "sklearn_lam",
     "true_or_false",
-    "validate_binary_data",
+    "validate_classification_data",
     "warn_if_loose_bound",
     "warn_if_not_converged",
     "warn_if_one_class",
 ]
+
+#: The total ε of a fit when none is given, the same for every estimator of the toolkit.
+DEFAULT_EPSILON = 1.0
 
 #: (T when the noise dominates, the fewest and the most iterations when it does not) of ``auto_iterations``.
 AUTO_ITERATIONS = (300, 300, 10_000)
@@ -93,28 +100,81 @@ class RemovedResult:
         )
 
 
-def validate_binary_data(estimator: BaseEstimator, X, y) -> tuple[np.ndarray, np.ndarray]:
-    """scikit-learn's checks of (X, y) for a binary classifier; sets ``estimator.classes_``.
+def validate_classification_data(estimator: BaseEstimator, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's checks of (X, y) for a classifier; sets ``estimator.classes_`` (binary or
+    multiclass: K ≥ 3 classes are fitted one-vs-rest, ``fit_one_vs_rest``).
 
     Raises:
-      ValueError: y is not a binary target (scikit-learn's wording, which its estimator checks expect,
-        then for a multiclass target how to fit one-vs-rest at a stated budget).
+      ValueError: y is neither binary nor multiclass, or holds one class (scikit-learn's wording,
+        which its estimator checks expect).
     """
     X, y = validate_data(estimator, X, y, dtype=np.float64)
     check_classification_targets(y)
     target = type_of_target(y, input_name="y", raise_unknown=True)
-    if target == "multiclass":
+    if target not in ("binary", "multiclass"):
         raise ValueError(
-            "Only binary classification is supported. The type of the target is multiclass. For K classes use "
-            "sklearn.multiclass.OneVsRestClassifier with epsilon=ε/K and delta=δ/K: each of the K binary fits sees "
-            "every row, so their budgets add up (sequential composition; parallel composition does not apply)"
+            f"Only binary and multiclass classification are supported. The type of the target is {target}."
         )
-    if target != "binary":
-        raise ValueError(f"Only binary classification is supported. The type of the target is {target}.")
     estimator.classes_ = np.unique(y)
-    if estimator.classes_.size != 2:
-        raise ValueError(f"{type(estimator).__name__} needs 2 classes in y, got {estimator.classes_.size} class")
+    if estimator.classes_.size < 2:
+        raise ValueError(
+            f"{type(estimator).__name__} needs at least 2 classes in y, got {estimator.classes_.size} class"
+        )
     return X, y
+
+
+def fit_one_vs_rest(estimator: BaseEstimator, X: np.ndarray, y: np.ndarray, budget: Sequence[str]) -> None:
+    """Fit ``estimator`` (``classes_`` set, K ≥ 3 classes) as K binary fits, class k against the rest,
+    each at 1/K of the budget: every parameter named in ``budget`` (the total ε, δ and what else
+    spends privacy, e.g. PDML's label ε) is divided by K.
+
+    The K fits each see every row, so their budgets add up (basic sequential composition, Dwork &
+    Roth 2014, Theorem 3.16; parallel composition does not apply): K fits at (ε/K, δ/K) are (ε, δ)-DP
+    in total, and ``privacy_`` is the sum of the K fits' ε per accountant. Each fit draws its own noise:
+    with ``random_state`` None from fresh OS entropy, else from a child of the user's seed (never the
+    same noise twice, which would let differences of two classes' models cancel it).
+
+    Sets ``coef_`` (K, d), ``intercept_`` (K,), ``privacy_``, ``ledger_`` (every fit's releases),
+    ``info_`` (the split under "one_vs_rest" and each fit's ``info_`` under "per_class"), ``n_iter_``
+    (K,), and with ``keep_secrets=True`` ``secret_result_`` and ``secret_seed_`` as lists; warns
+    (``OneClassWarning``) when the combined model predicts one class for every training row.
+
+    Raises:
+      ValueError: a parameter of ``budget`` is not a positive number.
+    """
+    K = int(estimator.classes_.size)
+    params = estimator.get_params(deep=False)
+    split = {
+        name: positive_number(params[name], name, allow_inf=True) / K for name in budget if params[name] is not None
+    }
+    seeds: list[object] = [None] * K
+    if params.get("random_state") is not None:
+        seeds = [int(child.generate_state(1)[0]) for child in noise_seed_sequence(params["random_state"]).spawn(K)]
+    fits = []
+    for label, seed in zip(estimator.classes_, seeds, strict=True):
+        binary = clone(estimator).set_params(**split, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OneClassWarning)  # one class against the rest: judged on the combined model
+            fits.append(binary.fit(X, (y == label).astype(np.int64)))
+    estimator.coef_ = np.vstack([fit.coef_ for fit in fits])
+    estimator.intercept_ = np.concatenate([fit.intercept_ for fit in fits])
+    estimator.privacy_ = {name: math.fsum(fit.privacy_[name] for fit in fits) for name in fits[0].privacy_}
+    ledger = Ledger()
+    for fit in fits:
+        ledger.extend(fit.ledger_)
+    estimator.ledger_ = ledger
+    estimator.info_ = {
+        "one_vs_rest": {"classes": K, **{f"{name}_per_class": value for name, value in split.items()}},
+        "per_class": [fit.info_ for fit in fits],
+    }
+    estimator.n_iter_ = np.array([fit.n_iter_ for fit in fits])
+    for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
+        estimator.__dict__.pop(name, None)
+    if params.get("keep_secrets"):
+        estimator.secret_result_ = [fit.secret_result_ for fit in fits]
+        estimator.secret_seed_ = [fit.secret_seed_ for fit in fits]
+    scores = X @ estimator.coef_.T + estimator.intercept_
+    warn_if_one_class(estimator.classes_[scores.argmax(axis=1)], type(estimator).__name__)
 
 
 def positive_number(value: object, name: str, *, allow_inf: bool = False) -> float:
@@ -399,25 +459,38 @@ def graph_topology(graph: object, n_agents: int) -> GraphTopology:
 
 
 class LinearPredictions:
-    """``decision_function``, ``predict`` and ``predict_proba`` of a fitted binary linear classifier
-    (``coef_`` (1, d), ``intercept_`` (1,), ``classes_`` (2,)) with the logistic link."""
+    """``decision_function``, ``predict`` and ``predict_proba`` of a fitted linear classifier with the
+    logistic link: binary (``coef_`` (1, d), ``intercept_`` (1,), ``classes_`` (2,)) or one-vs-rest
+    over K ≥ 3 classes (``coef_`` (K, d), ``intercept_`` (K,), ``classes_`` (K,))."""
 
     coef_: np.ndarray
     intercept_: np.ndarray
     classes_: np.ndarray
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """wᵀx + b for each row, shape (n,); positive means ``classes_[1]``."""
+        """wᵀx + b for each row: shape (n,) for two classes (positive means ``classes_[1]``), (n, K)
+        for K ≥ 3 (one column per class of ``classes_``, that class against the rest)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_[0] + self.intercept_[0]
+        scores = X @ self.coef_.T + self.intercept_
+        return scores[:, 0] if self.coef_.shape[0] == 1 else scores
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """``classes_[1]`` iff wᵀx + b ≥ 0 (the tie goes to the positive class)."""
+        """Two classes: ``classes_[1]`` iff wᵀx + b ≥ 0 (the tie goes to the positive class); K ≥ 3:
+        the class of the largest score (the first on a tie)."""
         scores = self.decision_function(X)
-        return self.classes_[(scores >= 0).astype(int)]
+        if scores.ndim == 1:
+            return self.classes_[(scores >= 0).astype(int)]
+        return self.classes_[scores.argmax(axis=1)]
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """[1 − σ(wᵀx + b), σ(wᵀx + b)] per row, columns in the order of ``classes_``."""
-        positive = 0.5 * (1.0 + np.tanh(0.5 * self.decision_function(X)))  # σ(s), overflow-free
-        return np.column_stack([1.0 - positive, positive])
+        """Per row, columns in the order of ``classes_``: [1 − σ(s), σ(s)] for two classes; for K ≥ 3
+        the softmax of the K one-vs-rest scores, exp(s_k)/Σ_j exp(s_j). Not scikit-learn's normalised
+        σ(s_k)/Σ_j σ(s_j): two scores above ~37 both round σ to 1, and that rule then ties classes that
+        ``predict`` tells apart; the softmax keeps the order of the scores (as ``predict``) and is
+        post-processing of the released models like any other."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            positive = 0.5 * (1.0 + np.tanh(0.5 * scores))  # σ(s), overflow-free
+            return np.column_stack([1.0 - positive, positive])
+        return special.softmax(scores, axis=1)

@@ -48,17 +48,19 @@ from solvers.losses import LogisticLoss
 from solvers.pdml.admm import PDML
 from solvers.pdml.privacy import broadcast_sensitivity
 from solvers.private_estimator import (
+    DEFAULT_EPSILON,
     LinearPredictions,
     RemovedResult,
     UnitBallRecords,
     auto_iterations,
+    fit_one_vs_rest,
     graph_topology,
     noise_seed_sequence,
     positive_integer,
     positive_number,
     sklearn_lam,
     true_or_false,
-    validate_binary_data,
+    validate_classification_data,
     warn_if_loose_bound,
     warn_if_not_converged,
     warn_if_one_class,
@@ -97,13 +99,16 @@ _PAPER_PRESETS: dict[str, dict[str, Any]] = {
 
 
 class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
-    """Binary l2 logistic regression by PDML (Wang et al. 2020) over simulated user groups and servers.
+    """l2 logistic regression by PDML (Wang et al. 2020) over simulated user groups and servers; K ≥ 3
+    classes are fitted one-vs-rest, each binary fit at (ε/K, δ/K) and label ε ε1/K
+    (``private_estimator.fit_one_vs_rest``).
 
     Args:
       n_agents: N user groups and servers; the rows are split at random, as equally as possible.
       graph: the servers' graph, "complete" (default), "ring" or a ``solvers.graph.GraphTopology``.
-      epsilon, delta: the total budget of the fit (default ε = 3, δ = 10⁻⁵; module docstring); ε = inf:
-        no randomization and no noise.
+      epsilon, delta: the total budget of the fit, all K one-vs-rest fits included (default ε = 1,
+        ``DEFAULT_EPSILON``, the same for every estimator of the toolkit, and δ = 10⁻⁵; module
+        docstring); ε = inf: no randomization and no noise.
       label_epsilon: ε1 of the label randomization; None (default): ε/2.
       V: V of the broadcast noise σ(t) = V ρ^{(t−1)/2}; None (default) calibrates it from the budget, a
         number overrides ``epsilon`` for Phase 2.
@@ -122,7 +127,8 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
       random_state, backend, keep_secrets: as in ``DPADMMClassifier``.
 
     Attributes (after ``fit``), all safe to publish:
-      coef_, intercept_, classes_, n_features_in_, privacy_ {name: total ε at δ, worst group}, ledger_,
+      coef_ (1, d) or (K, d), intercept_, classes_, n_features_in_, privacy_ {name: total ε at δ, worst
+      group, all K one-vs-rest fits included}, ledger_,
       info_ (λ, ε1, V, Δ, z, the Phase-2-only ε by accountant, the data bound), n_iter_.
     """
 
@@ -132,7 +138,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         self,
         n_agents: int = 5,
         graph: str | GraphTopology = "complete",
-        epsilon: float = 3.0,
+        epsilon: float = DEFAULT_EPSILON,
         delta: float = 1e-5,
         label_epsilon: float | None = None,
         V: float | None = None,
@@ -195,11 +201,14 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         """Train on (X, y).
 
         Raises:
-          ValueError: y not binary, fewer rows than groups, a row with ‖x‖ > ``data_norm`` and
+          ValueError: y neither binary nor multiclass, fewer rows than groups, a row with ‖x‖ > ``data_norm`` and
             ``clip=False``, a budget the label randomization alone uses up, or a bad parameter (the
             message names it).
         """
-        X, y = validate_binary_data(self, X, y)
+        X, y = validate_classification_data(self, X, y)
+        if self.classes_.size > 2:
+            fit_one_vs_rest(self, X, y, ("epsilon", "delta", "label_epsilon"))
+            return self
         n_agents = positive_integer(self.n_agents, "n_agents")
         if n_agents > X.shape[0]:
             raise ValueError(f"n_agents={n_agents} exceeds the number of rows ({X.shape[0]})")
@@ -338,7 +347,6 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
         # a noisy fit at a fixed privacy budget scores poorly on the checks' data sets of 100 rows
         tags.classifier_tags.poor_score = not (
             self.epsilon == math.inf and self.label_epsilon is None and self.V is None

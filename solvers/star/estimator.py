@@ -43,16 +43,18 @@ from solvers.datasets import near_equal_sizes
 from solvers.engine.backends import BackendLike
 from solvers.losses import LogisticLoss
 from solvers.private_estimator import (
+    DEFAULT_EPSILON,
     LinearPredictions,
     RemovedResult,
     UnitBallRecords,
     auto_iterations,
+    fit_one_vs_rest,
     noise_seed_sequence,
     per_release_epsilon,
     positive_number,
     public_info,
     sklearn_lam,
-    validate_binary_data,
+    validate_classification_data,
     warn_if_loose_bound,
     warn_if_not_converged,
     warn_if_one_class,
@@ -90,12 +92,14 @@ _PAPER_PRESETS: dict[str, dict[str, Any]] = {
 
 
 class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
-    """Binary logistic regression trained by distributed (DP-)ADMM over simulated agents.
+    """Logistic regression trained by distributed (DP-)ADMM over simulated agents; K ≥ 3 classes are
+    fitted one-vs-rest, each binary fit at (ε/K, δ/K) (``private_estimator.fit_one_vs_rest``).
 
     Args:
       n_agents: N; the rows are split at random, as equally as possible, over N agents.
       epsilon, delta: the privacy budget. With ``budget="total"`` (default) the whole fit is
-        (ε, δ)-DP for every record (ε = 1, δ = 10⁻⁵); the per-iteration ε is derived by the exact
+        (ε, δ)-DP for every record (default ε = 1, ``DEFAULT_EPSILON``, the same for every estimator
+        of the toolkit, and δ = 10⁻⁵), all K one-vs-rest fits included; the per-iteration ε is derived by the exact
         Gaussian accountant (module docstring). With ``budget="per_iteration"`` each agent's release
         in each iteration is (ε, δ)-DP, Huang et al. 2020's convention. ε = inf switches the noise off.
       budget: "total" or "per_iteration", how ``epsilon`` and ``delta`` are read.
@@ -144,7 +148,8 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         partition and the noise). Never publish an estimator fitted with it.
 
     Attributes (after ``fit``), all safe to publish:
-      coef_ (1, d), intercept_ (1,), classes_ (2,), n_features_in_, privacy_ {name: ε at δ},
+      coef_ (1, d), intercept_ (1,), classes_ (2,) (for K ≥ 3 classes (K, d), (K,), (K,), and
+      n_iter_ (K,)), n_features_in_, privacy_ {name: ε at δ, of the whole fit},
       ledger_ (every release), info_ (public run constants: step sizes η, σ, z, D_w, λ, the
       per-iteration ε, the data bound), n_iter_.
       With ``keep_secrets=True`` also secret_result_ and secret_seed_.
@@ -155,7 +160,7 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         n_agents: int = 5,
-        epsilon: float = 1.0,
+        epsilon: float = DEFAULT_EPSILON,
         delta: float = 1e-5,
         budget: str = "total",
         delta_target: float | None = None,
@@ -232,10 +237,13 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         """Train on (X, y); optional public rows (labels in ``classes_``) only estimate D_w.
 
         Raises:
-          ValueError: y is not binary (two classes), a row with ‖x‖ > ``data_norm`` and ``clip=False``,
+          ValueError: y is neither binary nor multiclass, a row with ‖x‖ > ``data_norm`` and ``clip=False``,
             fewer rows than agents, or a bad parameter (the message names it).
         """
-        X, y = validate_binary_data(self, X, y)
+        X, y = validate_classification_data(self, X, y)
+        if self.classes_.size > 2:
+            fit_one_vs_rest(self, X, y, ("epsilon", "delta", "delta_target"))
+            return self
         if self.regularizer not in _REGULARIZERS:
             raise ValueError(f"regularizer must be 'l1' or 'l2', got {self.regularizer!r}")
         if self.output not in ("last", "average"):
@@ -377,7 +385,6 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
         # a noisy fit at a fixed privacy budget scores poorly on the checks' data sets of 100 rows
         tags.classifier_tags.poor_score = self.algorithm != "admm" and self.epsilon != math.inf
         return tags

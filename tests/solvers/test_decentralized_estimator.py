@@ -15,7 +15,7 @@ from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem, PenaltyPerturbation
 
 
-@pytest.mark.parametrize("params", [{}, {"epsilon": math.inf, "variant": "dvp"}])
+@pytest.mark.parametrize("params", [{}, {"epsilon": math.inf, "variant": "dvp", "n_iterations": 40}])
 def test_sklearn_estimator_checks_pass(params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -23,6 +23,7 @@ def test_sklearn_estimator_checks_pass(params):
     failed = {r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"}
     assert failed == {} and len(results) > 40
     assert DecentralizedClassifier(**params).__sklearn_tags__().classifier_tags.poor_score is (params == {})
+    assert DecentralizedClassifier().epsilon == 1.0  # the one default budget of every estimator
 
 
 @pytest.mark.parametrize(

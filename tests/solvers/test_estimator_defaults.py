@@ -137,11 +137,17 @@ def test_the_vertical_epsilon_is_the_total_of_the_fit():
     assert claimed.info_["claimed_epsilon_basic"] == pytest.approx(1.0, rel=1e-12)
 
 
-def test_the_vertical_epsilon_is_refused_with_a_noise_multiplier():
+def test_a_vertical_noise_multiplier_overrides_the_default_epsilon():
+    """As DecentralizedClassifier's alpha and PDMLClassifier's V: the per-release noise the user gives is
+    the noise, and privacy_ is what it spends (5 releases of multiplier 2: GDP μ = sqrt(5)/2)."""
     X, y = _unit_rows()
-    model = VerticalLogisticRegression(noise="output", epsilon=1.0, noise_multiplier=2.0, b1=1.0, n_iterations=5)
-    with pytest.raises(ValueError, match="give one of epsilon .the total budget., noise_multiplier or sigma"):
+    model = VerticalLogisticRegression(noise_multiplier=2.0, b1=1.0, n_iterations=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)
         model.fit(X, y)
+    epsilon, mu = model.privacy_["exact_gaussian"], math.sqrt(5) / 2.0
+    delta = norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)
+    assert epsilon > 1.0 and delta == pytest.approx(1e-5, rel=1e-4)
 
 
 def test_a_model_that_predicts_one_class_warns():
@@ -213,15 +219,45 @@ def test_the_carried_noise_allowance_is_that_of_a_random_walk(turn, warns):
     assert len(caught) == int(warns) + 1  # fresh noise alone allows 0.196
 
 
-def test_multiclass_is_one_vs_rest_at_a_stated_split_of_the_budget():
+MULTICLASS = {
+    "dpadmm": (lambda **p: DPADMMClassifier(tol=None, **p), "exact_gaussian", ("epsilon", "delta")),
+    "decentralized": (lambda **p: DecentralizedClassifier(tol=None, **p), "pure", ("epsilon",)),
+    "pdml": (lambda **p: PDMLClassifier(tol=None, **p), "rdp", ("epsilon", "delta")),
+    "vertical": (lambda **p: VerticalLogisticRegression(n_iterations=30, **p), "exact_gaussian", ("epsilon", "delta")),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MULTICLASS))
+def test_multiclass_is_one_vs_rest_at_a_stated_split_of_the_budget(kind):
+    """K = 3 classes: three binary fits at (ε/3, δ/3) whose ε add up to the total (basic composition),
+    each with its own noise seed; probabilities are the softmax of the one-vs-rest scores."""
+    make, accountant, split = MULTICLASS[kind]
     X, y = load_wine(return_X_y=True)
     X = MinMaxScaler().fit_transform(X)
-    with pytest.raises(ValueError, match=r"multiclass\. For K classes use .*OneVsRestClassifier with epsilon=ε/K"):
-        DPADMMClassifier().fit(X, y)
-    model = OneVsRestClassifier(DPADMMClassifier(epsilon=1.0 / 3, delta=1e-5 / 3, tol=None, random_state=0))
+    labels = np.array(["a", "b", "c"])[y]
+    model = make(random_state=0, keep_secrets=True)
+    assert model.epsilon == 1.0  # the one default budget of every estimator
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)
-        model.fit(X, y)
-    spent = [fit.privacy_["exact_gaussian"] for fit in model.estimators_]
-    assert len(spent) == 3 and sum(spent) == pytest.approx(1.0, rel=1e-6)  # (ε, δ) = (1, 1e-5) in total
-    assert model.predict_proba(X).shape == (X.shape[0], 3)
+        model.fit(X, labels)
+    assert model.classes_.tolist() == ["a", "b", "c"] and model.coef_.shape == (3, 13)
+    shares = {f"{name}_per_class": model.get_params()[name] / 3 for name in split}
+    assert model.info_["one_vs_rest"] == {"classes": 3, **shares}
+    assert len(model.info_["per_class"]) == 3 and len(model.n_iter_) == 3
+    assert model.privacy_[accountant] == pytest.approx(1.0, rel=1e-6) and model.privacy_[accountant] <= 1.0 + 1e-12
+    assert len({seed.entropy for seed in model.secret_seed_}) == 3  # three independent noise draws
+    scores = X @ model.coef_.T + model.intercept_
+    np.testing.assert_allclose(model.decision_function(X), scores, rtol=1e-12)
+    exponentials = np.exp(scores - scores.max(axis=1, keepdims=True))
+    softmax = exponentials / exponentials.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(model.predict_proba(X), softmax, rtol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), model.classes_[scores.argmax(axis=1)])
+
+
+def test_without_noise_one_vs_rest_learns_the_three_wine_cultivars():
+    X, y = load_wine(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    reference = make_pipeline(MinMaxScaler(), OneVsRestClassifier(LogisticRegression())).fit(X_train, y_train)
+    model = make_pipeline(MinMaxScaler(), DPADMMClassifier(epsilon=math.inf, n_iterations=1500, random_state=0))
+    model.fit(X_train, y_train)
+    assert model.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.02

@@ -22,7 +22,9 @@ ESTIMATORS = {
     "dpadmm": lambda: DPADMMClassifier(n_agents=3, epsilon=math.inf, n_iterations=60, data_norm=1.0, random_state=0),
     "decentralized": lambda: DecentralizedClassifier(n_agents=3, epsilon=math.inf, n_iterations=20, random_state=0),
     "pdml": lambda: PDMLClassifier(n_agents=3, epsilon=math.inf, n_iterations=20, random_state=0),
-    "vertical": lambda: VerticalLogisticRegression(blocks=2, n_iterations=60, random_state=0),
+    "vertical": lambda: VerticalLogisticRegression(
+        blocks=2, noise=None, data_norm=1.0, n_iterations=60, random_state=0
+    ),
 }
 
 

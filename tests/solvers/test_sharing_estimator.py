@@ -1,12 +1,15 @@
 """Tests for solvers.sharing.estimator: the scikit-learn classifier trained by ADMM sharing."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils.estimator_checks import check_estimator
 
+from solvers.private_estimator import DEFAULT_EPSILON, OneClassWarning
 from solvers.sharing import VerticalLogisticRegression
 
 
@@ -21,7 +24,7 @@ def data():
 
 def test_matches_sklearn_logistic_regression_without_noise(data):
     X, y = data
-    model = VerticalLogisticRegression(blocks=[2, 4], C=2.0, n_iterations=400).fit(X, y)
+    model = VerticalLogisticRegression(blocks=[2, 4], C=2.0, n_iterations=400, noise=None, data_norm=1.0).fit(X, y)
     reference = LogisticRegression(C=2.0, fit_intercept=False, tol=1e-12).fit(X, y)
     np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-5, atol=1e-7)
     assert list(model.classes_) == ["no", "yes"]
@@ -45,7 +48,35 @@ def test_errors(data):
     X, y = data
     with pytest.raises(ValueError, match="overlapping blocks"):
         VerticalLogisticRegression(blocks=[[0, 1, 2], [2, 3, 4, 5]]).fit(X, y)
-    with pytest.raises(ValueError, match="binary"):
-        VerticalLogisticRegression().fit(X, np.arange(150) % 3)
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        VerticalLogisticRegression().fit(X, np.linspace(0.0, 1.0, 150))
     with pytest.raises(ValueError, match="C must be"):
         VerticalLogisticRegression(C=0).fit(X, y)
+
+
+def test_private_by_default_at_the_shared_default_budget(data):
+    """noise="output" with the total ε = 1 at δ = 1e-5 (``DEFAULT_EPSILON``), the model's ball the public
+    radius sqrt(2 ln 2/λ) that holds the l2 optimum, the noise-free fit on rows under a looser bound the
+    same model (a reparametrisation: λ = 1/(C N B²) on x/B)."""
+    X, y = data
+    model = VerticalLogisticRegression(blocks=2, n_iterations=20, random_state=0)
+    assert model.epsilon == DEFAULT_EPSILON == 1.0 and model.noise == "output"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)
+        model.fit(X, y)
+    assert model.privacy_["exact_gaussian"] == pytest.approx(1.0, rel=1e-9) and model.privacy_["exact_gaussian"] <= 1.0
+    lam = 1.0 / (1.0 * 150 * 6)  # C = 1, N = 150, B = sqrt(6)
+    assert model.info_["data_norm"] == pytest.approx(math.sqrt(6))
+    assert model.info_["b1"] == pytest.approx(math.sqrt(2 * math.log(2) / lam), rel=1e-15)
+    reference = LogisticRegression(fit_intercept=False, tol=1e-12).fit(X, y)
+    loose = VerticalLogisticRegression(blocks=2, n_iterations=600, noise=None, data_norm=4.0).fit(X, y)
+    np.testing.assert_allclose(loose.coef_, reference.coef_, rtol=1e-3)
+
+
+def test_sklearn_estimator_checks_pass():
+    """The private default (noise at ε = 1, so held to no accuracy threshold), in short fits."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)  # the checks' tiny data sets at ε = 1
+        results = check_estimator(VerticalLogisticRegression(n_iterations=10), on_fail=None)
+    failed = {r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"}
+    assert failed == {} and len(results) > 40
