@@ -352,12 +352,27 @@ class PLDAccountant(Accountant[_Releases]):
         (Mironov 2017, Prop. 1: curves add up; its conversion to δ, rounded up), 1.0 if it refuses
         a release. A valid bound on the same releases, usually looser than the PLD's (a budget
         filter admits a release by it when it already proves the budget: see
-        :class:`accountants.BudgetFilter`); the curves of the distinct events are computed once."""
+        :class:`accountants.BudgetFilter`); the curves of the distinct events are computed once.
+        The plain Gaussian releases enter as the one Gaussian they compose to (:func:`_folded_noise`,
+        rounded down: their curves add up to its curve), so the cost grows with the distinct other
+        events only; a summary of plain Gaussians only gets 1.0 (its PLD query is the exact closed
+        form, as cheap)."""
+        gaussians = [(event, count) for event, count in summary.items() if type(event) is dp_event.GaussianDpEvent]
+        events: list[dp_event.DpEvent] = [
+            dp_event.SelfComposedDpEvent(event, count)
+            for event, count in summary.items()
+            if type(event) is not dp_event.GaussianDpEvent
+        ]
+        if not events:
+            return 1.0
+        if gaussians:
+            sigma = _folded_noise(gaussians)
+            if sigma == 0:
+                return 1.0
+            if math.isfinite(sigma):
+                events.append(dp_event.GaussianDpEvent(sigma))
         try:
-            curve = self._rdp_fallback.compose_batch(
-                np.zeros_like(self._rdp_fallback.orders),
-                [dp_event.SelfComposedDpEvent(event, count) for event, count in summary.items()],
-            )
+            curve = self._rdp_fallback.compose_batch(np.zeros_like(self._rdp_fallback.orders), events)
         except UnsupportedEventError:
             return 1.0
         return self._rdp_fallback.delta_from_summary(curve, epsilon)
