@@ -574,7 +574,7 @@ def _sampled_and_mixed_targets(quick: bool) -> list[dict]:
     interpreter, as one entry with count 1,000 and as 1,000 entries (target 0.2 s; the imports are
     not timed), and one ``BudgetFilter`` step around a ``PLDAccountant`` over interleaved Laplace,
     Gaussian and Poisson-sampled releases (target 5 ms), with a budget never reached (ε = 10 at
-    δ = 1e-5: the Rényi-DP bound admits every release) and one reached (ε = 1.5: near it the PLD
+    δ = 1e-5: the Rényi-DP bound admits every release) and one reached (ε = 1.2: near it the PLD
     decides), each against its target as the "peer" time."""
     steps = 100 if quick else 1000
     rows = []
@@ -589,7 +589,7 @@ def _sampled_and_mixed_targets(quick: bool) -> list[dict]:
                 f"target ≤ 0.2 s (ratio ≥ 1 meets it); CPU {cpu:.3f} s; ε {epsilon:.4f} by {accountant}",
             )
         )
-    for epsilon, note in ((10.0, "budget never reached"), (1.5, "budget reached: the PLD decides near it")):
+    for epsilon, note in ((10.0, "budget never reached"), (1.2, "budget reached: the PLD decides near it")):
         times, admitted = _filter_steps(epsilon, 9 if quick else 30)
         median = float(np.median(times))
         rows.append(
