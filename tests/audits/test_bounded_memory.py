@@ -1,6 +1,7 @@
 """An audit's driver holds each attack's scores once and computes the attack metrics without the ROC
 curve's arrays, with the same report bit for bit: roc_metrics equals the curve's AUROC and TPR at FPR
-exactly (integer counts), and chunk_scores turns the chunks it joins into views of the joined scores."""
+exactly (integer counts), ChunkScores copies each chunk's scores into one array per attack and side,
+and chunk_scores turns the chunks it joins into views of the joined scores."""
 
 import numpy as np
 from hypothesis import example, given, settings
@@ -81,3 +82,36 @@ def test_the_driver_copies_each_chunks_scores_into_one_array_per_attack_and_side
     assert all(kept.keep("b", True, seen) is seen for seen in other)
     scores = chunk_scores("a", views, [np.zeros(2)], white_box=False, metadata={})
     assert scores.scores_in.tolist() == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+
+
+def test_an_audits_chunks_are_views_of_the_attacks_scores():
+    from types import SimpleNamespace
+
+    from audits import AuditSpec, Claim, ScoreAttack
+    from audits.runner import run_spec
+
+    class ChunkMean:
+        def run(self, problem, *, seeds=None, seed=0, **options):
+            seeds = [np.random.SeedSequence(seed)] if seeds is None else seeds
+            return SimpleNamespace(model=np.random.default_rng(seeds[0]).normal(problem, 1.0, len(seeds)), info={})
+
+    spec = AuditSpec(
+        name="chunk-mean",
+        solver=ChunkMean(),
+        problem_in=1.0,
+        problem_out=0.0,
+        participant="user",
+        attacks=(ScoreAttack("a", lambda r: r.model), ScoreAttack("b", lambda r: 2.0 * r.model)),
+        claim=Claim(statement="1-GDP, claimed as ε = 5", delta=1e-5, epsilon=5.0, noise="gaussian"),
+        canary="the mean moves by 1",
+        epsilon_meaning="no privacy parameter",
+        accounted=False,
+    )
+    result = run_spec(spec, trials=12_000, workers=1, progress=False)
+    for scores in result.attacks:
+        seen_in, seen_out = result.observations[scores.attack]
+        assert [part.size for part in seen_in] == [5_000, 5_000, 2_000]
+        assert all(part.base is scores.scores_in for part in seen_in)  # each score held once
+        assert all(part.base is scores.scores_out for part in seen_out)
+    a, b = result.attacks
+    assert np.array_equal(b.scores_in, 2.0 * a.scores_in)
