@@ -54,6 +54,12 @@ class _ReleasedModelAttack:
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
         return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=False, metadata=self.metadata())
 
+    def attack(self, models_in: Any, models_out: Any) -> AttackScores:
+        """Scores of models released on D (``models_in``) and on D′ (``models_out``), or of batched results."""
+        return AttackScores(
+            self.name, self.score(models_in), self.score(models_out), white_box=False, metadata=self.metadata()
+        )
+
 
 @dataclass
 class LossThreshold(_ReleasedModelAttack):
@@ -76,11 +82,6 @@ class LossThreshold(_ReleasedModelAttack):
     def metadata(self) -> dict:
         """What the attack reads, for its ``AttackScores``."""
         return {"white_box": False, "reads": "the released final model w^T"}
-
-    def attack(self, models_in, models_out) -> AttackScores:
-        return AttackScores(
-            self.name, self.score(models_in), self.score(models_out), white_box=False, metadata=self.metadata()
-        )
 
 
 @dataclass
@@ -130,8 +131,3 @@ class LiRA(_ReleasedModelAttack):
             "shadows": "disjoint shadow trials (trials axis)",
             "fit": None if self.fitted is None else list(self.fitted),
         }
-
-    def attack(self, models_in, models_out) -> AttackScores:
-        return AttackScores(
-            self.name, self.score(models_in), self.score(models_out), white_box=False, metadata=self.metadata()
-        )
