@@ -1,6 +1,6 @@
 """Routing released messages along a graph's edges: what each node of a decentralized protocol
 receives in a round (its neighbours' broadcasts and its own), shared by the graph families'
-agent programs (decentralized ADMM, PDML)."""
+``route`` and ``delivered`` pieces (decentralized ADMM, PDML; ``solvers.engine.step``)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ penalty perturbation (Zhang, Khalili & Liu 2018).
     result.privacy["pure"]     # β of Theorem V.1 (max over nodes of the summed ε_i(k))
 
 Modules: ``problem`` (the papers' objective scale), ``admm`` (ADMM, ADMM-OP, R-ADMM, MR-ADMM,
-M-ADMM/PP, DVP on one vectorised engine), ``privacy`` (Theorem V.1 / 4.1 bounds and conditions).
+M-ADMM/PP, DVP written as the pieces of one round, ``solvers.engine.step``), ``steps`` (the exact
+and linear local steps), ``privacy`` (Theorem V.1 / 4.1 bounds and conditions).
 """
 
 from typing import TYPE_CHECKING

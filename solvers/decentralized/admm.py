@@ -35,6 +35,7 @@ once per run (the bounds depend on no data or noise); participant = node, iterat
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -49,12 +50,11 @@ from mechanisms import GammaNormMechanism
 from solvers.agent_share import AgentShare
 from solvers.decentralized.privacy import pp_epsilons, radmm_epsilons
 from solvers.decentralized.problem import DecentralizedProblem
-from solvers.decentralized.protocol import GraphDriver, GraphNode
 from solvers.decentralized.steps import even_step, exact_step, neighbour_sum
 from solvers.engine.plan import RunPlan
-from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import ChannelSpec
-from solvers.engine.solver import Draws
+from solvers.engine.step import Agents, Release, StepSolver
+from solvers.graph_routing import Broadcasts, neighbourhoods, outbound_to, received_broadcasts, required
 from solvers.horizontal import HorizontalSolver
 from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
@@ -146,7 +146,7 @@ class DecentralizedPlan:
 
 
 @dataclass(frozen=True)
-class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
+class DecentralizedSolver(HorizontalSolver[DecentralizedProblem], StepSolver[DecentralizedProblem, Recorder]):
     """Shared engine (module docstring). Subclasses implement ``step_schedule``."""
 
     n_iterations: int = 50
@@ -156,6 +156,9 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
     delta: float = 1e-5
 
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
+    sent_channel = "f"
+    broadcast_channel = "f"
+    replayable = False
     #: Pure sequential composition (the papers' β), advanced and optimal composition.
     default_accountants: ClassVar[tuple[str, ...]] = ("pure", "advanced_composition", "optimal_composition")
     #: Whether every iteration is an exact local solve whose noise enters the penalty with one common dual
@@ -195,15 +198,6 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
             problem.check_feature_bound(1.0)
             if problem.loss.gradient_bound > 1.0:
                 raise ValueError(f"the privacy theorems need |L'| <= 1, got {problem.loss!r}")
-
-    def protocol(self, problem: DecentralizedProblem, plan: RunPlan[Any], recorder: Recorder) -> AgentProtocol:
-        """Every node holds its own records and noise; the driver routes the broadcasts along the
-        graph's edges (``solvers.decentralized.protocol``)."""
-        adjacency = problem.graph.adjacency_matrix()
-        return AgentProtocol(
-            agent=lambda i: GraphNode(self, AgentShare(problem, i), plan, adjacency),
-            coordinator=lambda n_trials: GraphDriver(self, problem, plan, n_trials, recorder),
-        )
 
     def step_schedule(self, problem: DecentralizedProblem) -> StepSchedule:
         raise NotImplementedError
@@ -245,63 +239,140 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem]):
         return 8 * (int(np.prod(plan.noise_shape)) + 4 * N * m + 3 * N * d * d + 8 * N * d)
 
     # ---------------------------------------------------------------------------------------
-    def iterate(
+    # ---- the pieces of one round (solvers.engine.step): node i, then the driver's routing and duals ----
+    def everyone(self, problem: DecentralizedProblem) -> GraphNodes:
+        graph = problem.graph
+        return GraphNodes(problem, graph.adjacency_matrix(), graph.laplacian(), graph.degrees.astype(np.float64))
+
+    def share(self, problem: DecentralizedProblem, agent: int) -> GraphNodes:
+        rows = slice(agent, agent + 1)
+        A = np.asarray(problem.graph.adjacency_matrix(), dtype=np.float64)
+        return GraphNodes(AgentShare(problem, agent), A[rows], (np.diag(A.sum(axis=1)) - A)[rows], A.sum(axis=1)[rows])
+
+    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int, noise: np.ndarray | None) -> NodeState:
+        if noise is None:
+            raise ValueError("a decentralized plan draws every node's f(0): its noise cannot be None")
+        zeros = np.zeros((n_trials, agents.data.adjacency.shape[0], agents.data.records.n_features))
+        return NodeState(f=zeros, lam=zeros, f_before=None, lam_before=None, Af_before=None)
+
+    def release(
+        self,
+        agents: Agents,
+        plan: RunPlan[DecentralizedPlan],
+        k: int,
+        state: NodeState,
+        inbound: np.ndarray | None,
+        noise: np.ndarray | None,
+    ) -> Release:
+        """Round 0: the random start f_i(0). Round t ≥ 1: λ_i(t−1) completed from the neighbours' f(t−1),
+        then f_i(t) by the exact step (with its noise) or, on (M)R-ADMM's even iterations, the linear one."""
+        noise = required(noise, "the plan's noise")
+        zero = np.zeros_like(state.lam)
+        if k == 0:
+            f = np.array(noise[:, 0])
+            return Release(f, {"noise": zero}, kept=dataclasses.replace(state, f=f))
+        nodes, rows, details = agents.data, agents.rows, plan.details
+        f_prev, lam = required(inbound, "f(t - 1)"), state.lam
+        if k >= 2 and details.exact[k - 2]:
+            lam = lam + 0.5 * details.theta[k - 2][rows][:, None] * neighbour_sum(nodes.laplacian, f_prev)
+        Af, eta = neighbour_sum(nodes.adjacency, f_prev), details.eta[k - 1][rows]
+        if not details.exact[k - 1]:
+            if state.f_before is None or state.lam_before is None or state.Af_before is None:
+                raise ValueError(f"iteration {k}: an even (linear) step must follow an exact step")
+            f = even_step(
+                state.f_before,
+                state.f,
+                state.lam_before,
+                lam,
+                eta,
+                float(self.gamma_step),
+                state.Af_before,
+                Af,
+                nodes.V,
+            )
+            return Release(f, {"noise": zero}, kept=dataclasses.replace(state, f=f, lam=lam))
+        slot = details.noise_slot[k - 1]
+        eps = zero if slot < 0 else noise[:, 1 + slot]
+        f, residual, iterations = exact_step(
+            nodes.records, state.f, Af, lam, details.noise_scale[k - 1][rows][:, None] * eps, eta, nodes.V, self.tol
+        )
+        diagnostics = {"kkt_residual": residual, "newton_iterations": float(iterations)}
+        kept = NodeState(f=f, lam=lam, f_before=state.f, lam_before=lam, Af_before=Af)
+        return Release(f, {"noise": eps}, diagnostics, kept)
+
+    def advance(
+        self, agents: Agents, plan: RunPlan[Any], k: int, state: NodeState, inbound: Any, release: Release
+    ) -> NodeState:
+        return release.kept
+
+    def coordinator_state(self, problem: DecentralizedProblem, plan: RunPlan[Any], n_trials: int) -> Any:
+        """The broadcasts f(t−1) and the duals λ(t−1) (None before round 0)."""
+        return None
+
+    def inbound(self, problem: DecentralizedProblem, plan: RunPlan[Any], k: int, state: Any) -> np.ndarray | None:
+        return None if state is None else state[0]
+
+    def route(self, problem: DecentralizedProblem, message: np.ndarray | None, agent: int) -> Broadcasts | None:
+        """Only the broadcasts of node ``agent``'s neighbours (and its own) reach it."""
+        return None if message is None else outbound_to(message, neighbourhoods(problem.graph)[agent])
+
+    def delivered(self, agents: Agents, routed: Broadcasts | None) -> np.ndarray | None:
+        return None if routed is None else received_broadcasts(routed, agents.data.adjacency.shape[1])
+
+    def combine(
+        self, problem: DecentralizedProblem, plan: RunPlan[DecentralizedPlan], k: int, state: Any, sent: np.ndarray
+    ) -> tuple[Any, np.ndarray, Mapping[str, np.ndarray]]:
+        """λ(t) from the broadcasts: λ_i(t) = λ_i(t−1) + (θ_i(t)/2) Σ_j (f_i(t) − f_j(t)) after an exact step."""
+        if state is None:
+            lam = np.zeros_like(sent)
+        elif plan.details.exact[k - 1]:
+            lam = state[1] + 0.5 * plan.details.theta[k - 1][:, None] * neighbour_sum(problem.graph.laplacian(), sent)
+        else:
+            lam = state[1]
+        return (sent, lam), sent.mean(axis=1), {"lam": lam}
+
+    def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
+        raise NotImplementedError("the decentralized releases are not Gaussian")
+
+    def record(
         self,
         problem: DecentralizedProblem,
-        plan: RunPlan[DecentralizedPlan],
-        R: int,
-        draws: Draws | None,
         recorder: Recorder,
-    ) -> Mapping[str, float]:
-        noise = None if draws is None else draws["noise"]
-        details = plan.details
-        exact, eta_all, theta_all = details.exact, details.eta, details.theta
-        slots, scales = details.noise_slot, details.noise_scale
-        graph = problem.graph
-        A, Lap = graph.adjacency_matrix(), graph.laplacian()
-        V = graph.degrees.astype(np.float64)
-        N, d = problem.n_agents, problem.n_features
-        gamma = float(self.gamma_step)
-        if noise is None:
-            raise ValueError("a decentralized plan draws every trial's f(0): its noise cannot be None")
-        f = np.array(noise[:, 0])
-        lam = np.zeros((R, N, d))
-        zero = np.zeros((R, N, d))
-        self.record_iteration(problem, recorder, 0, f, lam, zero)
-        f_before: np.ndarray | None = None
-        lam_before: np.ndarray | None = None
-        worst = {"kkt_residual": 0.0, "newton_iterations": 0.0}
-        for t in range(1, self.n_iterations + 1):
-            eta = eta_all[t - 1]
-            if exact[t - 1]:
-                eps = zero if slots[t - 1] < 0 else noise[:, 1 + slots[t - 1]]
-                f_new, residual, iterations = exact_step(
-                    problem, f, neighbour_sum(A, f), lam, scales[t - 1][:, None] * eps, eta, V, self.tol
-                )
-                worst["kkt_residual"] = max(worst["kkt_residual"], residual)
-                worst["newton_iterations"] = max(worst["newton_iterations"], float(iterations))
-                f_before, lam_before = f, lam
-                lam = lam + 0.5 * theta_all[t - 1][:, None] * neighbour_sum(Lap, f_new)
-                f = f_new
-            else:
-                if f_before is None:
-                    raise ValueError(f"iteration {t}: an even (linear) step must follow an exact step")
-                eps = zero
-                f = even_step(
-                    f_before, f, lam_before, lam, eta, gamma, neighbour_sum(A, f_before), neighbour_sum(A, f), V
-                )
-            self.record_iteration(problem, recorder, t, f, lam, eps)
-        return worst
-
-    @staticmethod
-    def record_iteration(problem, recorder: Recorder, t: int, f: np.ndarray, lam: np.ndarray, eps: np.ndarray) -> None:
-        recorder.record(t, f.mean(axis=1), f, f=f, lam=lam, noise=eps)
+        k: int,
+        model: np.ndarray,
+        sent: np.ndarray,
+        channels: Mapping[str, Any],
+    ) -> None:
+        recorder.record(k, model, sent, **channels)
         if recorder.history_enabled:
             # Framework gap: Recorder has no hook for extra metrics; we write into its arrays.
             history = recorder.history
             if "average_loss" not in history:
                 history["average_loss"] = np.empty((recorder.T, recorder.R))
-            history["average_loss"][t, recorder.chunk_rows] = problem.local_loss(f).mean(axis=-1)
+            history["average_loss"][k, recorder.chunk_rows] = problem.local_loss(sent).mean(axis=-1)
+
+
+@dataclass(frozen=True)
+class GraphNodes:
+    """What nodes hold: their records (the problem, or one node's ``AgentShare``), their rows of the graph's
+    adjacency and Laplacian (n, N), and their degrees V_i (n,)."""
+
+    records: Any
+    adjacency: np.ndarray
+    laplacian: np.ndarray
+    V: np.ndarray
+
+
+@dataclass(frozen=True)
+class NodeState:
+    """Nodes' f_i and λ_i (R, n, d), and after an exact step the f, λ and Σ_j A_ij f_j it started from
+    (an even step of (M)R-ADMM reads them)."""
+
+    f: np.ndarray
+    lam: np.ndarray
+    f_before: np.ndarray | None
+    lam_before: np.ndarray | None
+    Af_before: np.ndarray | None
 
 
 # ============================================================================================

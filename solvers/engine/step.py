@@ -26,7 +26,8 @@ problem type, ``solvers.HorizontalSolver``, which gives ``make_recorder`` and ``
 
   - its transcript: the class attributes ``name``, ``channels`` (``ChannelSpec`` by name),
     ``sent_channel`` (the agents' releases) and ``broadcast_channel`` (what the coordinator sends);
-  - optionally: ``route(problem, message, agent)`` and ``delivered(agents, routed)`` (what of the
+  - optionally: ``record`` (what is recorded of iteration k; default ``recorder.record``),
+    ``route(problem, message, agent)`` and ``delivered(agents, routed)`` (what of the
     coordinator's message reaches agent i, e.g. its neighbours' broadcasts on a graph, and how the agent
     reads it; default all of it), ``replayable`` (False when an agent's state holds randomness of its
     own, so nothing replays it), ``replay_means`` (the replayed agent's noise-free releases under D and D′ computed
@@ -175,6 +176,12 @@ class StepSolver(Solver[P, RecorderT]):
         """The message ``release`` reads, from what reached the agent (default: as it is)."""
         return routed
 
+    def record(
+        self, problem: P, recorder: RecorderT, k: int, model: np.ndarray, sent: np.ndarray, channels: Mapping[str, Any]
+    ) -> None:
+        """Record iteration k (default: ``recorder.record(k, model, sent, **channels)``)."""
+        cast(IterationRecorder, recorder).record(k, model, sent, **channels)
+
     def replayed_inbound(self, problem: P, plan: RunPlan[Any], k: int, transcript: Transcript) -> Any:
         """What every agent received in iteration k, from the public (batched) transcript alone."""
         if k == 0:
@@ -192,15 +199,19 @@ class StepSolver(Solver[P, RecorderT]):
         state = self.agent_state(everyone, plan, n_trials, noise)
         coordinator = self.coordinator_state(problem, plan, n_trials)
         worst: dict[str, float] = {}
-        recording = cast(IterationRecorder, recorder)
         for k in range(plan.n_iterations):
             inbound = self.inbound(problem, plan, k, coordinator)
             release = self.release(everyone, plan, k, state, inbound, noise)
             state = self.advance(everyone, plan, k, state, inbound, release)
             coordinator, model, channels = self.combine(problem, plan, k, coordinator, release.sent)
             merge_worst(worst, release.diagnostics)
-            recording.record(
-                k, model, release.sent, **{self.sent_channel: release.sent, **channels, **release.white_box}
+            self.record(
+                problem,
+                recorder,
+                k,
+                model,
+                release.sent,
+                {self.sent_channel: release.sent, **channels, **release.white_box},
             )
         return worst
 
@@ -308,4 +319,6 @@ class StepCoordinator(Coordinator[Any]):
         self.state, model, channels = self.solver.combine(self.problem, self.plan, k, self.state, sent)
         boxes = [cast(Mapping[str, np.ndarray], reply.get("white_box", {})) for reply in replies]
         white = {name: np.concatenate([box[name] for box in boxes], axis=1) for name in boxes[0]}
-        self.recorder.record(k, model, sent, **{self.solver.sent_channel: sent, **channels, **white})
+        self.solver.record(
+            self.problem, self.recorder, k, model, sent, {self.solver.sent_channel: sent, **channels, **white}
+        )
