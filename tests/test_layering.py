@@ -20,9 +20,13 @@ Rules, each a test below:
    the module ``x.y`` when that is a module file, else at ``x`` and, when ``y`` is a lazy export of the
    package ``x``, also at the module that defines ``y`` (the import executes it). Importing ``a.b.c``
    also executes ``a/__init__.py`` and ``a/b/__init__.py``: those are edges too, except for packages
-   that contain the importer (they are already initialised). A package ``__init__`` depends only on
-   what it imports; its lazy-exports dict (name → module string) gives it no edges, and neither do
-   other dynamic imports (``importlib.import_module("…")``). Strongly connected
+   that contain the importer (they are already initialised). Imports done at run time are edges too:
+   a package's lazy exports (its module-level ``__getattr__`` imports the module of a name on first
+   use — a dict literal of name → module string, or the mapping given to ``lazy_exports(…)``, be it a
+   literal, a module-level name or ``dict.fromkeys(names, "module")``) give the package an edge to
+   each such module, and ``importlib.import_module("…")`` with a constant string, in a function or
+   not, is an edge to that module. A cycle closed only by a lazy export still runs, but it is a real
+   cycle: the two modules cannot be understood, tested or moved apart. Strongly connected
    components are found with Tarjan's algorithm; for every import inside a component the shortest
    cycle through it is listed, so every import that closes a cycle appears in some listed cycle.
 2. **Layering is one way** (above). Typing-only imports count here: they are still a dependency.
@@ -156,24 +160,77 @@ def absolute_base(node: ast.ImportFrom, module: Module) -> str:
     return ".".join([*parts, *([node.module] if node.module else [])])
 
 
-def lazy_exports(module: Module) -> dict[str, str]:
-    """A package's lazy exports: module-level dicts of name → dotted module string."""
-    exports: dict[str, str] = {}
-    if not module.is_package:
-        return exports
+def module_assignments(module: Module) -> dict[str, ast.expr]:
+    """Module-level ``name = value`` (the last one wins), for resolving a lazy-export mapping given by name."""
+    found: dict[str, ast.expr] = {}
     for node in module.tree.body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
-            pairs = list(zip(node.value.keys, node.value.values, strict=True))
-            if pairs and all(
-                isinstance(k, ast.Constant)
-                and isinstance(k.value, str)
-                and isinstance(v, ast.Constant)
-                and isinstance(v.value, str)
-                and v.value.split(".")[0] == module.name.split(".")[0]
-                for k, v in pairs
-            ):
-                exports.update({k.value: v.value for k, v in pairs})  # type: ignore[union-attr]
-    return exports
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found[node.target.id] = node.value
+    return found
+
+
+def literal(node: ast.expr, assigned: dict[str, ast.expr]) -> object:
+    """A constant expression's value, following module-level names and ``dict.fromkeys(keys, value)``."""
+    if isinstance(node, ast.Name) and node.id in assigned:
+        return literal(assigned[node.id], {k: v for k, v in assigned.items() if k != node.id})
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "fromkeys"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "dict"
+        and len(node.args) == 2
+    ):
+        keys, value = literal(node.args[0], assigned), literal(node.args[1], assigned)
+        return dict.fromkeys(keys, value) if isinstance(keys, (tuple, list, set, frozenset)) else None
+    if isinstance(node, ast.Dict) and all(k is not None for k in node.keys):
+        pairs = [(literal(k, assigned), literal(v, assigned)) for k, v in zip(node.keys, node.values, strict=True)]  # type: ignore[arg-type]
+        return dict(pairs) if all(k is not None and v is not None for k, v in pairs) else None
+    if isinstance(node, (ast.Tuple, ast.List)):
+        items = [literal(e, assigned) for e in node.elts]
+        return tuple(items) if all(i is not None for i in items) else None
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+def string_mapping(value: object, top: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not value:
+        return {}
+    if all(isinstance(k, str) and isinstance(v, str) and v.split(".")[0] == top for k, v in value.items()):
+        return dict(value)
+    return {}
+
+
+def dynamic_imports(module: Module) -> Iterator[tuple[int, str, str | None]]:
+    """(line, module, exported name or None) for each import done at run time rather than by a statement.
+
+    A package's lazy exports: module-level dicts of name → dotted module string of the same top-level
+    package, and any mapping passed to a ``lazy_exports(…)`` call (a dict literal, a module-level name,
+    ``dict.fromkeys(names, "module")``): the package's ``__getattr__`` imports that module. And
+    ``importlib.import_module("…")`` with a constant string, anywhere (at module level or in a function).
+    """
+    top = module.name.split(".")[0]
+    assigned = module_assignments(module)
+    if module.is_package:
+        for node in module.tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict):
+                for name, target in string_mapping(literal(node.value, assigned), top).items():
+                    yield node.lineno, target, name
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = called_name(node.func)
+        if name == "lazy_exports" and module.is_package and len(node.args) >= 2:
+            for export, target in string_mapping(literal(node.args[1], assigned), top).items():
+                yield node.lineno, target, export
+        elif name == "import_module" and node.args and isinstance(node.args[0], ast.Constant):
+            yield from [(node.lineno, node.args[0].value, None)] if isinstance(node.args[0].value, str) else []
+
+
+def lazy_exports(module: Module) -> dict[str, str]:
+    """A package's lazy exports: exported name → the module that defines it (see :func:`dynamic_imports`)."""
+    return {name: target for _, target, name in dynamic_imports(module) if name is not None}
 
 
 def targets(node: ast.Import | ast.ImportFrom, module: Module, names: set[str], lazy: dict[str, dict[str, str]]):
@@ -198,14 +255,19 @@ def contains(package: str, module: str) -> bool:
 
 def module_edges(module: Module, names: set[str], lazy: dict[str, dict[str, str]]) -> Iterator[Edge]:
     """Edges to every module a statement executes: the target, and its packages not containing the importer."""
-    for node, typing_only in import_statements(module.tree):
-        for target, _ in targets(node, module, names, lazy):
-            parts = target.split(".")
-            executed = {target} | {
-                ".".join(parts[:i]) for i in range(1, len(parts)) if not contains(".".join(parts[:i]), module.name)
-            }
-            for imported in sorted(executed - {module.name}):
-                yield Edge(module.path, node.lineno, module.name, imported, typing_only)
+    found = [
+        (node.lineno, target, typing_only)
+        for node, typing_only in import_statements(module.tree)
+        for target, _ in targets(node, module, names, lazy)
+    ]
+    found += [(line, target, False) for line, target, _ in dynamic_imports(module)]
+    for line, target, typing_only in found:
+        parts = target.split(".")
+        executed = {target} | {
+            ".".join(parts[:i]) for i in range(1, len(parts)) if not contains(".".join(parts[:i]), module.name)
+        }
+        for imported in sorted(executed - {module.name}):
+            yield Edge(module.path, line, module.name, imported, typing_only)
 
 
 @dataclass(frozen=True)
@@ -567,7 +629,12 @@ def test_scanner_edges(tmp_path):
         tmp_path,
         {
             "solvers/__init__.py": "from solvers.lazy import f\n_EXPORTS = {'Run': 'solvers.engine.run'}\n",
-            "solvers/lazy.py": "",
+            "solvers/lazy.py": "import importlib\ndef g():\n    return importlib.import_module('solvers.data.io')\n",
+            "solvers/data/__init__.py": (
+                "_NAMES = ('build',)\n__getattr__, __dir__ = lazy_exports('solvers.data', dict.fromkeys(_NAMES,"
+                " 'solvers.algo'), globals())\n"
+            ),
+            "solvers/data/io.py": "",
             "solvers/engine/__init__.py": "",
             "solvers/engine/run.py": (
                 "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from solvers.algo import A\n"
@@ -585,8 +652,14 @@ def test_scanner_edges(tmp_path):
         for e in module_edges(m, set(modules), lazy)
         if e.imported in modules
     }
+    assert lazy["solvers.data"] == {"build": "solvers.algo"}
     assert edges == {
-        ("solvers", "solvers.lazy", False),  # not the lazy export solvers.engine.run
+        ("solvers", "solvers.lazy", False),
+        ("solvers", "solvers.engine.run", False),  # its lazy export (a dict literal)
+        ("solvers", "solvers.engine", False),  # executed by importing solvers.engine.run
+        ("solvers.lazy", "solvers.data.io", False),  # importlib.import_module in a function
+        ("solvers.lazy", "solvers.data", False),
+        ("solvers.data", "solvers.algo", False),  # its lazy export through lazy_exports(dict.fromkeys(…))
         ("solvers.engine.run", "solvers.algo", True),
         ("solvers.engine.run", "solvers.engine.helpers", False),  # relative, inside a function
         ("solvers.algo", "solvers", False),  # explicit import of its own package

@@ -1,4 +1,4 @@
-"""Public problem builders (solvers.builders, reachable from solvers.datasets): shapes, splits, the row
+"""Public problem builders (solvers.builders): shapes, splits, the row
 bound ‖x‖ ≤ 1 of the privacy analyses (Huang et al. 2020, Sec. VI), determinism, clear errors."""
 
 from __future__ import annotations
@@ -8,29 +8,15 @@ import math
 import numpy as np
 import pytest
 
-import solvers.builders as builders
 from solvers import DPADMM
-from solvers.datasets import (
-    adult_problem,
-    near_equal_sizes,
-    problem_from_xy,
-    ringnorm,
-    ringnorm_delve,
-    scale_rows_to_unit_ball,
-    synthetic_problem,
-    twonorm_problem,
-)
+from solvers.builders import adult_problem, problem_from_xy, synthetic_problem, twonorm_problem
+from solvers.datasets import near_equal_sizes, ringnorm, ringnorm_delve, scale_rows_to_unit_ball
 
 
 def rows_of(problem):
     """Every record of the problem: (agents' rows, test rows, public rows), each (n, d)."""
     X = problem.partition.X[problem.partition.mask]
     return X, problem.X_test, problem.X_public
-
-
-def test_the_builders_are_reachable_from_solvers_datasets():
-    assert adult_problem is builders.adult_problem and twonorm_problem is builders.twonorm_problem
-    assert problem_from_xy is builders.problem_from_xy
 
 
 def test_adult_problem_is_huang_et_al_table_ii():
