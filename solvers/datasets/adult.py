@@ -52,7 +52,7 @@ CATEGORICAL_ATTRIBUTES = (
     "sex",
     "native-country",
 )
-# The 14 raw attributes of the DP-ADMM experiment (Huang et al. 2020, Sec. VI), in UCI order.
+# The 14 raw attributes of the DP-ADMM experiment (Huang et al. 2020, Sec. VI), in UCI order (also a9a's order).
 ORDINAL_ATTRIBUTES = (
     "age",
     "workclass",

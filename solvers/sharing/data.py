@@ -27,6 +27,7 @@ from solvers.datasets import (
     random_split,
     scale_rows_to_unit_ball,
 )
+from solvers.datasets.adult import ORDINAL_ATTRIBUTES
 from solvers.sharing.partition import VerticalPartition, partition_vertical
 from solvers.sharing.problem import VerticalProblem
 
@@ -40,22 +41,7 @@ __all__ = [
 ]
 
 #: a9a's attribute order (LIBSVM); the paper's party 1 = features 1–66 = the first 8 attributes.
-A9A_ATTRIBUTE_ORDER = (
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-)
+A9A_ATTRIBUTE_ORDER = ORDINAL_ATTRIBUTES  # a9a keeps UCI Adult's attribute order
 A9A_PARTY1_ATTRIBUTES = 8
 #: Sizes of adult.data and adult.test after dropping rows with missing values.
 ADULT_SIZES = (30_162, 15_060)
