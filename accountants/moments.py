@@ -12,6 +12,7 @@ log-moment orders τ that the DP-ADMM paper uses (Huang et al. 2020, Theorem 2 a
 
 from __future__ import annotations
 
+import logging
 import math
 import numbers
 from collections.abc import Hashable
@@ -40,6 +41,8 @@ from accountants.relations import DEFAULT_RELATION, add_or_remove_equivalent, ch
 from accountants.sampled_rdp import sampled_gaussian_fractional_rdp, sampled_gaussian_integer_rdp
 
 __all__ = ["MomentsAccountant", "DELEGATED_CURVE_ERROR", "DELEGATED_MAX_ORDER", "MAX_ORDERS", "OWN_CURVE_ERROR"]
+
+LOGGER = logging.getLogger(__name__)
 
 #: Largest order at which the curves of sampled releases are taken from dp-accounting (each costs
 #: O(α) there; its default grid stops at 1024).
@@ -255,6 +258,16 @@ class MomentsAccountant(Accountant[FloatArray]):
             curve[own & ~integer] = sampled_gaussian_fractional_rdp(self.orders[own & ~integer], q, sigma)
         if np.any(np.isnan(curve)):
             raise self.unsupported(event, "its RDP curve is undefined (NaN) for these parameters")
+        unconverged = own & ~integer & np.isinf(curve)
+        if np.any(unconverged):
+            LOGGER.warning(
+                "the RDP series of %r failed to converge at %d fractional orders (from %g to %g): "
+                "those orders are excluded from the epsilon computation (their curve is infinite)",
+                event,
+                int(np.sum(unconverged)),
+                float(np.min(self.orders[unconverged])),
+                float(np.max(self.orders[unconverged])),
+            )
         return curve
 
     def epsilon_from_summary(self, summary: FloatArray, delta: float) -> float:
