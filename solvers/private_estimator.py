@@ -3,8 +3,10 @@
 A fitted private estimator is something one publishes: the noise seed undoes the noise (with it, an
 adversary who knows every record but one re-runs the fit on both candidates and matches the model
 exactly), and most of a run's diagnostics are computed from the private data. These helpers draw a
-fit's noise seed, keep only the public run constants, refuse the removed ``result_`` attribute and
-run scikit-learn's checks of a binary classification task.
+fit's noise seed, keep only the public run constants, refuse the removed ``result_`` attribute, run
+scikit-learn's checks of a classification target and fit K ≥ 3 classes one-vs-rest at a stated
+split of the budget (:func:`fit_one_vs_rest`); :data:`DEFAULT_EPSILON` is every estimator's default
+total ε.
 
 They also hold what the horizontal estimators (``DPADMMClassifier``, ``DecentralizedClassifier``,
 ``PDMLClassifier``) share so that a user's raw rows meet the papers' assumptions without the
