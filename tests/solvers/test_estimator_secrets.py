@@ -169,3 +169,17 @@ def test_keep_secrets_must_be_a_bool(data):
         DPADMMClassifier(n_agents=2, n_iterations=2, keep_secrets="yes").fit(X, y)
     with pytest.raises(ValueError, match="keep_secrets"):
         VerticalLogisticRegression(n_iterations=2, keep_secrets=1).fit(X, y)
+
+
+@pytest.mark.parametrize("kind", ["dpadmm-small", "vertical-private"])
+def test_a_one_vs_rest_fit_publishes_no_secret_and_keeps_each_class_s_on_request(data, kind):
+    X, y = data
+    labels = np.where(X[:, 0] > 0.5, 2, y)  # three classes
+    model, blob = published(ESTIMATORS[kind](random_state=7).fit(X, labels))
+    assert violations(model, skip=frozenset(model.get_params(deep=False))) == []
+    for word in FORBIDDEN_BYTES:
+        assert word not in blob, word
+    assert model.coef_.shape == (3, 6) and not hasattr(model, "secret_seed_")
+    secret = ESTIMATORS[kind](random_state=7, keep_secrets=True).fit(X, labels)
+    assert [type(seed) for seed in secret.secret_seed_] == [np.random.SeedSequence] * 3
+    np.testing.assert_array_equal(secret.coef_, model.coef_)  # the same fit, its secrets kept on request
