@@ -1,7 +1,7 @@
-"""Argument checks for array-valued mechanism parameters and sample shapes.
+"""Read-only float64 parameter arrays and checks of sample shapes.
 
-Scalars go through :mod:`accountants.validation`, so a mechanism's messages read like the
-accountants' ones: they name the argument, the offending value and what was expected.
+A constructor's parameters are checked by its declaration (:mod:`accountants.constraints`) before it
+converts them here.
 """
 
 from __future__ import annotations
@@ -11,34 +11,9 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from accountants.validation import check_positive
-
 Shape = tuple[int, ...]
 #: The arrays every mechanism holds and returns: float64 (read-only where documented).
 FloatArray = NDArray[np.float64]
-
-
-def positive_array(value: ArrayLike, name: str) -> FloatArray:
-    """``value`` as a read-only float64 array (0-d for a scalar) if every entry is finite and > 0.
-
-    Raises:
-      TypeError: ``value`` is not real-valued (bool, complex, strings, objects).
-      ValueError: empty, or an entry is NaN, infinite or <= 0.
-    """
-    # int, float and complex spelt out because typeshed does not register them as numbers.Number.
-    if isinstance(value, (int, float, complex, numbers.Number)):
-        return readonly(check_positive(value, name))
-    array = np.asarray(value)
-    if array.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a real number or an array of real numbers, got {value!r}")
-    if array.size == 0:
-        raise ValueError(f"{name} must not be empty, got an array of shape {array.shape}")
-    array = readonly(array)
-    bad = ~(np.isfinite(array) & (array > 0))
-    if bad.any():
-        index = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"{name} must be finite and > 0 everywhere, got {array[index].item()!r} at index {index}")
-    return array
 
 
 def readonly(values: ArrayLike) -> FloatArray:

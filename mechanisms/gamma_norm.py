@@ -23,7 +23,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from mechanisms._validation import FloatArray, Shape, is_integer, positive_array, readonly, scalar_or_array
+from accountants.constraints import Integer, Positive, validate_parameters
+from mechanisms._validation import FloatArray, Shape, readonly, scalar_or_array
 from mechanisms.base import Mechanism
 
 __all__ = ["GammaNormMechanism"]
@@ -32,12 +33,9 @@ __all__ = ["GammaNormMechanism"]
 class GammaNormMechanism(Mechanism):
     """Noise in R^``dim`` with density ∝ exp(−α‖ε‖₂); ``alpha`` may be an array (e.g. per agent)."""
 
+    @validate_parameters(alpha=Positive(arrays=True), dim=Integer(1))
     def __init__(self, alpha: ArrayLike, dim: int) -> None:
-        if not is_integer(dim):
-            raise TypeError(f"dim must be an int >= 1, got {dim!r}")
-        if dim < 1:
-            raise ValueError(f"dim must be an int >= 1, got {dim!r}")
-        self._alpha = positive_array(alpha, "alpha")
+        self._alpha = readonly(alpha)
         self._dim = int(dim)
 
     @property

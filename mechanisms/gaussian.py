@@ -19,16 +19,22 @@ import numpy as np
 from dp_accounting import dp_event
 from numpy.typing import ArrayLike
 
+from accountants.constraints import Interval, OneOf, Positive, validate_parameters
 from accountants.gaussian_dp import gaussian_mu
-from accountants.validation import check_delta, check_positive
-from mechanisms._validation import FloatArray, Shape, positive_array, readonly, scalar_or_array
+from mechanisms._validation import FloatArray, Shape, readonly, scalar_or_array
 from mechanisms.base import AccountedMechanism
 
 __all__ = ["GaussianMechanism", "analytic_gaussian_sigma", "classic_gaussian_sigma"]
 
 Calibration = Literal["classic", "analytic"]
+#: Δ, σ and z: finite and > 0, scalars or arrays that broadcast together.
+POSITIVE_ARRAY = Positive(arrays=True)
+EPSILON = Positive()
+DELTA = Interval(0, 1, closed="neither", what="a probability")
+CALIBRATION = OneOf("classic", "analytic")
 
 
+@validate_parameters(sensitivity=POSITIVE_ARRAY, epsilon=EPSILON, delta=DELTA)
 def classic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | FloatArray:
     """σ = Δ·sqrt(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), for ε in (0, 1].
 
@@ -43,6 +49,7 @@ def classic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float)
     return _sigma(sensitivity, _classic_multiplier(epsilon, delta))
 
 
+@validate_parameters(sensitivity=POSITIVE_ARRAY, epsilon=EPSILON, delta=DELTA)
 def analytic_gaussian_sigma(sensitivity: ArrayLike, epsilon: float, delta: float) -> float | FloatArray:
     """The smallest σ for which N(0, σ²) noise on a Δ-sensitive query is (ε, δ)-DP (Balle & Wang
     2018, Thm 8): the root in σ of Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) = δ (eq. (6)).
@@ -74,22 +81,23 @@ class GaussianMechanism(AccountedMechanism):
       TypeError, ValueError: a parameter is not real, or not finite and > 0 everywhere.
     """
 
+    @validate_parameters(sensitivity=POSITIVE_ARRAY, sigma=POSITIVE_ARRAY)
     def __init__(self, sensitivity: ArrayLike, sigma: ArrayLike) -> None:
-        sensitivity = positive_array(sensitivity, "sensitivity")
-        sigma = positive_array(sigma, "sigma")
-        self._set(sensitivity, sigma, sigma / sensitivity)
+        sensitivity_array, sigma_array = readonly(sensitivity), readonly(sigma)
+        self._set(sensitivity_array, sigma_array, sigma_array / sensitivity_array)
 
     @classmethod
+    @validate_parameters(sensitivity=POSITIVE_ARRAY, noise_multiplier=POSITIVE_ARRAY)
     def from_noise_multiplier(cls, sensitivity: ArrayLike, noise_multiplier: ArrayLike) -> GaussianMechanism:
         """σ = noise_multiplier·Δ; the events carry ``noise_multiplier`` exactly as given (so a
         per-agent Δ with one multiplier gives a single :meth:`event`)."""
-        sensitivity = positive_array(sensitivity, "sensitivity")
-        noise_multiplier = positive_array(noise_multiplier, "noise_multiplier")
+        sensitivity_array, multiplier_array = readonly(sensitivity), readonly(noise_multiplier)
         mechanism = cls.__new__(cls)
-        mechanism._set(sensitivity, noise_multiplier * sensitivity, noise_multiplier)
+        mechanism._set(sensitivity_array, multiplier_array * sensitivity_array, multiplier_array)
         return mechanism
 
     @classmethod
+    @validate_parameters(sensitivity=POSITIVE_ARRAY, epsilon=EPSILON, delta=DELTA, calibration=CALIBRATION)
     def from_epsilon_delta(
         cls,
         sensitivity: ArrayLike,
@@ -109,12 +117,8 @@ class GaussianMechanism(AccountedMechanism):
         Raises:
           ValueError: bad arguments, an unknown calibration, or ε > 1 with "classic".
         """
-        if calibration == "classic":
-            multiplier = _classic_multiplier(epsilon, delta)
-        elif calibration == "analytic":
-            multiplier = _analytic_multiplier(epsilon, delta)
-        else:
-            raise ValueError(f"calibration must be 'classic' or 'analytic', got {calibration!r}")
+        calibrate = _classic_multiplier if calibration == "classic" else _analytic_multiplier
+        multiplier = calibrate(epsilon, delta)
         return cls.from_noise_multiplier(sensitivity, multiplier)
 
     def _set(self, sensitivity: FloatArray, sigma: FloatArray, noise_multiplier: FloatArray) -> None:
@@ -157,22 +161,19 @@ class GaussianMechanism(AccountedMechanism):
 
 
 def _classic_multiplier(epsilon: float, delta: float) -> float:
-    epsilon = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, allow_zero=False)
+    """Arguments validated by the caller's declaration; ε <= 1 is the theorem's own condition."""
     if epsilon > 1:
         raise ValueError(
             f"classic Gaussian calibration holds only for epsilon <= 1 (Dwork & Roth 2014, "
             f"Thm A.1), got epsilon={epsilon!r}; use analytic_gaussian_sigma or "
             "calibration='analytic' (Balle & Wang 2018), valid for every epsilon > 0"
         )
-    return math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
+    return math.sqrt(2.0 * math.log(1.25 / float(delta))) / float(epsilon)
 
 
 def _analytic_multiplier(epsilon: float, delta: float) -> float:
-    epsilon = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, allow_zero=False)
-    return 1.0 / gaussian_mu(epsilon, delta)
+    return 1.0 / gaussian_mu(float(epsilon), float(delta))
 
 
 def _sigma(sensitivity: ArrayLike, multiplier: float) -> float | FloatArray:
-    return scalar_or_array(positive_array(sensitivity, "sensitivity") * multiplier)
+    return scalar_or_array(readonly(sensitivity) * multiplier)

@@ -9,7 +9,8 @@ import numpy as np
 from dp_accounting import dp_event
 from numpy.typing import ArrayLike
 
-from mechanisms._validation import FloatArray, Shape, positive_array, readonly, scalar_or_array
+from accountants.constraints import Positive, validate_parameters
+from mechanisms._validation import FloatArray, Shape, readonly, scalar_or_array
 from mechanisms.base import AccountedMechanism
 
 __all__ = ["LaplaceMechanism"]
@@ -18,9 +19,10 @@ __all__ = ["LaplaceMechanism"]
 class LaplaceMechanism(AccountedMechanism):
     """Laplace(0, Δ/ε) noise; ``sensitivity`` (L1) and ``epsilon`` may be arrays that broadcast."""
 
+    @validate_parameters(sensitivity=Positive(arrays=True), epsilon=Positive(arrays=True))
     def __init__(self, sensitivity: ArrayLike, epsilon: ArrayLike) -> None:
-        self._sensitivity = positive_array(sensitivity, "sensitivity")
-        self._epsilon = positive_array(epsilon, "epsilon")
+        self._sensitivity = readonly(sensitivity)
+        self._epsilon = readonly(epsilon)
         self._shape: Shape = np.broadcast_shapes(self._sensitivity.shape, self._epsilon.shape)
         self._scale = readonly(self._sensitivity / self._epsilon)
 

@@ -15,7 +15,8 @@ from dp_accounting import dp_event
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
-from mechanisms._validation import FloatArray, Shape, positive_array, readonly, scalar_or_array
+from accountants.constraints import Positive, validate_parameters
+from mechanisms._validation import FloatArray, Shape, readonly, scalar_or_array
 from mechanisms.base import AccountedMechanism
 
 __all__ = ["RandomizedResponse"]
@@ -24,8 +25,9 @@ __all__ = ["RandomizedResponse"]
 class RandomizedResponse(AccountedMechanism):
     """Flip ±1 labels with probability 1/(1+e^ε); ``epsilon`` may be an array (e.g. per group)."""
 
+    @validate_parameters(epsilon=Positive(arrays=True))
     def __init__(self, epsilon: ArrayLike) -> None:
-        self._epsilon = positive_array(epsilon, "epsilon")
+        self._epsilon = readonly(epsilon)
         self._flip_probability = readonly(expit(-self._epsilon))
 
     @property

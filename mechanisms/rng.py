@@ -35,8 +35,7 @@ import secrets
 
 import numpy as np
 
-from accountants.validation import check_count
-from mechanisms._validation import is_integer
+from accountants.constraints import Instance, Integer, Seed, validate_parameters
 
 __all__ = ["SecureReseedingGenerator", "begin_release", "check_seed", "make_rng", "spawn_rngs"]
 
@@ -45,6 +44,7 @@ SeedLike = int | np.random.SeedSequence | np.random.Generator | None
 _OS_ENTROPY_BITS = 128
 
 
+@validate_parameters(seed=Seed())
 def make_rng(seed: SeedLike = None) -> np.random.Generator:
     """A PCG64 generator from ``seed``: ``None`` draws the seed from OS entropy, an int or a
     ``SeedSequence`` seeds it reproducibly, and a ``Generator`` is returned as it is.
@@ -58,13 +58,13 @@ def make_rng(seed: SeedLike = None) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(_seed_sequence(seed)))
 
 
+@validate_parameters(seed_or_rng=Seed(), n=Integer(0))
 def spawn_rngs(seed_or_rng: SeedLike, n: int) -> list[np.random.Generator]:
     """``n`` statistically independent generators spawned from ``seed_or_rng``
     (``SeedSequence.spawn``); the same seed gives the same list.
 
     A ``Generator`` spawns from its own seed sequence, so each call gives new children.
     """
-    n = check_count(n, "n")
     if isinstance(seed_or_rng, np.random.Generator):
         return seed_or_rng.spawn(n)
     return [np.random.Generator(np.random.PCG64(child)) for child in _seed_sequence(seed_or_rng).spawn(n)]
@@ -77,6 +77,7 @@ class SecureReseedingGenerator(np.random.Generator):
     release (see the module docstring for what it does and does not protect against).
     """
 
+    @validate_parameters(bit_generator=Instance(np.random.BitGenerator, "a numpy.random.BitGenerator"))
     def __init__(self, bit_generator: np.random.BitGenerator | None = None) -> None:
         super().__init__(bit_generator if bit_generator is not None else _os_pcg64())
 
@@ -109,9 +110,7 @@ def check_seed(seed: object) -> None:
     Raises:
       TypeError, ValueError: as :func:`make_rng`.
     """
-    if seed is None or isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
-        return
-    _seed_sequence(seed)  # type: ignore[arg-type]  # raises for anything else
+    Seed().check(seed, "seed")
 
 
 def _seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedSequence:
@@ -119,11 +118,4 @@ def _seed_sequence(seed: int | np.random.SeedSequence | None) -> np.random.SeedS
         return seed
     if seed is None:
         return np.random.SeedSequence()
-    if not is_integer(seed):
-        raise TypeError(
-            "seed must be None, a non-negative int, a numpy.random.SeedSequence or a "
-            f"numpy.random.Generator, got {seed!r}"
-        )
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     return np.random.SeedSequence(int(seed))

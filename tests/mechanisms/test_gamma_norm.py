@@ -105,11 +105,11 @@ def test_the_solver_states_the_event():
 @pytest.mark.parametrize(
     ("alpha", "dim", "error", "message"),
     [
-        (0.0, 3, ValueError, "alpha must be > 0"),
-        (-1.0, 3, ValueError, "alpha must be > 0"),
-        (math.nan, 3, ValueError, "alpha must not be NaN"),
+        (0.0, 3, ValueError, "alpha must be finite and > 0"),
+        (-1.0, 3, ValueError, "alpha must be finite and > 0"),
+        (math.nan, 3, ValueError, "alpha must be finite and > 0.*, got nan"),
         (math.inf, 3, ValueError, "alpha must be finite"),
-        ([1.0, -2.0], 3, ValueError, "alpha must be finite and > 0 everywhere"),
+        ([1.0, -2.0], 3, ValueError, "alpha must be finite and > 0 \\(a real number or an array of them\\)"),
         (1.0, 0, ValueError, "dim must be an int >= 1"),
         (1.0, -2, ValueError, "dim must be an int >= 1"),
         (1.0, 2.5, TypeError, "dim must be an int >= 1"),

@@ -57,15 +57,15 @@ def test_per_agent_epsilons_give_one_event_each():
 @pytest.mark.parametrize(
     ("sensitivity", "epsilon", "error", "message"),
     [
-        (1.0, 0.0, ValueError, "epsilon must be > 0"),
-        (1.0, -1.0, ValueError, "epsilon must be > 0"),
-        (1.0, math.nan, ValueError, "epsilon must not be NaN"),
+        (1.0, 0.0, ValueError, "epsilon must be finite and > 0"),
+        (1.0, -1.0, ValueError, "epsilon must be finite and > 0"),
+        (1.0, math.nan, ValueError, "epsilon must be finite and > 0.*, got nan"),
         (1.0, math.inf, ValueError, "epsilon must be finite"),
-        (1.0, [0.5, 0.0], ValueError, "epsilon must be finite and > 0 everywhere"),
-        (0.0, 1.0, ValueError, "sensitivity must be > 0"),
-        (math.nan, 1.0, ValueError, "sensitivity must not be NaN"),
-        ("1", 1.0, TypeError, "sensitivity must be a real number"),
-        (1.0, 1 + 2j, TypeError, "epsilon must be a real number"),
+        (1.0, [0.5, 0.0], ValueError, "epsilon must be finite and > 0 \\(a real number or an array of them\\)"),
+        (0.0, 1.0, ValueError, "sensitivity must be finite and > 0"),
+        (math.nan, 1.0, ValueError, "sensitivity must be finite and > 0.*, got nan"),
+        ("1", 1.0, TypeError, "sensitivity must be finite and > 0"),
+        (1.0, 1 + 2j, TypeError, "epsilon must be finite and > 0"),
     ],
 )
 def test_bad_input_is_refused(sensitivity, epsilon, error, message):

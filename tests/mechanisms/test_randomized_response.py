@@ -109,12 +109,12 @@ def test_bad_labels_are_refused(labels, error, message):
 @pytest.mark.parametrize(
     ("epsilon", "error", "message"),
     [
-        (0.0, ValueError, "epsilon must be > 0"),
-        (-0.5, ValueError, "epsilon must be > 0"),
-        (math.nan, ValueError, "epsilon must not be NaN"),
+        (0.0, ValueError, "epsilon must be finite and > 0"),
+        (-0.5, ValueError, "epsilon must be finite and > 0"),
+        (math.nan, ValueError, "epsilon must be finite and > 0.*, got nan"),
         (math.inf, ValueError, "epsilon must be finite"),
-        ([0.5, math.nan], ValueError, "epsilon must be finite and > 0 everywhere, got nan"),
-        (None, TypeError, "epsilon must be a real number"),
+        ([0.5, math.nan], ValueError, r"epsilon must be finite and > 0 \(a real number or an array of them\), got nan"),
+        (None, TypeError, "epsilon must be finite and > 0"),
     ],
 )
 def test_bad_epsilon_is_refused(epsilon, error, message):

@@ -1,0 +1,316 @@
+"""Declared parameter constraints: what each argument of a public constructor must be, written once.
+
+In the spirit of scikit-learn's ``_parameter_constraints`` (Pedregosa et al. 2011, "Scikit-learn: machine
+learning in Python", JMLR 12): a constructor declares one :class:`Constraint` per parameter with
+:func:`validate_parameters`, and every argument it is given is checked against that declaration before the
+body runs. One message format and one error type per kind of mistake, whatever the package:
+
+- ``TypeError`` when the argument has the wrong type (a string, a bool, a complex, ``None`` where a number
+  is expected), and ``ValueError`` when it has the right type but is out of range (NaN, infinite, <= 0,
+  an empty array, an unknown option);
+- the message reads ``"{name} must be {expected}, got {what}"``: the parameter, what it must be (the same
+  words for both kinds), and the offending value (for an array: the first bad entry and its index).
+
+Each constraint also gives a valid example and generated invalid values with the error each must raise,
+so :func:`check_parameter_constraints` can call any declared constructor with an invalid value for every
+parameter and assert the error type and that the message names the parameter.
+
+Validation only: a constraint never converts or clips an argument; the body receives it as passed.
+"""
+
+from __future__ import annotations
+
+import abc
+import functools
+import inspect
+import math
+import numbers
+import reprlib
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, ParamSpec, TypeVar
+
+import numpy as np
+
+__all__ = [
+    "Constraint",
+    "Instance",
+    "Integer",
+    "Interval",
+    "OneOf",
+    "Positive",
+    "Seed",
+    "check_parameter_constraints",
+    "parameter_constraints",
+    "validate_parameters",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+#: The attribute :func:`validate_parameters` sets on the function it returns.
+ATTRIBUTE = "parameter_constraints"
+#: The first parameter of a method, never declared.
+RECEIVERS = ("self", "cls")
+
+
+def shown(value: object) -> str:
+    """``repr(value)``, shortened for long containers and strings."""
+    return reprlib.repr(value)
+
+
+class Constraint(abc.ABC):
+    """What one parameter must be: ``expected`` completes "{name} must be ...".
+
+    Subclasses implement :meth:`problem` (the error, or ``None`` when the value is valid), give a valid
+    :attr:`example` and :meth:`invalid` values for the conformance check.
+    """
+
+    expected: str
+    example: object
+
+    @abc.abstractmethod
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        """``None`` if ``value`` is valid, else (``TypeError`` or ``ValueError``, what was got)."""
+
+    @abc.abstractmethod
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        """Values this constraint refuses, each with the error type it raises."""
+
+    def check(self, value: object, name: str) -> None:
+        """Raise the error of :meth:`problem`, in the one message format, if ``value`` is invalid."""
+        found = self.problem(value)
+        if found is not None:
+            error, got = found
+            raise error(f"{name} must be {self.expected}, got {got}")
+
+
+def real_number(value: object) -> bool:
+    """A real number other than a bool (Python or numpy)."""
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)
+
+
+class Positive(Constraint):
+    """A finite real number > 0; with ``arrays=True`` also a non-empty array whose entries all are."""
+
+    example = 1.0
+
+    def __init__(self, arrays: bool = False) -> None:
+        self.arrays = arrays
+        self.expected = "finite and > 0" + (" (a real number or an array of them)" if arrays else " (a real number)")
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        if real_number(value):
+            return self.scalar_problem(value)
+        if not self.arrays or isinstance(value, (str, bytes)) or value is None:
+            return TypeError, shown(value)
+        try:
+            array = np.asarray(value)
+        except (TypeError, ValueError):  # ragged nested sequences
+            return TypeError, shown(value)
+        if array.dtype.kind not in "iuf":
+            return TypeError, f"{shown(value)} (dtype {array.dtype})"
+        if array.size == 0:
+            return ValueError, f"an empty array of shape {array.shape}"
+        with np.errstate(invalid="ignore", over="ignore"):
+            bad = ~(np.isfinite(array) & (array > 0))
+        if bad.any():
+            index = tuple(int(i) for i in np.argwhere(bad)[0])
+            return ValueError, f"{array[index].item()!r} at index {index}"
+        return None
+
+    @staticmethod
+    def scalar_problem(value: object) -> tuple[type[Exception], str] | None:
+        try:
+            number = float(value)  # type: ignore[arg-type]  # a numbers.Real
+        except OverflowError:  # an int beyond the largest float
+            return ValueError, shown(value)
+        return None if math.isfinite(number) and number > 0 else (ValueError, shown(value))
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        wrong_type: tuple[object, ...] = ("1", True, 1 + 2j, None)
+        out_of_range: tuple[object, ...] = (0.0, -1.0, math.nan, math.inf)
+        if self.arrays:
+            wrong_type += (["1"], [True])
+            out_of_range += ([], [1.0, 0.0], [1.0, math.nan])
+        else:
+            wrong_type += ([1.0],)
+        return tuple((v, TypeError) for v in wrong_type) + tuple((v, ValueError) for v in out_of_range)
+
+
+class Interval(Constraint):
+    """A real number in an interval, e.g. ``Interval(0, 1, closed="neither")`` for δ in (0, 1)."""
+
+    def __init__(self, low: float, high: float, closed: str = "both", what: str = "a real number") -> None:
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be 'both', 'left', 'right' or 'neither', got {closed!r}")
+        self.low, self.high, self.closed = low, high, closed
+        left = "[" if closed in ("both", "left") else "("
+        right = "]" if closed in ("both", "right") else ")"
+        self.expected = f"{what} in {left}{low:g}, {high:g}{right}"
+        self.example = (low + high) / 2
+
+    def contains(self, number: float) -> bool:
+        above = number >= self.low if self.closed in ("both", "left") else number > self.low
+        below = number <= self.high if self.closed in ("both", "right") else number < self.high
+        return above and below
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        if not real_number(value):
+            return TypeError, shown(value)
+        return None if self.contains(float(value)) else (ValueError, shown(value))  # type: ignore[arg-type]
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        edges = [x for x in (self.low, self.high) if not self.contains(x)]
+        return (("0.5", TypeError), (True, TypeError), (None, TypeError), (math.nan, ValueError)) + tuple(
+            (x, ValueError) for x in [*edges, self.low - 1, self.high + 1]
+        )
+
+
+class Integer(Constraint):
+    """An int (or numpy integer; never a bool) >= ``low``."""
+
+    def __init__(self, low: int) -> None:
+        self.low = low
+        self.expected = f"an int >= {low}"
+        self.example = low
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            return TypeError, shown(value)
+        return None if int(value) >= self.low else (ValueError, shown(value))
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return ((2.5, TypeError), (True, TypeError), ("3", TypeError), (None, TypeError), (self.low - 1, ValueError))
+
+
+class OneOf(Constraint):
+    """One of a few strings, e.g. a calibration's name."""
+
+    def __init__(self, *options: str) -> None:
+        self.options = options
+        quoted = [repr(option) for option in options]
+        self.expected = " or ".join(quoted) if len(quoted) <= 2 else "one of " + ", ".join(quoted)
+        self.example = options[0]
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        if not isinstance(value, str):
+            return TypeError, shown(value)
+        return None if value in self.options else (ValueError, shown(value))
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return ((1, TypeError), (None, TypeError), ("no such option", ValueError))
+
+
+class Seed(Constraint):
+    """What seeds a generator: ``None`` (OS entropy), a non-negative int, a ``numpy.random.SeedSequence`` or a
+    ``numpy.random.Generator``."""
+
+    expected = "None, a non-negative int, a numpy.random.SeedSequence or a numpy.random.Generator"
+    example = 0
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        if value is None or isinstance(value, (np.random.SeedSequence, np.random.Generator)):
+            return None
+        return Integer(0).problem(value)
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        wrong_type = (1.5, True, "0", np.random.RandomState(0))
+        return (*((value, TypeError) for value in wrong_type), (-1, ValueError))
+
+
+class Instance(Constraint):
+    """``None`` or an instance of one type (e.g. a ``numpy.random.BitGenerator``)."""
+
+    example = None
+
+    def __init__(self, kind: type, expected: str) -> None:
+        self.kind = kind
+        self.expected = f"None or {expected}"
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        return None if value is None or isinstance(value, self.kind) else (TypeError, shown(value))
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return ((1, TypeError), ("x", TypeError), (object(), TypeError))
+
+
+def validate_parameters(**constraints: Constraint) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Declare the constraint of every parameter of a function or method; each call checks its arguments.
+
+    Every parameter but ``self``/``cls`` must be declared, and only those: a declaration that misses one or
+    names an unknown one is refused when the module is imported (``TypeError``), as is ``*args``/``**kwargs``.
+    Defaults are not checked (they are the author's); positional arguments are checked in order, then keyword
+    arguments as given, and all are passed on unchanged.
+    The declaration is readable with :func:`parameter_constraints`.
+    """
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        parameters = inspect.signature(function).parameters
+        declared = [name for name in parameters if name not in RECEIVERS]
+        if sorted(declared) != sorted(constraints):
+            raise TypeError(
+                f"{function.__qualname__} declares constraints for {sorted(constraints)}, "
+                f"but its parameters are {declared}"
+            )
+        variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        if any(parameter.kind in variadic for parameter in parameters.values()):
+            raise TypeError(f"{function.__qualname__} takes *args or **kwargs: declare named parameters only")
+        ordered = {name: constraints[name] for name in declared}
+        by_position = [ordered.get(name) for name in parameters]  # None for self/cls
+
+        @functools.wraps(function)
+        def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+            # positional arguments by position, then keywords as given (an unknown keyword is left to Python)
+            for name, constraint, value in zip(parameters, by_position, args, strict=False):
+                if constraint is not None:
+                    constraint.check(value, name)
+            for name, value in kwargs.items():
+                if name in ordered:
+                    ordered[name].check(value, name)
+            return function(*args, **kwargs)
+
+        setattr(checked, ATTRIBUTE, MappingProxyType(ordered))
+        return checked
+
+    return decorate
+
+
+def parameter_constraints(function: Callable[..., Any]) -> Mapping[str, Constraint] | None:
+    """The declaration :func:`validate_parameters` attached to ``function`` (a class means its
+    ``__init__``), or ``None`` when it has none."""
+    target = function.__init__ if inspect.isclass(function) else function
+    found = getattr(target, ATTRIBUTE, None)
+    return found if isinstance(found, Mapping) else None
+
+
+def check_parameter_constraints(function: Callable[..., Any], **valid: object) -> int:
+    """Call ``function`` with a generated invalid value for every declared parameter, the others valid.
+
+    The other arguments are ``valid[name]`` when given, else the constraint's example. Each call must raise
+    the error type the constraint gives for that value, with a message that starts with "{name} must be".
+    Returns how many invalid calls were checked.
+
+    Raises:
+      AssertionError: a call raised nothing, another error type, or a message not naming the parameter.
+      TypeError: ``function`` declares no constraints.
+    """
+    constraints = parameter_constraints(function)
+    if constraints is None:
+        raise TypeError(f"{getattr(function, '__qualname__', function)!r} declares no parameter constraints")
+    base = {name: valid.get(name, constraint.example) for name, constraint in constraints.items()}
+    checked = 0
+    for name, constraint in constraints.items():
+        for value, error in constraint.invalid():
+            try:
+                function(**{**base, name: value})
+            except (TypeError, ValueError) as raised:
+                message = str(raised)
+                if type(raised) is not error or not message.startswith(f"{name} must be "):
+                    raise AssertionError(
+                        f"{function.__qualname__}({name}={shown(value)}) raised {type(raised).__name__}: "
+                        f"{message!r}; expected {error.__name__} starting with {name + ' must be'!r}"
+                    ) from raised
+            else:
+                raise AssertionError(f"{function.__qualname__}({name}={shown(value)}) raised nothing")
+            checked += 1
+    return checked
