@@ -129,3 +129,15 @@ def test_the_documentation_site_builds_in_strict_mode(tmp_path):
         timeout=300,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
+
+
+def test_the_site_wraps_long_code_lines():
+    """Code blocks wrap at the page's edge instead of being cut off there: a stylesheet the site
+    loads sets ``white-space: pre-wrap`` on code blocks."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = re.search(r"^extra_css:\n((?:  - .+\n)+)", config, re.M)
+    assert listed, "mkdocs.yml lists no extra_css"
+    sheets = [ROOT / "docs" / line.strip()[2:] for line in listed.group(1).splitlines()]
+    rules = "".join(sheet.read_text(encoding="utf-8") for sheet in sheets)
+    block = re.search(r"pre\s*>\s*code\s*\{([^}]*)\}", rules)
+    assert block and re.search(r"white-space:\s*pre-wrap", block.group(1))
