@@ -27,13 +27,13 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.api import audit as audit
     from audits.api import audit_spec as audit_spec
     from audits.encoding import ReleaseFormat as ReleaseFormat
+    from audits.one_run_audit import OneRunReport as OneRunReport
+    from audits.one_run_audit import audit_one_run as audit_one_run
     from audits.registry import TARGETS as TARGETS
     from audits.registry import get_target as get_target
     from audits.replay import whitebox_replay as whitebox_replay
     from audits.run import run_audit as run_audit
     from audits.runner import run_spec as run_spec
-    from audits.single_run import OneRunReport as OneRunReport
-    from audits.single_run import audit_one_run as audit_one_run
     from audits.spec import AuditSpec as AuditSpec
     from audits.spec import Claim as Claim
     from audits.stats import CONDITIONAL_ON_GDP as CONDITIONAL_ON_GDP
@@ -58,8 +58,8 @@ _EXPORTS = {
     "audit_spec": "audits.api",
     "ReleaseFormat": "audits.encoding",
     "whitebox_replay": "audits.replay",
-    "OneRunReport": "audits.single_run",
-    "audit_one_run": "audits.single_run",
+    "OneRunReport": "audits.one_run_audit",
+    "audit_one_run": "audits.one_run_audit",
     "AuditSpec": "audits.spec",
     "Claim": "audits.spec",
     "ScoreAttack": "attacks.base",

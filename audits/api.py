@@ -44,7 +44,7 @@ from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, Se
 from audits.effort import effort_preset
 from audits.encoding import ReleaseFormat
 from audits.floating_point import LowBitsTest, floating_point_section
-from audits.mechanism import MechanismRuns, Releases, describe_callable, reproducibility_section
+from audits.mechanism_runs import MechanismRuns, Releases, describe_callable, reproducibility_section
 from audits.neighbour_search import candidate_pairs, search_neighbours
 from audits.runner import MAX_CALIBRATION_TRIALS, MAX_TRIALS, check_seed, check_trials, deciding_bounds, run_spec, shown
 from audits.spec import AuditSpec, Claim
@@ -161,7 +161,7 @@ def audit(
     Args:
       mechanism: ``mechanism(dataset, rng, n)`` returning n releases (leading axis n, any trailing
         shape); with ``batched=False``, ``mechanism(dataset, rng)`` returning one release. ``rng``
-        is a ``numpy.random.Generator`` the audit seeds (:mod:`audits.mechanism`).
+        is a ``numpy.random.Generator`` the audit seeds (:mod:`audits.mechanism_runs`).
       release: what the releases may hold beyond real arrays of one shape: NaN/None/masked
         entries as a category, variable-length sequences padded with an abort value
         (:class:`audits.encoding.ReleaseFormat`; integers, booleans, strings and mixed tuples need

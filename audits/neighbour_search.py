@@ -36,7 +36,7 @@ import numpy as np
 
 from audits.distinguishers import DEFAULT_RESOLUTION, Fit, Score, quantize
 from audits.encoding import ReleaseFormat
-from audits.mechanism import MechanismRuns
+from audits.mechanism_runs import MechanismRuns
 from solvers.engine.seeding import TrialSeeds
 
 __all__ = [

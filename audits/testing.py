@@ -360,7 +360,7 @@ def assert_private(
     import time
 
     from audits.api import audit
-    from audits.mechanism import describe_callable
+    from audits.mechanism_runs import describe_callable
     from audits.spec import Claim
 
     if not isinstance(claim, Claim):

@@ -31,7 +31,7 @@ DIM, DELTA, EPSILON = 10, 1e-5, 8.0
 SIGMA = math.sqrt(2 * math.log(1.25 / DELTA)) / EPSILON
 #: Phases of an audit by the function that runs them (file suffix, function name).
 PHASES = {
-    "mechanism draws": ("audits/mechanism.py", "run"),
+    "mechanism draws": ("audits/mechanism_runs.py", "run"),
     "distinguisher search": ("audits/distinguishers.py", "calibrate"),
     "scoring": ("audits/distinguishers.py", "observe"),
     "floating-point test": ("audits/floating_point.py", "observe"),

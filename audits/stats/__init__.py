@@ -40,7 +40,7 @@ from audits.stats.clopper_pearson import (
     epsilon_from_rates,
 )
 from audits.stats.gdp import gdp_audit, gdp_from_counts, mu_from_rates
-from audits.stats.one_run import (
+from audits.stats.one_run_bounds import (
     default_guess_counts,
     one_run_audit,
     one_run_epsilon,

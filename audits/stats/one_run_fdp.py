@@ -1,7 +1,7 @@
 """f-DP refinement of one-run auditing (Mahloujifar, Melis & Chaudhuri 2024, "Auditing
 f-differential privacy in one run", arXiv:2410.22235), instantiated for Gaussian trade-off curves.
 
-Same experiment as :mod:`audits.stats.one_run`: m canaries in with probability 1/2, r
+Same experiment as :mod:`audits.stats.one_run_bounds`: m canaries in with probability 1/2, r
 guesses, v correct. For a mechanism that is f-DP with respect to each canary, the paper bounds the
 tail of the number of correct guesses by a recursion on the "blow-up" f̄(x) = 1 − f(x) (the
 largest power at level x). With τ the significance level (their recursive algorithm for guesses
@@ -32,7 +32,7 @@ from accountants import gaussian_epsilon
 from audits.stats._validation import check_confidence, check_epsilon
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
 from audits.stats.gdp import check_gdp_delta
-from audits.stats.one_run import ONE_RUN_DESIGN, best_guess_count, check_guess_counts, multiplicity_correction
+from audits.stats.one_run_bounds import ONE_RUN_DESIGN, best_guess_count, check_guess_counts, multiplicity_correction
 
 __all__ = ["fdp_one_run_rejects", "gdp_blow_up_inverse", "one_run_fdp_audit", "one_run_fdp_mu"]
 

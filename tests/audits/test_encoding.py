@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from audits.encoding import MISSING_CODES, ReleaseFormat, category_code, encode_releases
-from audits.mechanism import MechanismRuns
+from audits.mechanism_runs import MechanismRuns
 
 PLAIN, CATEGORY = ReleaseFormat(), ReleaseFormat(missing="category")
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from audits.distinguishers import flat
-from audits.mechanism import MechanismRuns, describe_callable
+from audits.mechanism_runs import MechanismRuns, describe_callable
 from audits.spec import Claim
 
 if TYPE_CHECKING:  # the statistics are imported on first use
@@ -110,7 +110,7 @@ def audit_one_run(
 
     Raises:
       ValueError / TypeError: bad arguments, non-finite scores, or releases the mechanism must not
-        return (see :class:`audits.mechanism.MechanismRuns`).
+        return (see :class:`audits.mechanism_runs.MechanismRuns`).
     """
     from audits.stats import one_run_audit, one_run_fdp_audit
 
