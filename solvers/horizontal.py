@@ -1,7 +1,7 @@
 """The engine's hooks for problems whose agents hold records (``HorizontalProblem``).
 
 :class:`HorizontalSolver` is a ``solvers.engine.Solver`` on a ``HorizontalProblem`` (or a subclass
-such as ``DecentralizedProblem``) recording into a ``solvers.recorder.Recorder`` (objective,
+such as ``DecentralizedProblem``) recording into a ``solvers.horizontal_recorder.Recorder`` (objective,
 consensus, accuracy …), with each agent's share of the records (``share``, for the agent backends).
 A family's hooks are listed in ``solvers.engine.step``.
 """
@@ -16,8 +16,8 @@ from solvers.agent_share import AgentShare
 from solvers.engine.plan import RunPlan
 from solvers.engine.recording import RecordOptions
 from solvers.engine.solver import Solver
+from solvers.horizontal_recorder import Recorder
 from solvers.problem import HorizontalProblem
-from solvers.recorder import Recorder
 
 __all__ = ["HorizontalSolver"]
 

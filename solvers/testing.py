@@ -47,11 +47,11 @@ from mechanisms import SecureReseedingGenerator
 from solvers.engine.backends import AgentPool, InProcessBackend, RayBackend, RunJob, SequentialBackend
 from solvers.engine.backends.agents import own_noise
 from solvers.engine.backends.base import ChunkRunner
+from solvers.engine.ledger_runs import read_run_records, run_record_path
 from solvers.engine.plan import RunPlan
 from solvers.engine.protocol import AgentProgram
 from solvers.engine.recording import RecordOptions
 from solvers.engine.result import ONE_DEPLOYMENT, Result, UnreplayableSeed, privacy_scope
-from solvers.engine.run_record import read_run_records, run_record_path
 from solvers.engine.solver import Solver
 from solvers.engine.step import Agents, Release, StepSolver
 from solvers.engine.streams import AgentSeed, agent_seeds

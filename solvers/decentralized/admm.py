@@ -56,7 +56,7 @@ from solvers.engine.recording import ChannelSpec
 from solvers.engine.step import Agents, Release, StepSolver
 from solvers.graph_routing import Broadcasts, neighbourhoods, outbound_to, received_broadcasts, required
 from solvers.horizontal import HorizontalSolver
-from solvers.recorder import Recorder
+from solvers.horizontal_recorder import Recorder
 from solvers.regularizers import L2Regularizer
 
 __all__ = [

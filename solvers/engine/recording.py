@@ -4,7 +4,7 @@ A solver declares its channels (:class:`ChannelSpec`: sender, description, white
 engine builds the solver's recorder (``Solver.make_recorder``) for R trials and calls ``begin`` at
 every chunk of trials; the solver's iterations call the recorder's ``record`` once per iteration.
 :class:`BaseRecorder` keeps what every problem type shares (transcript, final and ergodic-average
-models); a problem type's recorder adds its history metrics (``solvers.recorder.Recorder`` for
+models); a problem type's recorder adds its history metrics (``solvers.horizontal_recorder.Recorder`` for
 records split across agents, ``solvers.sharing.base.VerticalRecorder`` for features split across
 parties).
 """

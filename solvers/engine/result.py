@@ -6,7 +6,7 @@ on the same data, for audits and experiments: its ledger and ε are those of *ea
 trials are not releases of one deployment, and ε is not their composition: publishing the outputs
 of k trials would spend up to k times the per-trial budget (k-fold composition), which no number
 here states. ``run(..., ledger_path=f)`` says the same next to the ledger file
-(``<ledger>.runs.jsonl``, :mod:`solvers.engine.run_record`).
+(``<ledger>.runs.jsonl``, :mod:`solvers.engine.ledger_runs`).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class Result:
     Attributes:
       model: final global model w^T, (d,) or (R, d).
       model_average: ergodic average w̄^T = (1/T) Σ_{k=1}^{T} w^k (Huang et al. 2020, Theorems 3–4), same shape.
-      history: per-iteration metrics (``solvers.recorder`` lists the keys), each (T,) or (T, R).
+      history: per-iteration metrics (``solvers.horizontal_recorder`` lists the keys), each (T,) or (T, R).
       transcript: the released messages (``solvers.engine.transcript``), or None if not recorded.
       ledger: every release of the run, once (privacy does not depend on the trial): participant
         = agent id, iteration = k.

@@ -22,7 +22,7 @@ keeps no seed.)
 The R trials of a batched run are independent simulations on the same data (for audits), not
 releases of one deployment: the run registers its releases once, and its ledger and ε are per
 trial (``Result.privacy_scope``, and the run record next to a ledger file,
-``solvers.engine.run_record``).
+``solvers.engine.ledger_runs``).
 
 A family's hooks are listed once, in ``solvers.engine.step``.
 """
@@ -48,11 +48,11 @@ from solvers.engine.accounting import (
 )
 from solvers.engine.backends import BackendLike, RunJob, resolve_backend
 from solvers.engine.blas import BLAS_THREADS, blas_threads
+from solvers.engine.ledger_runs import append_run_record
 from solvers.engine.plan import RunPlan, details_info, draws_whole_chunks
 from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import BaseRecorder, ChannelSpec, RecordedProblem, RecordOptions
 from solvers.engine.result import Result, privacy_scope
-from solvers.engine.run_record import append_run_record
 from solvers.engine.streams import STREAM_LAYOUT, AgentStreams, ChunkStreams, agent_seeds
 from solvers.engine.trials import MAX_CHUNK_BYTES, SeedLike, chunks, kept_seeds, trial_seeds
 
@@ -190,7 +190,7 @@ class Solver(ABC, Generic[P, RecorderT]):
           trials: R, for a batched run with seeds spawned from ``seed``. The trials are independent
             simulations on the same data (for audits), not releases of one deployment: the ledger
             and ``Result.privacy`` are per trial (``Result.privacy_scope``; with ``ledger_path``
-            the run record next to the file says so, ``solvers.engine.run_record``).
+            the run record next to the file says so, ``solvers.engine.ledger_runs``).
           seeds: explicit per-trial seeds (a batched run with R = len(seeds)); excludes ``seed``
             and ``trials``.
           accountants: accountants to register every release with (instances or names from
@@ -212,7 +212,7 @@ class Solver(ABC, Generic[P, RecorderT]):
             written and synced before the release happens (all at once in process, iteration by
             iteration on the agent backends, so a run stopped by a fault leaves every release it
             made on disk), and one line saying what the entries cover (one deployment, or each of R
-            simulated trials) to ``<ledger_path>.runs.jsonl`` (``solvers.engine.run_record``) before
+            simulated trials) to ``<ledger_path>.runs.jsonl`` (``solvers.engine.ledger_runs``) before
             them.
 
         Returns:

@@ -110,7 +110,7 @@ class Replay:
 
 
 class IterationRecorder(Protocol):
-    """What a step family's recorder records once per iteration (``solvers.recorder.Recorder.record``)."""
+    """What a step family's recorder records once per iteration (``solvers.horizontal_recorder.Recorder.record``)."""
 
     def record(self, k: int, model: np.ndarray, local: np.ndarray, /, **messages: np.ndarray) -> None: ...
 

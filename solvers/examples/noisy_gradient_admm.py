@@ -29,7 +29,7 @@ import numpy as np
 from mechanisms import GaussianMechanism
 from solvers import HorizontalProblem, HorizontalSolver, RunPlan, StarTopology
 from solvers.engine import Agents, ChannelSpec, Release, StepSolver
-from solvers.recorder import Recorder
+from solvers.horizontal_recorder import Recorder
 
 __all__ = ["AgentState", "GradientNoise", "NoisyGradientADMM"]
 

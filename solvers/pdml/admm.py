@@ -54,6 +54,7 @@ from solvers.engine.step import Agents, Release, StepSolver
 from solvers.graph import GraphTopology
 from solvers.graph_routing import Broadcasts, neighbourhoods, outbound_to, received_broadcasts
 from solvers.horizontal import HorizontalSolver
+from solvers.horizontal_recorder import Recorder
 from solvers.pdml.privacy import (
     DERIVED_NOTE,
     broadcast_sensitivity,
@@ -67,7 +68,6 @@ from solvers.pdml.privacy import (
 from solvers.pdml.randomization import check_label_symmetric, debias_linear_term, label_flips
 from solvers.pdml.steps import solve_local
 from solvers.problem import HorizontalProblem
-from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
 
 __all__ = ["PDML", "PDMLPlan", "PDMLServers", "PDMLState", "sample_eta"]

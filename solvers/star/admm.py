@@ -41,9 +41,9 @@ from solvers.engine.plan import RunPlan
 from solvers.engine.recording import ChannelSpec
 from solvers.engine.step import Agents, Release, StepSolver
 from solvers.horizontal import HorizontalSolver
+from solvers.horizontal_recorder import Recorder
 from solvers.inner import accelerated_proximal_gradient, damped_newton
 from solvers.problem import HorizontalProblem
-from solvers.recorder import Recorder
 from solvers.regularizers import L2Regularizer
 from solvers.star.privacy import (
     dpadmm_sensitivity,

@@ -20,8 +20,8 @@ from mechanisms import SecureReseedingGenerator
 from solvers import DPADMM, HorizontalProblem
 from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem
+from solvers.engine.ledger_runs import RUN_RECORD_SCHEMA, read_run_records, run_record_path
 from solvers.engine.result import ONE_DEPLOYMENT, UnreplayableSeed
-from solvers.engine.run_record import RUN_RECORD_SCHEMA, read_run_records, run_record_path
 from solvers.graph import GraphTopology
 from solvers.pdml import PDML
 from solvers.sharing import ADMMSharing, VerticalProblem, partition_vertical

@@ -119,8 +119,8 @@ def test_single_run_and_estimator_on_ray(ray_cluster, star_problem):
 @pytest.mark.slow
 def test_a_secure_generator_is_honoured_on_ray_and_keeps_no_seed(ray_cluster, star_problem, tmp_path):
     from mechanisms import SecureReseedingGenerator
+    from solvers.engine.ledger_runs import read_run_records
     from solvers.engine.result import UnreplayableSeed
-    from solvers.engine.run_record import read_run_records
 
     solver = DPADMM(epsilon=0.5, n_iterations=4)
     path = tmp_path / "ledger.jsonl"

@@ -1,12 +1,12 @@
-"""Tests for solvers.recorder: history metrics, ergodic average, channel storage."""
+"""Tests for solvers.horizontal_recorder: history metrics, ergodic average, channel storage."""
 
 import numpy as np
 import pytest
 
 from solvers.datasets import partition_horizontal
 from solvers.engine.recording import ChannelSpec, RecordOptions
+from solvers.horizontal_recorder import Recorder
 from solvers.problem import HorizontalProblem, Optimum
-from solvers.recorder import Recorder
 
 CHANNELS = {
     "w_tilde": ChannelSpec("agents", "local"),
