@@ -258,6 +258,6 @@ def test_without_noise_one_vs_rest_learns_the_three_wine_cultivars():
     X, y = load_wine(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
     reference = make_pipeline(MinMaxScaler(), OneVsRestClassifier(LogisticRegression())).fit(X_train, y_train)
-    model = make_pipeline(MinMaxScaler(), DPADMMClassifier(epsilon=math.inf, n_iterations=1500, random_state=0))
+    model = make_pipeline(MinMaxScaler(), DPADMMClassifier(epsilon=math.inf, n_iterations=500, random_state=0))
     model.fit(X_train, y_train)
     assert model.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.02
