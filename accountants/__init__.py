@@ -26,7 +26,7 @@ then), so ``import accountants`` and the command-line ``--help`` start in well u
 
 from typing import TYPE_CHECKING
 
-from accountants.lazy import lazy_exports
+from accountants.lazy import typed_lazy_exports
 from accountants.logs import package_logger
 from accountants.version import __version__
 
@@ -57,36 +57,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from accountants.odometer import PrivacyOdometer as PrivacyOdometer
     from accountants.pld import PLDAccountant as PLDAccountant
 
-_EXPORTS = {
-    "AdvancedCompositionAccountant": "accountants.approximate",
-    "PureEpsilonAccountant": "accountants.approximate",
-    "Accountant": "accountants.base",
-    "ACCOUNTANTS": "accountants.best",
-    "BestBound": "accountants.best",
-    "best_epsilon": "accountants.best",
-    "epsilon_by_accountant": "accountants.best",
-    "BudgetFilter": "accountants.budget",
-    "calibrate_noise_multiplier": "accountants.calibration",
-    "PrivacyBudgetExceeded": "accountants.errors",
-    "UnsupportedEventError": "accountants.errors",
-    "ApproxDpEvent": "accountants.events",
-    "PureDpEvent": "accountants.events",
-    "epsilon_delta_of": "accountants.events",
-    "ExactGaussianAccountant": "accountants.exact_gaussian",
-    "gaussian_delta": "accountants.gaussian_dp",
-    "gaussian_epsilon": "accountants.gaussian_dp",
-    "gaussian_mu": "accountants.gaussian_dp",
-    "DpAccountingView": "accountants.interop",
-    "Ledger": "accountants.ledger",
-    "LedgerEntry": "accountants.ledger",
-    "LedgerFile": "accountants.ledger",
-    "MomentsAccountant": "accountants.moments",
-    "PrivacyOdometer": "accountants.odometer",
-    "PLDAccountant": "accountants.pld",
-}
-
 package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+# Each name is written once, in the TYPE_CHECKING block above (read at import time for the lazy map).
+__getattr__, __dir__, _LAZY = typed_lazy_exports(__name__, __file__, globals())
+__all__ = ["__version__", *_LAZY]

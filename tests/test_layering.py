@@ -23,7 +23,8 @@ Rules, each a test below:
    that contain the importer (they are already initialised). Imports done at run time are edges too:
    a package's lazy exports (its module-level ``__getattr__`` imports the module of a name on first
    use — a dict literal of name → module string, or the mapping given to ``lazy_exports(…)``, be it a
-   literal, a module-level name or ``dict.fromkeys(names, "module")``) give the package an edge to
+   literal, a module-level name or ``dict.fromkeys(names, "module")``; or, with ``typed_lazy_exports(…)``,
+   every ``from m import Name`` of its ``if TYPE_CHECKING:`` block) give the package an edge to
    each such module, and ``importlib.import_module("…")`` with a constant string, in a function or
    not, is an edge to that module. A cycle closed only by a lazy export still runs, but it is a real
    cycle: the two modules cannot be understood, tested or moved apart. Strongly connected
@@ -224,6 +225,12 @@ def dynamic_imports(module: Module) -> Iterator[tuple[int, str, str | None]]:
         if name == "lazy_exports" and module.is_package and len(node.args) >= 2:
             for export, target in string_mapping(literal(node.args[1], assigned), top).items():
                 yield node.lineno, target, export
+        elif name == "typed_lazy_exports" and module.is_package:  # its TYPE_CHECKING imports are its exports
+            for statement in module.tree.body:
+                if isinstance(statement, ast.If) and is_type_checking(statement.test):
+                    for found in statement.body:
+                        if isinstance(found, ast.ImportFrom) and found.module and not found.level:
+                            yield from ((found.lineno, found.module, a.asname or a.name) for a in found.names)
         elif name == "import_module" and node.args and isinstance(node.args[0], ast.Constant):
             yield from [(node.lineno, node.args[0].value, None)] if isinstance(node.args[0].value, str) else []
 
@@ -635,6 +642,10 @@ def test_scanner_edges(tmp_path):
                 " 'solvers.algo'), globals())\n"
             ),
             "solvers/data/io.py": "",
+            "solvers/typed/__init__.py": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from solvers.lazy import g as g\n"
+                "__getattr__, __dir__, _NAMES = typed_lazy_exports(__name__, __file__, globals())\n"
+            ),
             "solvers/engine/__init__.py": "",
             "solvers/engine/run.py": (
                 "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from solvers.algo import A\n"
@@ -652,7 +663,7 @@ def test_scanner_edges(tmp_path):
         for e in module_edges(m, set(modules), lazy)
         if e.imported in modules
     }
-    assert lazy["solvers.data"] == {"build": "solvers.algo"}
+    assert lazy["solvers.data"] == {"build": "solvers.algo"} and lazy["solvers.typed"] == {"g": "solvers.lazy"}
     assert edges == {
         ("solvers", "solvers.lazy", False),
         ("solvers", "solvers.engine.run", False),  # its lazy export (a dict literal)
@@ -660,6 +671,8 @@ def test_scanner_edges(tmp_path):
         ("solvers.lazy", "solvers.data.io", False),  # importlib.import_module in a function
         ("solvers.lazy", "solvers.data", False),
         ("solvers.data", "solvers.algo", False),  # its lazy export through lazy_exports(dict.fromkeys(…))
+        ("solvers.typed", "solvers.lazy", True),  # its TYPE_CHECKING import ...
+        ("solvers.typed", "solvers.lazy", False),  # ... is its lazy export (typed_lazy_exports)
         ("solvers.engine.run", "solvers.algo", True),
         ("solvers.engine.run", "solvers.engine.helpers", False),  # relative, inside a function
         ("solvers.algo", "solvers", False),  # explicit import of its own package
