@@ -59,8 +59,8 @@ def test_a_pair_and_its_mirror_share_one_statistic_and_the_first_orientation_is_
 
 @pytest.mark.parametrize("seeds", [(0, 1)])
 def test_report_noisy_max3_gives_bounds_within_a_band_on_two_seeds(seeds):
-    # The maximum of 5 Laplace(20) answers that all move by 1 (true ε = 0.25, claim 0.1). Before the
-    # orientations shared a pilot, seed 1 audited a mirrored pair with a binned score: 0.056 against 0.149.
+    # The maximum of 5 Laplace(20) answers that all move by 1 (true ε = 0.25, claim 0.1). When a tie went
+    # to the joint-category ratio (eight quantile bins of a continuous release), seed 1 gave 0.056.
     rnm3 = next(a for a in DPSNIPER if a.name == "ReportNoisyMax3")
     bounds = []
     for seed in seeds:
