@@ -57,6 +57,7 @@ def test_a_pair_and_its_mirror_share_one_statistic_and_the_first_orientation_is_
     assert reordered.pair is shift  # whichever orientation is listed first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seeds", [(0, 1)])
 def test_report_noisy_max3_gives_bounds_within_a_band_on_two_seeds(seeds):
     # The maximum of 5 Laplace(20) answers that all move by 1 (true ε = 0.25, claim 0.1). When a tie went
