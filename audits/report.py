@@ -274,10 +274,6 @@ _LOWER_COLOURS = {"gdp": "tab:purple", "clopper_pearson": "black"}
 _LABEL_BOX = {"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1.0}
 
 
-def _same_curve(a: Any, b: Any) -> bool:
-    return bool(np.array_equal(a.fpr, b.fpr) and np.array_equal(a.tpr, b.tpr))
-
-
 def _why_identical(members: Sequence[AttackScores]) -> str:
     """Why attacks with one ROC curve coincide: they order every trial the same way."""
     names = " and ".join(a.attack for a in members)
@@ -299,15 +295,17 @@ def roc_figure(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> An
     """The ROC of every attack (``attacks.AttackScores``), linear and log-log, as a matplotlib Figure
     (the caller saves and closes it). Attacks whose ROC curves are identical share one line, labelled
     "A = B", and a note under the axes says why; the others differ in colour and line style. On the
-    log-log axes a rate of 0 is drawn at 1/(2n), and TPR = 1 stays inside the frame."""
+    log-log axes a rate of 0 is drawn at 1/(2n), and TPR = 1 stays inside the frame. Each curve is
+    computed once, in bounded memory, and drawn through at most a few thousand of its vertices, within
+    a thousandth of each axis span of the whole curve (:func:`audits.figure_roc.figure_roc`)."""
     import matplotlib.pyplot as plt
 
-    from audits.stats import roc_curve
+    from audits.figure_roc import FigureROC, figure_roc
 
-    groups: list[tuple[list[AttackScores], Any]] = []
+    groups: list[tuple[list[AttackScores], FigureROC]] = []
     for attack in attacks:
-        curve = roc_curve(attack.scores_in, attack.scores_out)
-        match = next((g for g in groups if _same_curve(g[1], curve)), None)
+        curve = figure_roc(attack.scores_in, attack.scores_out)
+        match = next((g for g in groups if g[1].digest == curve.digest), None)
         if match is None:
             groups.append(([attack], curve))
         else:

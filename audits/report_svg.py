@@ -141,13 +141,11 @@ def tradeoff_svg(report: Mapping[str, Any], attack: AttackScores) -> str:
     """The audited attack's empirical ROC (true- against false-positive rate, log-log, a rate of 0 drawn
     at 1/(2n)) against the curves the claim allows (:func:`claim_tradeoff`) and chance. The empirical
     curve is an estimate from the trials: the verdict rests on the lower bounds and their confidence."""
-    from attacks.metrics import roc_curve
+    from audits.figure_roc import step_tpr
 
-    curve = roc_curve(attack.scores_in, attack.scores_out)
-    floor = 0.5 / max(curve.n_in, curve.n_out)
+    floor = 0.5 / max(len(attack.scores_in), len(attack.scores_out))
     grid = np.logspace(math.log10(floor), 0, ROC_POINTS)
-    index = np.searchsorted(curve.fpr, grid, side="right") - 1
-    empirical = np.maximum(curve.tpr[np.maximum(index, 0)], floor)
+    empirical = np.maximum(step_tpr(attack.scores_in, attack.scores_out, grid), floor)
     size, margin_left, margin_top = 420, 64, 14
     low = math.log10(floor)
     claims = claim_tradeoff(report, grid)
