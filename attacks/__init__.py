@@ -32,7 +32,7 @@ per-trial score; :mod:`attacks.base`). Attacks read only released messages
 
 from typing import TYPE_CHECKING
 
-from accountants.lazy import lazy_exports
+from accountants.lazy import typed_lazy_exports
 from accountants.logs import package_logger
 from accountants.version import __version__
 
@@ -58,31 +58,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from attacks.whitebox import WhiteBoxNP as WhiteBoxNP
     from attacks.whitebox import replay_statistics as replay_statistics
 
-_EXPORTS = {
-    "Attack": "attacks.base",
-    "AttackScores": "attacks.base",
-    "ScoreAttack": "attacks.base",
-    "LiRA": "attacks.blackbox",
-    "LossThreshold": "attacks.blackbox",
-    "KKTInference": "attacks.kkt",
-    "KKTKnowledge": "attacks.kkt",
-    "TranscriptNP": "attacks.objective_perturbation",
-    "realised_privacy_loss": "attacks.objective_perturbation",
-    "BroadcastNP": "attacks.pdml",
-    "replay_server": "attacks.pdml",
-    "rero_bound": "attacks.reconstruction_bound",
-    "rero_bound_fdp": "attacks.reconstruction_bound",
-    "rero_bound_gdp": "attacks.reconstruction_bound",
-    "ColumnSpaceTest": "attacks.sharing",
-    "GramRecovery": "attacks.sharing",
-    "SharingNP": "attacks.sharing",
-    "recover_gram": "attacks.sharing",
-    "WhiteBoxNP": "attacks.whitebox",
-    "replay_statistics": "attacks.whitebox",
-}
-
 package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+# Each name is written once, in the TYPE_CHECKING block (read at import time for the lazy map).
+__getattr__, __dir__, _LAZY = typed_lazy_exports(__name__, __file__, globals())
+__all__ = ["__version__", *_LAZY]

@@ -18,7 +18,7 @@ attacks, :class:`Claim`, extra sections) and run by the one audit loop, :func:`r
 
 from typing import TYPE_CHECKING
 
-from accountants.lazy import lazy_exports
+from accountants.lazy import typed_lazy_exports
 from accountants.logs import package_logger
 from accountants.version import __version__
 
@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.api import audit as audit
     from audits.api import audit_spec as audit_spec
     from audits.encoding import ReleaseFormat as ReleaseFormat
-    from audits.one_run_audit import OneRunReport as OneRunReport
-    from audits.one_run_audit import audit_one_run as audit_one_run
+    from audits.one_run_canaries import OneRunReport as OneRunReport
+    from audits.one_run_canaries import audit_one_run as audit_one_run
     from audits.registry import TARGETS as TARGETS
     from audits.registry import get_target as get_target
     from audits.replay import whitebox_replay as whitebox_replay
@@ -53,41 +53,9 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from audits.testing import assert_private as assert_private
     from audits.verdict import AuditReport as AuditReport
 
-_EXPORTS = {
-    "audit": "audits.api",
-    "audit_spec": "audits.api",
-    "ReleaseFormat": "audits.encoding",
-    "whitebox_replay": "audits.replay",
-    "OneRunReport": "audits.one_run_audit",
-    "audit_one_run": "audits.one_run_audit",
-    "AuditSpec": "audits.spec",
-    "Claim": "audits.spec",
-    "ScoreAttack": "attacks.base",
-    "TARGETS": "audits.registry",
-    "get_target": "audits.registry",
-    "run_audit": "audits.run",
-    "run_spec": "audits.runner",
-    "CONDITIONAL_ON_GDP": "audits.stats",
-    "WORST_CASE": "audits.stats",
-    "Bonferroni": "audits.stats",
-    "Fixed": "audits.stats",
-    "LowerBound": "audits.stats",
-    "Split": "audits.stats",
-    "auroc": "audits.stats",
-    "by_label": "audits.stats",
-    "clopper_pearson_audit": "audits.stats",
-    "gdp_audit": "audits.stats",
-    "one_run_audit": "audits.stats",
-    "one_run_fdp_audit": "audits.stats",
-    "roc_curve": "audits.stats",
-    "tpr_at_fpr": "audits.stats",
-    "assert_private": "audits.testing",
-    "AuditReport": "audits.verdict",
-}
-
 package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
-
-# lazy, so that ``python -m audits.run`` does not import audits.run twice and --help starts fast
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+# Lazy, so that ``python -m audits.run`` does not import audits.run twice and --help starts fast; each name
+# is written once, in the TYPE_CHECKING block (read at import time for the lazy map).
+__getattr__, __dir__, _LAZY = typed_lazy_exports(__name__, __file__, globals())
+__all__ = ["__version__", *_LAZY]

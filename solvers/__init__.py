@@ -23,66 +23,9 @@ libraries only when first used. ``run(..., backend="ray")`` runs every agent as 
 
 from typing import TYPE_CHECKING
 
-from accountants.lazy import lazy_exports
+from accountants.lazy import typed_lazy_exports
 from accountants.logs import package_logger
 from accountants.version import __version__
-
-# Public name → defining module. Everything is imported on first use, so ``import solvers`` (and
-# ``import solvers.datasets``) stays light: no dp_accounting, scikit-learn or matplotlib until needed.
-# The ``TYPE_CHECKING`` block below lists the same names, so that type checkers see the real objects.
-_EXPORTS = {
-    "DEFAULT_ACCOUNTANTS": "solvers.engine.accounting",
-    "AgentFailure": "solvers.engine.backends",
-    "RayBackend": "solvers.engine.backends",
-    "HorizontalSolver": "solvers.horizontal",
-    "RunPlan": "solvers.engine.plan",
-    "Solver": "solvers.engine.solver",
-    "centralized_optimum": "solvers.centralized",
-    "regularized_erm": "solvers.centralized",
-    "ADMM": "solvers.star.admm",
-    "DPADMM": "solvers.star.admm",
-    "NaiveNoisyADMM": "solvers.star.admm",
-    "DPADMMClassifier": "solvers.star.estimator",
-    "HuberHingeLoss": "solvers.losses",
-    "LogisticLoss": "solvers.losses",
-    "MarginLoss": "solvers.losses",
-    "plot_history": "solvers.plots",
-    "HorizontalProblem": "solvers.problem",
-    "Optimum": "solvers.problem",
-    "L1Regularizer": "solvers.regularizers",
-    "L2Regularizer": "solvers.regularizers",
-    "Regularizer": "solvers.regularizers",
-    "Result": "solvers.engine.result",
-    "dpadmm_sensitivity": "solvers.star.privacy",
-    "estimate_dw": "solvers.star.privacy",
-    "eta_theorem3": "solvers.star.privacy",
-    "eta_theorem4": "solvers.star.privacy",
-    "naive_sensitivity": "solvers.star.privacy",
-    "StarTopology": "solvers.topology",
-    "Topology": "solvers.topology",
-    "Channel": "solvers.engine.transcript",
-    "Transcript": "solvers.engine.transcript",
-    "GraphTopology": "solvers.graph",
-    "DecentralizedProblem": "solvers.decentralized",
-    "DecentralizedADMM": "solvers.decentralized",
-    "ObjectivePerturbationADMM": "solvers.decentralized",
-    "RADMM": "solvers.decentralized",
-    "MRADMM": "solvers.decentralized",
-    "PenaltyPerturbation": "solvers.decentralized",
-    "MADMM": "solvers.decentralized",
-    "DVP": "solvers.decentralized",
-    "DecentralizedClassifier": "solvers.decentralized.estimator",
-    "ADMMSharing": "solvers.sharing",
-    "VerticalProblem": "solvers.sharing",
-    "VerticalSGD": "solvers.sharing",
-    "VerticalLogisticRegression": "solvers.sharing",
-    "partition_vertical": "solvers.sharing",
-    "PDML": "solvers.pdml",
-    "PDMLClassifier": "solvers.pdml.estimator",
-    "randomize_labels": "solvers.pdml",
-    "debiased_loss": "solvers.pdml",
-    "joint_label_epsilon": "solvers.pdml",
-}
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
     from solvers.centralized import centralized_optimum as centralized_optimum
@@ -139,7 +82,6 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
 
 package_logger(__name__)  # silent by default: a NullHandler (accountants.logs)
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+# Each name is written once, in the TYPE_CHECKING block (read at import time for the lazy map).
+__getattr__, __dir__, _LAZY = typed_lazy_exports(__name__, __file__, globals())
+__all__ = ["__version__", *_LAZY]

@@ -614,6 +614,18 @@ def test_tests_import_no_private_names():
     assert not found, report("private names tests take from the project (list exceptions in EXCEPTIONS)", found)
 
 
+def test_no_package_exports_a_name_of_one_of_its_submodules():
+    """Importing ``pkg.x`` sets the attribute ``pkg.x`` to the module: it would hide an exported ``x``."""
+    result = scan()
+    found = sorted(
+        f"{module.path}: exports {name}, also the module {module.name}.{name}"
+        for module in result.modules.values()
+        for name in lazy_exports(module)
+        if f"{module.name}.{name}" in result.modules
+    )
+    assert not found, report("exported names that a submodule import would replace", found)
+
+
 def test_every_exception_is_explained_and_names_an_existing_file():
     assert all(reason.strip() for reason in EXCEPTIONS.values())
     files = {path for path, _ in EXCEPTIONS} - {"*"}

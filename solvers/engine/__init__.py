@@ -16,35 +16,7 @@ the engine's promises.
 
 from typing import TYPE_CHECKING
 
-from accountants.lazy import lazy_exports
-
-_EXPORTS = {
-    "DEFAULT_ACCOUNTANTS": "solvers.engine.accounting",
-    "AgentProgram": "solvers.engine.protocol",
-    "AgentProtocol": "solvers.engine.protocol",
-    "Coordinator": "solvers.engine.protocol",
-    "AgentFailure": "solvers.engine.backends",
-    "Backend": "solvers.engine.backends",
-    "InProcessBackend": "solvers.engine.backends",
-    "RayBackend": "solvers.engine.backends",
-    "SequentialBackend": "solvers.engine.backends",
-    "NoiseSource": "solvers.engine.plan",
-    "RunPlan": "solvers.engine.plan",
-    "BaseRecorder": "solvers.engine.recording",
-    "ChannelSpec": "solvers.engine.recording",
-    "RecordOptions": "solvers.engine.recording",
-    "Result": "solvers.engine.result",
-    "Draws": "solvers.engine.solver",
-    "Solver": "solvers.engine.solver",
-    "AgentStreams": "solvers.engine.streams",
-    "agent_seeds": "solvers.engine.streams",
-    "Channel": "solvers.engine.transcript",
-    "Transcript": "solvers.engine.transcript",
-    "SeedLike": "solvers.engine.trials",
-    "Agents": "solvers.engine.step",
-    "Release": "solvers.engine.step",
-    "StepSolver": "solvers.engine.step",
-}
+from accountants.lazy import typed_lazy_exports
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
     from solvers.engine.accounting import DEFAULT_ACCOUNTANTS as DEFAULT_ACCOUNTANTS
@@ -73,6 +45,6 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.engine.transcript import Transcript as Transcript
     from solvers.engine.trials import SeedLike as SeedLike
 
-__all__ = sorted(_EXPORTS)
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+# Each name is written once, in the TYPE_CHECKING block (read at import time for the lazy map).
+__getattr__, __dir__, _LAZY = typed_lazy_exports(__name__, __file__, globals())
+__all__ = [*_LAZY]

@@ -20,43 +20,7 @@ classifier), ``base`` (the framework adapter).
 
 from typing import TYPE_CHECKING
 
-from accountants.lazy import lazy_exports
-
-# Public name → defining module, imported on first use; the ``TYPE_CHECKING`` block below lists the
-# same names for type checkers.
-_EXPORTS = {
-    "ADMMSharing": "solvers.sharing.admm",
-    "CertifiedSharingPlan": "solvers.sharing.admm",
-    "ClaimedSharingPlan": "solvers.sharing.admm",
-    "NoisySharingPlan": "solvers.sharing.admm",
-    "SharingPlan": "solvers.sharing.admm",
-    "ZeroNoiseSharingPlan": "solvers.sharing.admm",
-    "ball_constrained_l2_coefficients": "solvers.sharing.steps",
-    "z_update": "solvers.sharing.steps",
-    "VerticalRecorder": "solvers.sharing.base",
-    "VerticalSolver": "solvers.sharing.base",
-    "VerticalData": "solvers.sharing.data",
-    "adult_vertical": "solvers.sharing.data",
-    "gisette_like": "solvers.sharing.data",
-    "gisette_vertical": "solvers.sharing.data",
-    "VerticalLogisticRegression": "solvers.sharing.estimator",
-    "VerticalPartition": "solvers.sharing.partition",
-    "contiguous_blocks": "solvers.sharing.partition",
-    "partition_vertical": "solvers.sharing.partition",
-    "corollary1_epsilon": "solvers.sharing.privacy",
-    "lemma1_bound": "solvers.sharing.privacy",
-    "lemma1_counterexample": "solvers.sharing.privacy",
-    "realised_sensitivity": "solvers.sharing.privacy",
-    "safe_sensitivity": "solvers.sharing.privacy",
-    "theorem1_epsilon": "solvers.sharing.privacy",
-    "theorem1_sigma": "solvers.sharing.privacy",
-    "x_update_reference": "solvers.sharing.privacy",
-    "BlockSVD": "solvers.sharing.problem",
-    "VerticalProblem": "solvers.sharing.problem",
-    "vertical_optimum": "solvers.sharing.problem",
-    "VerticalSGD": "solvers.sharing.sgd",
-    "VerticalSGDPlan": "solvers.sharing.sgd",
-}
+from accountants.lazy import typed_lazy_exports
 
 if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name is imported on first use
     from solvers.sharing.admm import ADMMSharing as ADMMSharing
@@ -91,7 +55,6 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.sharing.steps import ball_constrained_l2_coefficients as ball_constrained_l2_coefficients
     from solvers.sharing.steps import z_update as z_update
 
-__all__ = sorted(_EXPORTS)
-
-
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+# Each name is written once, in the TYPE_CHECKING block (read at import time for the lazy map).
+__getattr__, __dir__, _LAZY = typed_lazy_exports(__name__, __file__, globals())
+__all__ = [*_LAZY]
