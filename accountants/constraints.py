@@ -38,6 +38,7 @@ __all__ = [
     "Integer",
     "Interval",
     "OneOf",
+    "Optional",
     "Positive",
     "Seed",
     "check_parameter_constraints",
@@ -199,6 +200,22 @@ class OneOf(Constraint):
 
     def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
         return ((1, TypeError), (None, TypeError), ("no such option", ValueError))
+
+
+class Optional(Constraint):
+    """``None`` (e.g. "keep the current value") or what ``constraint`` accepts."""
+
+    example = None
+
+    def __init__(self, constraint: Constraint) -> None:
+        self.constraint = constraint
+        self.expected = f"None or {constraint.expected}"
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        return None if value is None else self.constraint.problem(value)
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return tuple((value, error) for value, error in self.constraint.invalid() if value is not None)
 
 
 class Seed(Constraint):

@@ -55,7 +55,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from audits.effort import effort_preset
+from accountants.constraints import Integer, OneOf, Optional, validate_parameters
+from audits.effort import EFFORTS, effort_preset
 
 if TYPE_CHECKING:  # the audit and the statistics are imported on first use, so that the plugin loads fast
     from audits.distinguishers import Fit, Score
@@ -113,13 +114,14 @@ class _Session:
 _SESSION = _Session()
 
 
+@validate_parameters(effort=Optional(OneOf(*EFFORTS)), seed=Optional(Integer(0)))
 def configure(*, effort: str | None = None, seed: int | None = None) -> Defaults:
     """Set the defaults of :func:`assert_private`'s ``effort`` and ``seed`` for this process (None
     keeps the current one), and return them."""
     if effort is not None:
         _SESSION.defaults.effort = effort_preset(effort).name
     if seed is not None:
-        _SESSION.defaults.seed = _check_seed(seed)
+        _SESSION.defaults.seed = int(seed)
     return _SESSION.defaults
 
 

@@ -12,6 +12,7 @@ import pytest
 from scipy import stats
 
 import audits.testing as testing
+from accountants.constraints import check_parameter_constraints
 from audits import Claim
 from audits.stats.clopper_pearson import FPR_SHARES, bound_function
 from audits.testing import assert_private, bound_confidence, configure, records
@@ -90,8 +91,14 @@ def test_bad_arguments_are_named(change, error, message):
     with pytest.raises(error, match=None) as caught:
         assert_private(zoo.variance_as_std_twin, *zoo.unit_pair(), **arguments)
     assert message in str(caught.value)
-    with pytest.raises(ValueError, match="effort must be one of"):
+    with pytest.raises(ValueError, match="effort must be None or one of 'smoke', 'quick', 'default', 'thorough'"):
         configure(effort="fast")
+
+
+def test_configure_declares_its_options():
+    assert check_parameter_constraints(configure) == 2 + 4  # effort: 1, 'no such option'; seed: 2.5, True, '3', -1
+    with pytest.raises(TypeError, match="seed must be None or an int >= 0, got True"):
+        configure(seed=True)
 
 
 #: The user's test file: ten lines, the code under test in mine.py next to it.
