@@ -17,6 +17,9 @@ guarantees, when they all state one; where the FFT's absolute error swamps the t
 ``FALLBACK_BELOW``), or dp-accounting cannot build or query a PLD, by the Rényi-DP accountant on the
 same releases too (a Chernoff tail evaluated in log space, valid to δ = 1e-300). The smallest valid
 bound is reported. One Laplace release is answered from its closed form δ(ε) = [1 − e^{(ε − ε₀)/2}]₊.
+δ(ε) of plain Gaussian releases mixed with others keeps the Gaussian part continuous: the PLD of the
+others averaged against the exact hockey-stick divergence of the Gaussians' μ-GDP (no Gaussian PLD,
+no FFT; see :meth:`PLDAccountant._delta_with_exact_gaussians`), which is what a budget filter asks.
 """
 
 from __future__ import annotations
@@ -218,6 +221,10 @@ class PLDAccountant(Accountant[_Releases]):
         return result
 
     def _pld_query(self, summary: _Releases, key: _Key, kind: str, value: float, pessimistic: bool) -> float:
+        if kind == "delta" and pessimistic:
+            delta = self._delta_with_exact_gaussians(summary, key, value)
+            if delta is not None:
+                return delta
         pld = self._pld(summary, pessimistic)
         chain = self._chain.get(tuple((e, n) for e, n in key if type(e) is not dp_event.GaussianDpEvent), 0)
         slack = PLD_ABSOLUTE_ERROR * (1 + chain) if _uses_fft(key) else 0.0
@@ -230,6 +237,42 @@ class PLDAccountant(Accountant[_Releases]):
             return min(1.0, math.nextafter(delta, math.inf)) if delta > 0 else 0.0  # 0: identical outputs
         result = max(0.0, float(pld.get_epsilon_for_delta(value)))
         return _raised_until_safe(pld, result, value, slack) if pessimistic else result
+
+    def _delta_with_exact_gaussians(self, summary: _Releases, key: _Key, epsilon: float) -> float | None:
+        """Pessimistic δ(ε) of releases mixing plain Gaussians with others, the Gaussian part kept
+        continuous; None where it does not apply (no Gaussian or no other release, a noiseless or
+        only infinitely noisy Gaussian part, an (ε, δ) release, or a PLD not on arrays).
+
+        The plain Gaussian releases compose exactly to μ-GDP (:func:`_folded_mu`, rounded up; at
+        least 10^-4, as ``_MAX_NOISE`` caps the PLD's noise: a larger μ is a valid bound), whose
+        privacy loss G ~ N(μ²/2, μ²) is continuous and the same in both directions (Dong, Roth &
+        Su 2022, Cor. 3.3). With X the composed pessimistic PLD of the other releases (mass p_x at
+        loss x, p_∞ at +∞; :meth:`_others`, which dominates their exact composition at every ε)
+        and G independent of X, δ(ε) = E[(1 − e^{ε − X − G})₊] = p_∞ + Σ_x p_x H_μ(ε − x), with
+        H_μ(t) = Φ(−t/μ + μ/2) − e^t Φ(−t/μ − μ/2) the exact hockey-stick divergence of μ-GDP at
+        every real t (Balle & Wang 2018, Thm. 8). Composition preserves domination (the sum is
+        an average of X's δ curve over G), so this is an upper bound on the exact δ(ε), tighter
+        than discretising G and composing by FFT, and it costs one vectorised pass over X
+        (:meth:`ArrayPld.get_delta_with_gaussian`, each H_μ rounded up) instead of building the
+        Gaussian PLD and convolving. Rounded outward as the PLD's δ: ``PLD_RELATIVE_ERROR``, and
+        ``PLD_ABSOLUTE_ERROR`` per FFT composition that built X."""
+        others = tuple((event, count) for event, count in key if type(event) is not dp_event.GaussianDpEvent)
+        gaussians = [(event, count) for event, count in key if type(event) is dp_event.GaussianDpEvent]
+        if not others or not gaussians or any(isinstance(event, ApproxDpEvent) for event, _ in others):
+            return None
+        mu = _folded_mu(gaussians, self.neighboring_relation)
+        if not 0 < mu < math.inf:
+            return None
+        interval = self.grid_interval(summary)
+        relation = self.neighboring_relation
+        self._check_grid(max(summary, key=lambda e: _loss_span([(e, summary[e])], relation)), interval)
+        pld = self._others(others, True, interval)
+        if not isinstance(pld, ArrayPld):
+            return None
+        chain = self._chain.get(others, 0)
+        slack = PLD_ABSOLUTE_ERROR * (1 + chain) if _uses_fft(others) else 0.0
+        delta = pld.get_delta_with_gaussian(epsilon, max(mu, 1.0 / _MAX_NOISE)) * (1.0 + PLD_RELATIVE_ERROR) + slack
+        return min(1.0, math.nextafter(delta, math.inf))
 
     def _fallback(self, key: _Key, kind: str, value: float, with_rdp: bool) -> float:
         """The smaller of basic composition of the releases' (ε, δ) guarantees (when every release

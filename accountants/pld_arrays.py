@@ -7,7 +7,8 @@ addition of a record (one when both are the same), as in dp-accounting's
 Dots"). Only pessimistic PLDs are represented: every operation keeps δ(ε) an upper bound on the
 δ(ε) of the exact composition of the PLDs it was given.
 
-- Composition (:meth:`LossPmf.compose`) is dp-accounting's: the FFT convolution of the two PMFs,
+- Composition (:meth:`LossPmf.compose`) is dp-accounting's: the FFT convolution of the two PMFs
+  (by overlap-add when one is much shorter: the same convolution, cheaper),
   then each tail of mass at most τ/2 (τ = ``TAIL_MASS_TRUNCATION``) cut, the lower one added to the
   lowest kept loss (moving mass to a larger loss only raises δ(ε)), the upper one to +∞ (which
   raises δ(ε) by at least what that mass contributed, at most its mass).
@@ -28,6 +29,9 @@ Dots"). Only pessimistic PLDs are represented: every operation keeps δ(ε) an u
   while exactly the losses ℓ_k, ℓ_{k+1}, ... exceed ε), then inverted in closed form: the
   hockey-stick divergence's exact formula, vectorised. Callers that need a proven bound check the
   answer with the direct sum (as :mod:`accountants.pld` does), since the suffix sums cancel.
+- δ(ε) of the composition with μ-GDP Gaussian releases (:meth:`LossPmf.delta_with_gaussian`) is
+  summed from the Gaussian part's exact hockey-stick divergence, without discretising it
+  (:func:`gaussian_hockey_stick_sum`).
 """
 
 from __future__ import annotations
@@ -39,9 +43,9 @@ import numpy as np
 from dp_accounting.pld import pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from numpy.typing import NDArray
-from scipy import fft, signal
+from scipy import fft, signal, special
 
-__all__ = ["ArrayPld", "LossPmf", "TAIL_MASS_TRUNCATION", "connect_dots_pmf"]
+__all__ = ["ArrayPld", "LossPmf", "TAIL_MASS_TRUNCATION", "connect_dots_pmf", "gaussian_hockey_stick_sum"]
 
 #: Mass a composition may cut from the tails of its result (dp-accounting's default), added at +∞.
 TAIL_MASS_TRUNCATION = 1e-15
@@ -49,6 +53,19 @@ TAIL_MASS_TRUNCATION = 1e-15
 _LARGEST_PLAIN_LOSS = 700.0
 #: Indices per block in the search for the Chernoff order (see :func:`_chernoff_window`).
 _BLOCK = 32
+#: Unit roundoff of binary64, and assumed bounds on the relative errors of scipy's erfcx (arguments
+#: >= 0), ndtr (arguments >= 0) and log_ndtr (absolute, in units of max(1, |result|)): 4x and more
+#: the maxima measured against mpmath (9.1 u and 1.6 u for the first two, as in
+#: :mod:`accountants.gaussian_dp`).
+_U = 2.0**-53
+_ERFCX_ERR = 32 * _U
+_NDTR_ERR = 8 * _U
+_LOG_NDTR_ERR = 32 * _U
+_INV_SQRT2 = 0.7071067811865476  # 1/sqrt(2), correctly rounded
+#: z beyond which H_μ's terms are bounded together (see :meth:`LossPmf.delta_with_gaussian`).
+_NEGLIGIBLE_Z = 8.5
+#: Size ratio from which a composition convolves by overlap-add (cheaper for a short factor).
+_OVERLAP_ADD_RATIO = 8
 
 FloatArray = NDArray[np.float64]
 
@@ -72,7 +89,9 @@ class LossPmf:
         """The PMF of the sum of the two losses, with tails of mass at most τ/2 each cut
         pessimistically (see the module docstring)."""
         _check_same_grid(self, other)
-        probs = np.asarray(signal.fftconvolve(self.probs, other.probs), dtype=float)
+        sizes = sorted((self.probs.size, other.probs.size))
+        convolve = signal.oaconvolve if sizes[1] >= _OVERLAP_ADD_RATIO * sizes[0] else signal.fftconvolve
+        probs = np.asarray(convolve(self.probs, other.probs), dtype=float)
         infinity = self.infinity_mass + other.infinity_mass - self.infinity_mass * other.infinity_mass
         offset, kept, upper_tail = _truncate_tails(probs, tail_mass_truncation)
         return LossPmf(self.interval, self.lower + other.lower + offset, kept, infinity + upper_tail)
@@ -99,6 +118,22 @@ class LossPmf:
         losses = self.losses
         above = losses > epsilon
         return float(self.infinity_mass + np.sum(-np.expm1(epsilon - losses[above]) * self.probs[above]))
+
+    def delta_with_gaussian(self, epsilon: float, mu: float) -> float:
+        """δ(ε) of this loss composed with a μ-GDP Gaussian part, summed as p_∞ + Σ_i p_i H_μ(ε − ℓ_i)
+        rounded up (:func:`gaussian_hockey_stick_sum`): exact for this PMF and the Gaussian's
+        continuous loss up to that rounding (relative, below 1e-12) and the three final additions.
+
+        H_μ decreases in t, so the losses with ε − ℓ above t_c = μ(``_NEGLIGIBLE_Z`` + μ/2), where
+        H_μ(t_c) <= Φ(−8.5) < 1e-17, are bounded together by their mass times H_μ at (just below) t_c:
+        at most 1e-17 more than their exact terms, and the PMF's long lower tail costs nothing."""
+        losses = self.losses
+        cut = mu * (_NEGLIGIBLE_Z + 0.5 * mu)
+        start = int(np.searchsorted(losses, epsilon - cut, side="left"))  # the losses below ε − t_c
+        bound = gaussian_hockey_stick_sum(np.ones(1), np.array([cut - 4 * _U * (abs(epsilon) + cut)]), mu)
+        head = float(np.sum(self.probs[:start])) * bound
+        rest = gaussian_hockey_stick_sum(self.probs[start:], epsilon - losses[start:], mu)
+        return self.infinity_mass + head + rest
 
     def epsilon_for_delta(self, delta: float) -> float:
         """The smallest ε >= 0 with δ(ε) <= ``delta`` (∞ if the mass at +∞ exceeds it), from the
@@ -164,6 +199,11 @@ class ArrayPld:
         """δ(ε): the larger of the two directions'."""
         return max(pmf.delta_for_epsilon(epsilon) for pmf in self._pair())
 
+    def get_delta_with_gaussian(self, epsilon: float, mu: float) -> float:
+        """δ(ε) of this PLD composed with μ-GDP (:meth:`LossPmf.delta_with_gaussian`): the larger of
+        the two directions' (the Gaussian's loss is N(μ²/2, μ²) in both)."""
+        return max(pmf.delta_with_gaussian(epsilon, mu) for pmf in self._pair())
+
     def get_epsilon_for_delta(self, delta: float) -> float:
         """ε(δ): the larger of the two directions'."""
         return max(pmf.epsilon_for_delta(delta) for pmf in self._pair())
@@ -195,6 +235,56 @@ def connect_dots_pmf(interval: float, lower: int, upper: int, deltas: FloatArray
     probs[1:-1] = (diffs[1:] - diffs[:-1] * math.exp(interval)) / math.expm1(interval)
     probs[-1] = diffs[-1] / math.expm1(-interval)
     return LossPmf(interval, lower, np.maximum(0.0, probs), float(deltas[-1]))
+
+
+def gaussian_hockey_stick_sum(probs: FloatArray, t: FloatArray, mu: float) -> float:
+    """An upper bound on Σ_i probs_i H_μ(t_i) (``probs`` >= 0, ``t`` non-increasing, ``mu`` positive
+    and finite), H_μ the hockey-stick divergence of μ-GDP,
+    H_μ(t) = Φ(−t/μ + μ/2) − e^t Φ(−t/μ − μ/2) = E[(1 − e^{t − G})₊], G ~ N(μ²/2, μ²), at every real t
+    (Balle & Wang 2018, Thm. 8; Dong, Roth & Su 2022, Cor. 2.13: the privacy loss of μ-GDP is G).
+
+    With z = t/μ − μ/2 (rounded: H is then evaluated at t' = μz + μ²/2, whose distance to t the
+    error bound covers through |dH/dt| = e^t Φ(−z − μ)), on the two runs of ``t``:
+
+    * z > 0: Φ(−z) = ½ erfcx(z/√2) e^{−z²/2} and e^t Φ(−z − μ) = ½ erfcx((z + μ)/√2) e^{−z²/2}
+      (since t − (z + μ)²/2 = −z²/2), so H = ½ e^{−z²/2} (erfcx(z/√2) − erfcx((z + μ)/√2)): no
+      overflow of e^t and no underflow before the common factor; the difference loses about
+      log10(1 + z/μ) digits, which the error bound's first term covers relative to the sum of the two.
+    * z <= 0: H = Φ(−z) − exp(t + log Φ(−z − μ)) (e^t formed in log space), with Φ(−z) >= ½; the
+      rounding of z moves H only to second order there (∂H/∂z = 0 at fixed t).
+
+    Each term is clipped at 0 (H >= 0). The error bound is the assumed library errors plus the
+    roundings of the arguments at the run's extreme |z|, |t| and |log Φ| (to first order in 2^-53,
+    doubled), times the sums of the terms' magnitudes, plus 1e-300 for underflowed terms (each
+    below 1e-300 then) and 16 units of 2^-53 times log2 of the size for the pairwise sums."""
+    t = np.asarray(t, dtype=float)
+    probs = np.asarray(probs, dtype=float)
+    if t.size == 0:
+        return 0.0
+    with np.errstate(under="ignore", over="ignore"):
+        z = t / mu - 0.5 * mu
+        split = int(np.searchsorted(-z, 0.0, side="left"))  # z[:split] > 0 >= z[split:]
+        value = error = 0.0
+        if split:
+            zu, weights = z[:split], probs[:split] * (0.5 * np.exp(-0.5 * z[:split] ** 2))
+            first = special.erfcx(zu * _INV_SQRT2)
+            second = special.erfcx((zu + mu) * _INV_SQRT2)
+            value += float(np.sum(weights * np.maximum(first - second, 0.0)))
+            z_max, t_max = float(zu[0]), max(abs(float(t[0])), abs(float(t[split - 1])))
+            rounding = 16 * _U + _U * z_max * z_max + 4 * _U * (t_max + mu * z_max + mu * mu)
+            error += 2 * (_ERFCX_ERR + rounding) * float(np.sum(weights * (first + second)))
+        if split < t.size:
+            zl, tl, weights = z[split:], t[split:], probs[split:]
+            head = special.ndtr(-zl)
+            log_tail = special.log_ndtr(-zl - mu)
+            tail = np.exp(tl + log_tail)
+            value += float(np.sum(weights * np.maximum(head - tail, 0.0)))
+            t_max, z_max = max(abs(float(tl[0])), abs(float(tl[-1]))), abs(float(zl[-1]))
+            log_max = max(abs(float(log_tail[0])), abs(float(log_tail[-1])))
+            tail_rounding = 4 * _U * (2 + z_max) + _U * (t_max + log_max) + _LOG_NDTR_ERR * max(1.0, log_max)
+            error += 2 * (_NDTR_ERR + 4 * _U) * float(np.sum(weights * head))
+            error += 2 * tail_rounding * float(np.sum(weights * tail))
+    return (value + error) * (1 + 16 * _U * math.log2(t.size + 1)) + 1e-300
 
 
 def _check_same_grid(first: LossPmf, second: LossPmf) -> None:

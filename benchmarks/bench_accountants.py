@@ -599,6 +599,7 @@ def _sampled_and_mixed_targets(quick: bool) -> list[dict]:
                 "target",
                 0.005,
                 f"target ≤ 5 ms (ratio ≥ 1 meets it); {note}; {admitted} admitted; "
+                f"median of the last 10 steps {np.median(times[-10:]) * 1000:.1f} ms; "
                 f"slowest step {max(times) * 1000:.0f} ms",
             )
         )
