@@ -8,7 +8,8 @@ Dots"). Only pessimistic PLDs are represented: every operation keeps δ(ε) an u
 δ(ε) of the exact composition of the PLDs it was given.
 
 - Composition (:meth:`LossPmf.compose`) is dp-accounting's: the FFT convolution of the two PMFs
-  (by overlap-add when one is much shorter: the same convolution, cheaper),
+  (by overlap-add when one is much shorter; else by real FFTs, the second PMF's spectrum kept with it:
+  the same convolution, cheaper),
   then each tail of mass at most τ/2 (τ = ``TAIL_MASS_TRUNCATION``) cut, the lower one added to the
   lowest kept loss (moving mass to a larger loss only raises δ(ε)), the upper one to +∞ (which
   raises δ(ε) by at least what that mass contributed, at most its mass).
@@ -37,6 +38,7 @@ Dots"). Only pessimistic PLDs are represented: every operation keeps δ(ε) an u
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +68,11 @@ _INV_SQRT2 = 0.7071067811865476  # 1/sqrt(2), correctly rounded
 _NEGLIGIBLE_Z = 8.5
 #: Size ratio from which a composition convolves by overlap-add (cheaper for a short factor).
 _OVERLAP_ADD_RATIO = 8
+#: The kept spectra of composed PMFs (see :func:`_spectrum`), by PMF (dropped with it).
+_SPECTRA: weakref.WeakKeyDictionary[LossPmf, dict[int, NDArray[np.complex128]]] = weakref.WeakKeyDictionary()
+_SPECTRA_PER_PMF = 4
+_LENGTH_STEP = 4096
+_MAX_KEPT_SPECTRUM = 1 << 18
 
 FloatArray = NDArray[np.float64]
 
@@ -90,8 +97,14 @@ class LossPmf:
         pessimistically (see the module docstring)."""
         _check_same_grid(self, other)
         sizes = sorted((self.probs.size, other.probs.size))
-        convolve = signal.oaconvolve if sizes[1] >= _OVERLAP_ADD_RATIO * sizes[0] else signal.fftconvolve
-        probs = np.asarray(convolve(self.probs, other.probs), dtype=float)
+        if sizes[1] >= _OVERLAP_ADD_RATIO * sizes[0]:
+            probs = np.asarray(signal.oaconvolve(self.probs, other.probs), dtype=float)
+        else:
+            size = self.probs.size + other.probs.size - 1
+            # a length from a coarse set, so that successive compositions reuse the kept spectrum
+            length = fft.next_fast_len(-(-size // _LENGTH_STEP) * _LENGTH_STEP, real=True)
+            spectrum = fft.rfft(self.probs, length) * _spectrum(other, length)
+            probs = np.asarray(fft.irfft(spectrum, length)[:size], dtype=float)
         infinity = self.infinity_mass + other.infinity_mass - self.infinity_mass * other.infinity_mass
         offset, kept, upper_tail = _truncate_tails(probs, tail_mass_truncation)
         return LossPmf(self.interval, self.lower + other.lower + offset, kept, infinity + upper_tail)
@@ -285,6 +298,20 @@ def gaussian_hockey_stick_sum(probs: FloatArray, t: FloatArray, mu: float) -> fl
             error += 2 * (_NDTR_ERR + 4 * _U) * float(np.sum(weights * head))
             error += 2 * tail_rounding * float(np.sum(weights * tail))
     return (value + error) * (1 + 16 * _U * math.log2(t.size + 1)) + 1e-300
+
+
+def _spectrum(pmf: LossPmf, length: int) -> NDArray[np.complex128]:
+    """The real DFT of ``pmf.probs`` zero-padded to ``length``, kept with the PMF (for up to
+    ``_SPECTRA_PER_PMF`` lengths, PMFs of at most ``_MAX_KEPT_SPECTRUM`` values) while it lives: a
+    budget filter composes the same release's PMF into a growing composition at each step."""
+    if pmf.probs.size > _MAX_KEPT_SPECTRUM:
+        return np.asarray(fft.rfft(pmf.probs, length))
+    kept = _SPECTRA.setdefault(pmf, {})
+    if length not in kept:
+        if len(kept) >= _SPECTRA_PER_PMF:
+            kept.clear()
+        kept[length] = np.asarray(fft.rfft(pmf.probs, length))
+    return kept[length]
 
 
 def _check_same_grid(first: LossPmf, second: LossPmf) -> None:

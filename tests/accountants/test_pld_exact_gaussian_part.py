@@ -12,7 +12,7 @@ from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from accountants import BudgetFilter, PLDAccountant, PrivacyBudgetExceeded
-from accountants.pld_arrays import gaussian_hockey_stick_sum
+from accountants.pld_arrays import LossPmf, gaussian_hockey_stick_sum
 
 COARSE = 1e-3
 
@@ -126,3 +126,17 @@ def test_a_filter_on_random_interleavings_admits_only_what_a_from_scratch_compos
     assert dp_accounting_pld(counts, True).get_delta_for_epsilon(epsilon) <= delta * (1 + 2e-4)
     counts[refused] = counts.get(refused, 0) + 1
     assert dp_accounting_pld(counts, True).get_delta_for_epsilon(epsilon) > delta * (1 - 2e-4)
+
+
+@pytest.mark.parametrize("sizes", [(3000, 2500), (3000, 100)])
+def test_composition_by_kept_spectrum_or_overlap_add_is_dp_accountings(sizes):
+    """LossPmf.compose (real FFTs with the second PMF's spectrum kept, or overlap-add for a short
+    one) gives dp-accounting's composition, also when the kept spectrum is reused."""
+    rng = np.random.default_rng(3)
+    first, second = (rng.dirichlet(np.ones(size)) * (1 - 1e-3) for size in sizes)
+    ours_second = LossPmf(COARSE, -50, second, 1e-3)
+    for _ in range(2):
+        ours = LossPmf(COARSE, -20, first, 2e-3).compose(ours_second)
+        theirs = LossPmf(COARSE, -20, first, 2e-3).to_dp_accounting().compose(ours_second.to_dp_accounting())
+        for epsilon in (-0.05, 0.0, 0.02, 0.1, 1.0, 3.0):
+            assert ours.delta_for_epsilon(epsilon) == pytest.approx(theirs.get_delta_for_epsilon(epsilon), abs=1e-15)
