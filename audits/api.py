@@ -16,7 +16,8 @@ What runs (:func:`audit_spec` declares it, :func:`audits.runner.run_spec` runs i
 
 1. Calibration trials on D and D′ (``search_trials`` per side, never used for a bound): the
    distinguisher search of :class:`audits.distinguishers.SearchedScore` fits its candidates on one
-   half and keeps the best on the other (or uses the user's ``score``); the floating-point test of
+   half and keeps the one whose bound, predicted on the other half for the ``trials`` audited below,
+   is largest (or uses the user's ``score``); the floating-point test of
    :mod:`audits.floating_point` fits its table.
 2. ``trials`` fresh trials per side, in chunks of bounded memory: the chosen score's Clopper–Pearson
    bound (worst case) and, for a Gaussian claim, its Gaussian-DP bound, held against the claim.
@@ -94,6 +95,7 @@ def audit_spec(
         confidence=0.95,
         deciding=deciding_bounds(claim),
         resolution=resolution,
+        trials=trials,
     )
     low_bits, rounded_bits = LowBitsTest(), LowBitsTest(rounded=True)
 

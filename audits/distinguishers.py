@@ -2,14 +2,19 @@
 
 A distinguisher is fitted on releases from D and from D′ and returns a score function (higher:
 "ran on D"). :class:`SearchedScore` fits every candidate on one half of its calibration trials,
-picks the one whose deciding lower bound is largest on the other half (bounds within 0.01 of the
-best, such as every bound being 0, are tied: on a categorical release, every coordinate a few
-repeated values, the joint-category ratio wins the tie, as without evidence the estimated
-Neyman–Pearson test is the best guess; otherwise the same bounds at 50 % confidence decide; a chosen
-joint-category ratio is then refitted on both halves, as its counts are its precision), and is
-then run on fresh trials, which alone give the audit's bounds: selecting among candidates on data
-the bounds never see keeps the bounds valid without a multiplicity correction (the "held-out"
-route of Jagielski et al. 2020; Nasr et al. 2021).
+and picks the one whose deciding lower bound, predicted from its scores on the other half at the
+audit's own trial count, is largest: the test each statistic would choose, its error rates there at
+their upper bounds, through the bound on the audited trials' evaluation part
+(:func:`audits.stats.selection.predicted_bound`). With 10^6 audited trials a test deep in a tail, too
+rare to bound anything on a validation half of 5 × 10^4, is worth its fewer errors. Predictions
+within 0.01 of the best, such as every one being 0, are tied: on a categorical release, every
+coordinate a few repeated values, the joint-category ratio wins the tie, as without evidence the
+estimated Neyman–Pearson test is the best guess; otherwise the bounds at 50 % confidence on the
+validation half itself decide. A chosen joint-category ratio is then refitted on both halves, as its
+counts are its precision. The chosen score is run on fresh trials, which alone give the audit's
+bounds: selecting among candidates on data the bounds never see (only their number enters the
+prediction) keeps the bounds valid without a multiplicity correction (the "held-out" route of
+Jagielski, Ullman & Oprea 2020; Nasr et al. 2021).
 
 Candidates (:data:`CANDIDATES`), each fitted in closed form, by counting, or by one classifier fit:
 
@@ -92,7 +97,7 @@ Score = Callable[[np.ndarray], np.ndarray]
 Fit = Callable[[np.ndarray, np.ndarray], Score | None]
 #: Relative resolution of the scores the bounds are computed on (:func:`quantize`).
 DEFAULT_RESOLUTION = 1e-9
-#: Selection bounds within this much (in ε) of the best are tied; the bounds at
+#: Predicted bounds within this much (in ε) of the best are tied; the validation half's bounds at
 #: :data:`TIE_BREAK_CONFIDENCE` (the median bound, which moves with a candidate's power even where
 #: every 95 % bound is 0 or a few thousandths) break the tie, then the order of :data:`CANDIDATES`.
 TIE_TOLERANCE = 0.01
@@ -363,6 +368,13 @@ def _categorical(values_in: np.ndarray, values_out: np.ndarray) -> bool:
     return repeats_values(pooled) and not any(c.continuous for c in ColumnCategories(pooled).columns)
 
 
+def _evaluated(n: int) -> int:
+    """Trials of ``n`` per side in the evaluation part of the audit's default :class:`audits.stats.Split`."""
+    from audits.stats.thresholds import Split
+
+    return n - min(max(round(Split().fraction * n), 1), n - 1)
+
+
 def _as_numbers(scores: Any, name: str) -> np.ndarray:
     """A score function's output as float64, or an error naming the score."""
     values = np.asarray(scores)
@@ -393,9 +405,11 @@ class SearchedScore:
 
     Args:
       candidates: name → :data:`Fit`; with one candidate nothing is selected.
-      delta, confidence: of the selection statistic (the deciding bounds on the validation half).
+      delta, confidence: of the deciding bounds the validation half predicts.
       deciding: the bound methods that decide the verdict ("gdp", "clopper_pearson").
       resolution: relative resolution of the scores (:func:`quantize`).
+      trials: the audited trials per side the chosen score will be bounded on; each candidate is ranked
+        by the bound its validation scores predict at that size (default: the validation half's own).
     """
 
     white_box = False
@@ -408,11 +422,15 @@ class SearchedScore:
         confidence: float,
         deciding: Sequence[str],
         resolution: float = DEFAULT_RESOLUTION,
+        trials: int | None = None,
     ) -> None:
         if not candidates:
             raise ValueError("SearchedScore needs at least one candidate distinguisher")
         if not 0 < resolution < 1:
             raise ValueError(f"resolution must be in (0, 1), got {resolution!r}")
+        if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int) or trials < 2):
+            raise ValueError(f"trials must be None or an integer >= 2 (audited trials per side), got {trials!r}")
+        self.trials = trials
         self.candidates = dict(candidates)
         self.delta, self.confidence, self.deciding, self.resolution = delta, confidence, tuple(deciding), resolution
         self.chosen: str | None = None
@@ -425,12 +443,48 @@ class SearchedScore:
     def name(self) -> str:
         return "distinguisher" if self.chosen is None else self.chosen
 
-    def _selection_epsilon(self, scores_in: np.ndarray, scores_out: np.ndarray, confidence: float) -> float:
+    def _selection_epsilon(self, scores_in: np.ndarray, scores_out: np.ndarray) -> float:
+        """The largest deciding bound the validation scores predict for the audit: the test each
+        statistic would choose, its validation error rates at their upper bounds, through the bound
+        on the evaluation part of the audited trials (:func:`audits.stats.selection.predicted_bound`)."""
+        from accountants.gaussian_dp import gaussian_epsilon
+        from audits.stats.clopper_pearson import FPR_SHARES, bound_function
+        from audits.stats.gdp import SELECTION_ALPHA_FACTOR, mu_bound
+        from audits.stats.selection import predicted_bound
+
+        alpha = 1.0 - self.confidence
+        audited = (scores_out.size, scores_in.size) if self.trials is None else (self.trials, self.trials)
+        sizes = (_evaluated(audited[0]), _evaluated(audited[1]))
+        values = []
+        if "clopper_pearson" in self.deciding:
+            shares = [bound_function(self.delta, w) for w in FPR_SHARES[1:]]
+            cp = predicted_bound(
+                scores_in,
+                scores_out,
+                bound_function(self.delta),
+                levels=(alpha, alpha),
+                evaluation_sizes=sizes,
+                alternatives=shares,
+            )
+            values.append(cp)
+        if "gdp" in self.deciding and self.delta > 0:
+            levels = (SELECTION_ALPHA_FACTOR * alpha, alpha)
+            mu = predicted_bound(scores_in, scores_out, mu_bound, levels=levels, evaluation_sizes=sizes)
+            values.append(gaussian_epsilon(mu, self.delta))
+        return max(values, default=0.0)
+
+    def _tie_break_epsilon(self, scores_in: np.ndarray, scores_out: np.ndarray) -> float:
+        """The largest deciding bound at :data:`TIE_BREAK_CONFIDENCE` on the validation scores
+        themselves (their own split): it moves with a candidate's power where every predicted bound
+        is 0 or a few thousandths apart, without favouring the deepest tail test of the validation
+        half, whose luck a prediction at a larger trial count would amplify."""
         from audits.stats import clopper_pearson_audit, gdp_audit
 
         methods = {"clopper_pearson": clopper_pearson_audit, "gdp": gdp_audit}
         usable = [m for m in self.deciding if m != "gdp" or self.delta > 0]
-        return max(methods[m](scores_in, scores_out, delta=self.delta, confidence=confidence).epsilon for m in usable)
+        return max(
+            methods[m](scores_in, scores_out, delta=self.delta, confidence=TIE_BREAK_CONFIDENCE).epsilon for m in usable
+        )
 
     def calibrate(self, result_in: Any, result_out: Any) -> dict[str, Any]:
         """Fit every candidate on the first half of the calibration releases, select on the second
@@ -460,7 +514,7 @@ class SearchedScore:
         for name, (scores_in, scores_out) in validation.items():
             grid = self.resolution * max(float(np.max(np.abs(np.concatenate([scores_in, scores_out])))), 1e-300)
             quantized[name] = (quantize(scores_in, grid), quantize(scores_out, grid))
-            self.validation[name] = self._selection_epsilon(*quantized[name], self.confidence)
+            self.validation[name] = self._selection_epsilon(*quantized[name])
         best = max(self.validation.values())
         tied = [name for name, epsilon in self.validation.items() if epsilon >= best - TIE_TOLERANCE]
         self.tie_break = {}
@@ -471,7 +525,7 @@ class SearchedScore:
             if JOINT in tied and len(tied) > 1:  # it bins the continuous part: a tie goes to one that sees the values
                 tied.remove(JOINT)
             if len(tied) > 1:  # e.g. every bound 0 on a small validation half: the median bounds decide
-                self.tie_break = {n: self._selection_epsilon(*quantized[n], TIE_BREAK_CONFIDENCE) for n in tied}
+                self.tie_break = {n: self._tie_break_epsilon(*quantized[n]) for n in tied}
             self.chosen = max(tied, key=lambda n: self.tie_break.get(n, 0.0))  # first on ties
         self.score = fitted[self.chosen]
         both = np.concatenate(validation[self.chosen])

@@ -21,7 +21,7 @@ that chose it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,6 +39,7 @@ __all__ = [
     "TIE_PROBABILITIES",
     "TestChoice",
     "choose_test",
+    "predicted_bound",
     "predicted_bounds",
     "select_threshold",
 ]
@@ -85,6 +86,43 @@ def predicted_bounds(
     return bound(fpr * n_out, n_out, fnr * n_in, n_in, evaluation_level)
 
 
+def _thresholds(scores_in: np.ndarray, scores_out: np.ndarray) -> np.ndarray:
+    """The deterministic candidates' thresholds: every distinct pooled score, or the tail quantiles
+    of :class:`Bonferroni`'s grid beyond :data:`MAX_CANDIDATES`."""
+    pooled = np.concatenate([scores_in, scores_out])
+    thresholds = np.unique(pooled)
+    return Bonferroni(MAX_CANDIDATES).grid(pooled) if thresholds.size > MAX_CANDIDATES else thresholds
+
+
+def _ranked_tests(
+    scores_in: np.ndarray,
+    scores_out: np.ndarray,
+    thresholds: np.ndarray,
+    bound: BoundFunction,
+    sizes: tuple[int, int, int, int],
+    levels: tuple[float, float],
+    randomise: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate tests (thresholds, tie probabilities), their selection error counts (fp, fn) and
+    their predicted bounds at ``levels`` (module docstring), the deterministic ones first."""
+    t, p = thresholds, np.ones(thresholds.size)
+    fp, fn = expected_error_counts(scores_in, scores_out, t, p)
+    values = predicted_bounds(fp, fn, sizes, bound, levels)
+    if randomise:
+        best = np.argsort(-values, kind="stable")[:REFINED]
+        blocks = np.unique(np.concatenate([best, best - 1]))
+        blocks = blocks[blocks >= 0]
+        _, tied_out, _, tied_in = threshold_counts(scores_in, scores_out, thresholds[blocks])
+        blocks = blocks[tied_out + tied_in >= 2]
+        t_mixed = np.repeat(thresholds[blocks], TIE_PROBABILITIES.size)
+        p_mixed = np.tile(TIE_PROBABILITIES, blocks.size)
+        fp_mixed, fn_mixed = expected_error_counts(scores_in, scores_out, t_mixed, p_mixed)
+        t, p = np.concatenate([t, t_mixed]), np.concatenate([p, p_mixed])
+        fp, fn = np.concatenate([fp, fp_mixed]), np.concatenate([fn, fn_mixed])
+        values = np.concatenate([values, predicted_bounds(fp_mixed, fn_mixed, sizes, bound, levels)])
+    return t, p, fp, fn, values
+
+
 def choose_test(
     scores_in: np.ndarray,
     scores_out: np.ndarray,
@@ -106,35 +144,46 @@ def choose_test(
     """
     m_out, m_in = scores_out.size, scores_in.size
     sizes = (m_out, m_in, *evaluation_sizes)
-    pooled = np.concatenate([scores_in, scores_out])
-    thresholds = np.unique(pooled)
-    if thresholds.size > MAX_CANDIDATES:
-        thresholds = Bonferroni(MAX_CANDIDATES).grid(pooled)
-    ones = np.ones(thresholds.size)
-    fp, fn = expected_error_counts(scores_in, scores_out, thresholds, ones)
+    thresholds = _thresholds(scores_in, scores_out)
     for stage, levels in (("none", (selection_alpha, alpha)), ("relaxed level", (RELAXED_LEVEL, RELAXED_LEVEL))):
-        values = predicted_bounds(fp, fn, sizes, bound, levels)
-        t, p = thresholds, ones
-        if randomise:
-            best = np.argsort(-values, kind="stable")[:REFINED]
-            blocks = np.unique(np.concatenate([best, best - 1]))
-            blocks = blocks[blocks >= 0]
-            _, tied_out, _, tied_in = threshold_counts(scores_in, scores_out, thresholds[blocks])
-            blocks = blocks[tied_out + tied_in >= 2]
-            t_mixed = np.repeat(thresholds[blocks], TIE_PROBABILITIES.size)
-            p_mixed = np.tile(TIE_PROBABILITIES, blocks.size)
-            fp_mixed, fn_mixed = expected_error_counts(scores_in, scores_out, t_mixed, p_mixed)
-            t, p = np.concatenate([t, t_mixed]), np.concatenate([p, p_mixed])
-            values = np.concatenate([values, predicted_bounds(fp_mixed, fn_mixed, sizes, bound, levels)])
+        t, p, fp, fn, values = _ranked_tests(scores_in, scores_out, thresholds, bound, sizes, levels, randomise)
         chosen = int(np.argmax(values))  # the first (lowest threshold, deterministic first) on ties
         if values[chosen] > 0:
             return TestChoice(float(t[chosen]), float(p[chosen]), float(values[chosen]), stage)
+    fp, fn = fp[: thresholds.size], fn[: thresholds.size]  # the deterministic tests
     advantage = (m_in - fn) * m_out - fp * m_in  # (TPR − FPR)·m_in·m_out, exact in integers
     chosen = int(np.argmax(advantage))
     if advantage[chosen] > 0:
         return TestChoice(float(thresholds[chosen]), 1.0, 0.0, "largest TPR − FPR")
-    median = np.quantile(pooled, 0.5, method="inverted_cdf")
+    median = np.quantile(np.concatenate([scores_in, scores_out]), 0.5, method="inverted_cdf")
     return TestChoice(float(median), 1.0, 0.0, "pooled median")
+
+
+def predicted_bound(
+    scores_in: np.ndarray,
+    scores_out: np.ndarray,
+    bound: BoundFunction,
+    *,
+    levels: tuple[float, float],
+    evaluation_sizes: tuple[int, int],
+    alternatives: Sequence[BoundFunction] = (),
+    randomise: bool = True,
+) -> float:
+    """The largest bound any candidate test is predicted to give on an evaluation part of
+    ``evaluation_sizes`` (n_out, n_in) trials, from these selection scores (module docstring): the
+    value :func:`choose_test` ranks by, at ``levels`` (selection, evaluation). With ``alternatives``
+    (the same statistic with its level shared otherwise), the largest of their predictions at the
+    best test. Compares score functions at the sample size they will be audited at, on selection
+    data alone."""
+    sizes = (scores_out.size, scores_in.size, *evaluation_sizes)
+    thresholds = _thresholds(scores_in, scores_out)
+    _, _, fp, fn, values = _ranked_tests(scores_in, scores_out, thresholds, bound, sizes, levels, randomise)
+    best = int(np.argmax(values))
+    at_best = [float(values[best])]
+    at_best += [
+        float(predicted_bounds(fp[best : best + 1], fn[best : best + 1], sizes, b, levels)[0]) for b in alternatives
+    ]
+    return max(at_best)
 
 
 @dataclass(frozen=True)
