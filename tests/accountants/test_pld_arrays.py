@@ -30,8 +30,9 @@ def direct_delta(losses, probs, infinity_mass, epsilon):
 def test_self_composition_is_the_direct_convolution_on_the_whole_support(direction):
     """Three releases (σ = 1.5, q = 0.05, grid 1e-3): the n-fold convolution by np.convolve on
     the whole support (no FFT, no window) is the reference. The mass outside the Chernoff window
-    is within τ, and δ(ε) is at or above the reference's, by at most τ (measured: 1e-15 when the
-    window cuts, else below 1e-18)."""
+    is within τ, and δ(ε) is at or above the reference's (to 1e-18), by at most τ plus 1e-15 (measured:
+    1e-15 when the window cuts, else below 1e-18 with an extended-precision FFT; with scipy 1.10's, 6.5e-17
+    more)."""
     single = getattr(sampled_gaussian_arrays(1.5, 0.05, 1e-3), direction)
     composed = single.self_compose(3)
     full = np.convolve(np.convolve(single.probs, single.probs), single.probs)
@@ -44,7 +45,7 @@ def test_self_composition_is_the_direct_convolution_on_the_whole_support(directi
     for epsilon in (0.0, 0.2, 0.5, 1.0, 1.5):
         reference = direct_delta(losses, full, infinity, epsilon)
         ours = composed.delta_for_epsilon(epsilon)
-        assert reference - 1e-18 <= ours <= reference + TAIL_MASS_TRUNCATION + 1e-18
+        assert reference - 1e-18 <= ours <= reference + TAIL_MASS_TRUNCATION + 1e-15
 
 
 @settings(max_examples=40, deadline=None)
