@@ -26,22 +26,29 @@ import inspect
 import math
 import numbers
 import reprlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
 __all__ = [
+    "AnyOf",
+    "Anything",
+    "Boolean",
     "Constraint",
+    "Function",
     "Instance",
     "Integer",
     "Interval",
+    "Items",
+    "NonNegative",
     "OneOf",
     "Optional",
     "Positive",
     "Seed",
     "check_parameter_constraints",
+    "check_parameters",
     "parameter_constraints",
     "validate_parameters",
 ]
@@ -91,17 +98,30 @@ def real_number(value: object) -> bool:
 
 
 class Positive(Constraint):
-    """A finite real number > 0; with ``arrays=True`` also a non-empty array whose entries all are."""
+    """A finite real number > 0 (``allow_inf``: or +inf); with ``arrays=True`` also a non-empty array whose
+    entries all are."""
 
     example = 1.0
+    #: What every entry must be, completing "must be ...".
+    entries = "finite and > 0"
 
-    def __init__(self, arrays: bool = False) -> None:
-        self.arrays = arrays
-        self.expected = "finite and > 0" + (" (a real number or an array of them)" if arrays else " (a real number)")
+    def __init__(self, arrays: bool = False, *, allow_inf: bool = False) -> None:
+        self.arrays, self.allow_inf = arrays, allow_inf
+        entries = "> 0 (inf allowed)" if allow_inf else self.entries
+        self.expected = entries + (" (a real number or an array of them)" if arrays else " (a real number)")
+
+    def accepts(self, array: np.ndarray) -> np.ndarray:
+        """Which entries of a real ``array`` are valid."""
+        accepted: np.ndarray = (array > 0) & (np.isfinite(array) | (self.allow_inf & (array == math.inf)))
+        return accepted
 
     def problem(self, value: object) -> tuple[type[Exception], str] | None:
         if real_number(value):
-            return self.scalar_problem(value)
+            try:
+                number = float(value)  # type: ignore[arg-type]  # a numbers.Real
+            except OverflowError:  # an int beyond the largest float
+                return ValueError, shown(value)
+            return None if self.accepts(np.float64(number)) else (ValueError, shown(value))
         if not self.arrays or isinstance(value, (str, bytes)) or value is None:
             return TypeError, shown(value)
         try:
@@ -113,29 +133,35 @@ class Positive(Constraint):
         if array.size == 0:
             return ValueError, f"an empty array of shape {array.shape}"
         with np.errstate(invalid="ignore", over="ignore"):
-            bad = ~(np.isfinite(array) & (array > 0))
+            bad = ~self.accepts(array)
         if bad.any():
             index = tuple(int(i) for i in np.argwhere(bad)[0])
             return ValueError, f"{array[index].item()!r} at index {index}"
         return None
 
-    @staticmethod
-    def scalar_problem(value: object) -> tuple[type[Exception], str] | None:
-        try:
-            number = float(value)  # type: ignore[arg-type]  # a numbers.Real
-        except OverflowError:  # an int beyond the largest float
-            return ValueError, shown(value)
-        return None if math.isfinite(number) and number > 0 else (ValueError, shown(value))
-
     def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
         wrong_type: tuple[object, ...] = ("1", True, 1 + 2j, None)
-        out_of_range: tuple[object, ...] = (0.0, -1.0, math.nan, math.inf)
+        out_of_range: tuple[object, ...] = (-1.0, math.nan) + (() if self.allow_inf else (math.inf,))
+        out_of_range += () if self.accepts(np.float64(0.0)) else (0.0,)
         if self.arrays:
             wrong_type += (["1"], [True])
-            out_of_range += ([], [1.0, 0.0], [1.0, math.nan])
+            out_of_range += ([], [1.0, -1.0], [1.0, math.nan])
         else:
             wrong_type += ([1.0],)
         return tuple((v, TypeError) for v in wrong_type) + tuple((v, ValueError) for v in out_of_range)
+
+
+class NonNegative(Positive):
+    """A finite real number >= 0; with ``arrays=True`` also a non-empty array whose entries all are."""
+
+    entries = "finite and >= 0"
+
+    def __init__(self, arrays: bool = False) -> None:
+        super().__init__(arrays)
+
+    def accepts(self, array: np.ndarray) -> np.ndarray:
+        accepted: np.ndarray = (array >= 0) & np.isfinite(array)
+        return accepted
 
 
 class Interval(Constraint):
@@ -168,20 +194,29 @@ class Interval(Constraint):
 
 
 class Integer(Constraint):
-    """An int (or numpy integer; never a bool) >= ``low``."""
+    """An int (or numpy integer; never a bool) >= ``low`` and, if given, <= ``high``."""
 
-    def __init__(self, low: int) -> None:
-        self.low = low
-        self.expected = f"an int >= {low}"
+    def __init__(self, low: int, high: int | None = None) -> None:
+        self.low, self.high = low, high
+        self.expected = f"an int >= {low}" + ("" if high is None else f" and <= {high:,}")
         self.example = low
 
     def problem(self, value: object) -> tuple[type[Exception], str] | None:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
             return TypeError, shown(value)
-        return None if int(value) >= self.low else (ValueError, shown(value))
+        number = int(value)
+        return None if self.low <= number and (self.high is None or number <= self.high) else (ValueError, shown(value))
 
     def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
-        return ((2.5, TypeError), (True, TypeError), ("3", TypeError), (None, TypeError), (self.low - 1, ValueError))
+        above = () if self.high is None else ((self.high + 1, ValueError),)
+        return (
+            (2.5, TypeError),
+            (True, TypeError),
+            ("3", TypeError),
+            (None, TypeError),
+            (self.low - 1, ValueError),
+            *above,
+        )
 
 
 class OneOf(Constraint):
@@ -236,19 +271,100 @@ class Seed(Constraint):
 
 
 class Instance(Constraint):
-    """``None`` or an instance of one type (e.g. a ``numpy.random.BitGenerator``)."""
+    """An instance of a type (or of one of a tuple of types), e.g. a ``numpy.random.BitGenerator``."""
 
     example = None
 
-    def __init__(self, kind: type, expected: str) -> None:
+    def __init__(self, kind: type | tuple[type, ...], expected: str) -> None:
         self.kind = kind
-        self.expected = f"None or {expected}"
+        self.expected = expected
 
     def problem(self, value: object) -> tuple[type[Exception], str] | None:
-        return None if value is None or isinstance(value, self.kind) else (TypeError, shown(value))
+        return None if isinstance(value, self.kind) else (TypeError, shown(value))
 
     def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
-        return ((1, TypeError), ("x", TypeError), (object(), TypeError))
+        return tuple((value, TypeError) for value in (None, 1, "x", object()) if not isinstance(value, self.kind))
+
+
+class Boolean(Constraint):
+    """``True`` or ``False`` (a Python or numpy bool, never 0/1 or a string)."""
+
+    expected = "True or False"
+    example = False
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        return None if isinstance(value, (bool, np.bool_)) else (TypeError, shown(value))
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return ((1, TypeError), ("True", TypeError), (None, TypeError))
+
+
+class Function(Constraint):
+    """A callable, e.g. ``Function("a callable releases -> scores")``."""
+
+    def __init__(self, expected: str = "a callable") -> None:
+        self.expected = expected
+        self.example = print
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        return None if callable(value) else (TypeError, shown(value))
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return ((1, TypeError), ("f", TypeError), (None, TypeError))
+
+
+class Items(Constraint):
+    """An iterable other than a string, e.g. ``Items("an iterable of candidate data sets")``."""
+
+    example = ()
+
+    def __init__(self, expected: str) -> None:
+        self.expected = expected
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        iterable = isinstance(value, Iterable) and not isinstance(value, (str, bytes))
+        return None if iterable else (TypeError, shown(value))
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return ((1, TypeError), ("ab", TypeError), (None, TypeError))
+
+
+class Anything(Constraint):
+    """Any value (e.g. a data set in whatever form the user's code takes): declared, so it is said aloud, and
+    never refused."""
+
+    example = None
+
+    def __init__(self, expected: str) -> None:
+        self.expected = expected
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        return None
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        return ()
+
+
+class AnyOf(Constraint):
+    """What any of ``constraints`` accepts, e.g. a rule's name or a number. A refused value raises
+    ``ValueError`` if it has a type one of them accepts, else ``TypeError``."""
+
+    def __init__(self, *constraints: Constraint) -> None:
+        self.constraints = constraints
+        self.expected = " or ".join(constraint.expected for constraint in constraints)
+        self.example = constraints[0].example
+
+    def problem(self, value: object) -> tuple[type[Exception], str] | None:
+        found = [constraint.problem(value) for constraint in self.constraints]
+        if any(problem is None for problem in found):
+            return None
+        errors = {problem[0] for problem in found if problem is not None}
+        return (TypeError if errors == {TypeError} else ValueError), shown(value)
+
+    def invalid(self) -> tuple[tuple[object, type[Exception]], ...]:
+        generated = [value for constraint in self.constraints for value, _ in constraint.invalid()]
+        refused = [(value, self.problem(value)) for value in generated]
+        return tuple((value, problem[0]) for value, problem in refused if problem is not None)
 
 
 def validate_parameters(**constraints: Constraint) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -293,19 +409,40 @@ def validate_parameters(**constraints: Constraint) -> Callable[[Callable[P, R]],
 
 
 def parameter_constraints(function: Callable[..., Any]) -> Mapping[str, Constraint] | None:
-    """The declaration :func:`validate_parameters` attached to ``function`` (a class means its
-    ``__init__``), or ``None`` when it has none."""
-    target = function.__init__ if inspect.isclass(function) else function
-    found = getattr(target, ATTRIBUTE, None)
+    """The declaration of ``function``: what :func:`validate_parameters` attached to it or, for a class, to its
+    ``__init__``, else the class's own mapping ``parameter_constraints`` (see :func:`check_parameters`);
+    ``None`` when it has none."""
+    found = getattr(function.__init__ if inspect.isclass(function) else function, ATTRIBUTE, None)
+    if found is None and inspect.isclass(function):
+        found = getattr(function, ATTRIBUTE, None)
     return found if isinstance(found, Mapping) else None
 
 
-def check_parameter_constraints(function: Callable[..., Any], **valid: object) -> int:
+def check_parameters(owner: object) -> None:
+    """Check the parameters ``owner`` holds against its class's declaration, the class attribute
+    ``parameter_constraints`` (a mapping from attribute name to :class:`Constraint`), in the one message format.
+
+    For a frozen dataclass (its ``__post_init__``) and for a scikit-learn estimator, whose ``__init__`` only
+    stores its arguments and whose ``fit`` validates them (Buitinck et al. 2013, "API design for machine
+    learning software: experiences from the scikit-learn project"). A subclass that adds parameters
+    declares ``parameter_constraints = {**Base.parameter_constraints, ...}``.
+
+    Raises:
+      TypeError / ValueError: a parameter breaks its constraint (the message names it).
+    """
+    for name, constraint in getattr(type(owner), ATTRIBUTE).items():
+        constraint.check(getattr(owner, name), name)
+
+
+def check_parameter_constraints(
+    function: Callable[..., Any], then: Callable[[Any], object] | None = None, /, **valid: object
+) -> int:
     """Call ``function`` with a generated invalid value for every declared parameter, the others valid.
 
-    The other arguments are ``valid[name]`` when given, else the constraint's example. Each call must raise
-    the error type the constraint gives for that value, with a message that starts with "{name} must be".
-    Returns how many invalid calls were checked.
+    The other arguments are ``valid[name]`` when given, else the constraint's example. ``then``, if given, is
+    called on what ``function`` returns (e.g. ``lambda estimator: estimator.fit(X, y)`` for an estimator,
+    which validates its parameters in ``fit``). Each call must raise the error type the constraint gives for
+    that value, with a message that starts with "{name} must be". Returns how many invalid calls were checked.
 
     Raises:
       AssertionError: a call raised nothing, another error type, or a message not naming the parameter.
@@ -319,7 +456,9 @@ def check_parameter_constraints(function: Callable[..., Any], **valid: object) -
     for name, constraint in constraints.items():
         for value, error in constraint.invalid():
             try:
-                function(**{**base, name: value})
+                made = function(**{**base, name: value})
+                if then is not None:
+                    then(made)
             except (TypeError, ValueError) as raised:
                 message = str(raised)
                 if type(raised) is not error or not message.startswith(f"{name} must be "):

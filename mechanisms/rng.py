@@ -35,7 +35,7 @@ import secrets
 
 import numpy as np
 
-from accountants.constraints import Instance, Integer, Seed, validate_parameters
+from accountants.constraints import Instance, Integer, Optional, Seed, validate_parameters
 
 __all__ = ["SecureReseedingGenerator", "begin_release", "check_seed", "make_rng", "spawn_rngs"]
 
@@ -77,7 +77,7 @@ class SecureReseedingGenerator(np.random.Generator):
     release (see the module docstring for what it does and does not protect against).
     """
 
-    @validate_parameters(bit_generator=Instance(np.random.BitGenerator, "a numpy.random.BitGenerator"))
+    @validate_parameters(bit_generator=Optional(Instance(np.random.BitGenerator, "a numpy.random.BitGenerator")))
     def __init__(self, bit_generator: np.random.BitGenerator | None = None) -> None:
         super().__init__(bit_generator if bit_generator is not None else _os_pcg64())
 

@@ -12,13 +12,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from accountants.constraints import (
+    AnyOf,
+    Anything,
+    Boolean,
+    Function,
     Instance,
     Integer,
     Interval,
+    Items,
+    NonNegative,
     OneOf,
+    Optional,
     Positive,
     Seed,
     check_parameter_constraints,
+    check_parameters,
     parameter_constraints,
     validate_parameters,
 )
@@ -67,7 +75,22 @@ def test_more_constraints_read_the_same_way():
         (Interval(0, 1, closed="left"), "0", TypeError, "a real number in [0, 1), got '0'"),
         (OneOf("x", "y", "z"), "w", ValueError, "one of 'x', 'y', 'z', got 'w'"),
         (Seed(), -1, ValueError, "None, a non-negative int, a numpy.random.SeedSequence or a numpy.random.Generator"),
-        (Instance(np.random.BitGenerator, "a numpy.random.BitGenerator"), 3, TypeError, "None or a numpy.random"),
+        (Instance(np.random.BitGenerator, "a numpy.random.BitGenerator"), 3, TypeError, "a numpy.random.BitGenerator"),
+        (Optional(Instance(np.random.BitGenerator, "a BitGenerator")), 3, TypeError, "None or a BitGenerator, got 3"),
+        (Positive(allow_inf=True), -math.inf, ValueError, "> 0 (inf allowed) (a real number), got -inf"),
+        (
+            NonNegative(arrays=True),
+            [0.0, -1.0],
+            ValueError,
+            "finite and >= 0 (a real number or an array of them), got -1",
+        ),
+        (Integer(10, high=1000), 1001, ValueError, "an int >= 10 and <= 1,000, got 1001"),
+        (Boolean(), 1, TypeError, "True or False, got 1"),
+        (Function("a callable releases -> scores"), 3, TypeError, "a callable releases -> scores, got 3"),
+        (Items("an iterable of data sets"), "ab", TypeError, "an iterable of data sets, got 'ab'"),
+        (AnyOf(OneOf("auto"), Positive()), "car", ValueError, "'auto' or finite and > 0 (a real number), got 'car'"),
+        (AnyOf(OneOf("auto"), Positive()), -1.0, ValueError, "'auto' or finite and > 0 (a real number), got -1.0"),
+        (AnyOf(OneOf("auto"), Positive()), None, TypeError, "'auto' or finite and > 0 (a real number), got None"),
         (Positive(), [1.0], TypeError, "finite and > 0 (a real number), got [1.0]"),
         (Positive(), 10**400, ValueError, "finite and > 0 (a real number), got 1000"),
     ]
@@ -124,3 +147,53 @@ def test_the_conformance_check_counts_its_calls_and_fails_on_a_broken_constructo
         check_parameter_constraints(wrong_type)
     with pytest.raises(TypeError, match="declares no parameter constraints"):
         check_parameter_constraints(print)
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_the_real_kinds_accept_exactly_their_floats(value):
+    for constraint, accepted in [
+        (Positive(allow_inf=True), value > 0),
+        (NonNegative(), math.isfinite(value) and value >= 0),
+        (AnyOf(OneOf("auto"), Positive()), math.isfinite(value) and value > 0),
+    ]:
+        problem = constraint.problem(value)
+        assert (problem is None) == accepted
+        assert problem is None or problem[0] is ValueError
+
+
+def test_every_kind_refuses_its_generated_invalid_values_with_their_error():
+    kinds = [
+        Positive(arrays=True, allow_inf=True),
+        NonNegative(arrays=True),
+        Integer(1, high=5),
+        Boolean(),
+        Function(),
+        Items("an iterable"),
+        AnyOf(OneOf("auto", "fixed"), Positive(arrays=True)),
+        Optional(Instance((str, bytes), "a string")),
+    ]
+    for constraint in kinds:
+        assert constraint.problem(constraint.example) is None
+        for value, error in constraint.invalid():
+            assert (constraint.problem(value) or (None,))[0] is error, (constraint.expected, value)
+    assert Anything("any data set").invalid() == () and Anything("any").problem(object()) is None
+
+
+def test_a_class_level_declaration_is_checked_by_check_parameters_and_found_by_the_conformance_check():
+    class Estimator:  # scikit-learn's convention: __init__ stores, fit validates
+        parameter_constraints = {"alpha": Positive(), "fit_intercept": Boolean()}
+
+        def __init__(self, alpha: float = 1.0, fit_intercept: bool = True) -> None:
+            self.alpha, self.fit_intercept = alpha, fit_intercept
+
+        def fit(self) -> Estimator:
+            check_parameters(self)
+            return self
+
+    assert parameter_constraints(Estimator) is Estimator.parameter_constraints
+    Estimator(alpha=-1.0)  # stored, not checked
+    with pytest.raises(ValueError, match=r"^alpha must be finite and > 0 \(a real number\), got -1.0$"):
+        Estimator(alpha=-1.0).fit()
+    assert check_parameter_constraints(Estimator, Estimator.fit) == 9 + 3
+    with pytest.raises(AssertionError, match="raised nothing"):
+        check_parameter_constraints(Estimator)  # without fit nothing is checked
