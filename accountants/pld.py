@@ -57,6 +57,7 @@ from accountants.validation import check_delta, check_positive
 
 __all__ = [
     "PLDAccountant",
+    "COARSE_GRID_FACTOR",
     "FALLBACK_BELOW",
     "laplace_masses",
     "MAX_GRID_INTERVAL",
@@ -120,7 +121,7 @@ class PLDAccountant(Accountant[_Releases]):
         #: The compositions of the releases other than plain Gaussians (:meth:`_others`), and how
         #: many compositions extended each one (each adds its FFT's error to the queries' slack).
         self._others_cache: OrderedDict[tuple[_Key, bool, float], _Pld | None] = OrderedDict()
-        self._chain: dict[_Key, int] = {}
+        self._chain: dict[tuple[_Key, bool, float], int] = {}
         self._query_cache: dict[tuple[_Key, str, float, bool], float] = {}
         #: The fallback at tiny δ: the RDP accountant on the same releases (one participant a summary).
         self._rdp_fallback = MomentsAccountant(neighboring_relation=neighboring_relation)
@@ -226,7 +227,8 @@ class PLDAccountant(Accountant[_Releases]):
             if delta is not None:
                 return delta
         pld = self._pld(summary, pessimistic)
-        chain = self._chain.get(tuple((e, n) for e, n in key if type(e) is not dp_event.GaussianDpEvent), 0)
+        others = tuple((e, n) for e, n in key if type(e) is not dp_event.GaussianDpEvent)
+        chain = self._chain.get((others, pessimistic, self.grid_interval(summary)), 0)
         slack = PLD_ABSOLUTE_ERROR * (1 + chain) if _uses_fft(key) else 0.0
         if pld is None:
             return math.inf if kind == "epsilon" else 1.0
@@ -256,23 +258,33 @@ class PLDAccountant(Accountant[_Releases]):
         (:meth:`ArrayPld.get_delta_with_gaussian`, each H_μ rounded up) instead of building the
         Gaussian PLD and convolving. Rounded outward as the PLD's δ: ``PLD_RELATIVE_ERROR``, and
         ``PLD_ABSOLUTE_ERROR`` per FFT composition that built X."""
-        others = tuple((event, count) for event, count in key if type(event) is not dp_event.GaussianDpEvent)
-        gaussians = [(event, count) for event, count in key if type(event) is dp_event.GaussianDpEvent]
-        if not others or not gaussians or any(isinstance(event, ApproxDpEvent) for event, _ in others):
-            return None
-        mu = _folded_mu(gaussians, self.neighboring_relation)
+        others, mu = _split_gaussians(key, self.neighboring_relation)
         if not 0 < mu < math.inf:
             return None
-        interval = self.grid_interval(summary)
+        return self._delta_over_others(summary, others, mu, epsilon, self.grid_interval(summary))
+
+    def _delta_over_others(
+        self, summary: _Releases, others: _Key, mu: float, epsilon: float, interval: float
+    ) -> float | None:
+        """p_∞ + Σ_x p_x H_μ(ε − x) over the pessimistic PLD X of ``others`` on the grid ``interval``
+        (see :meth:`_delta_with_exact_gaussians`), X's own δ(ε) = p_∞ + Σ_x p_x (1 − e^{ε − x})₊
+        when ``mu`` is 0 (no Gaussian part), rounded outward; None where it does not apply (no other
+        release, an (ε, δ) release, or a PLD not on arrays). Without the Gaussian part, 1e-300 covers
+        the terms that underflow (fewer than ``MAX_GRID_POINTS``, each below 2^-1074)."""
+        if not others or any(isinstance(event, ApproxDpEvent) for event, _ in others):
+            return None
         relation = self.neighboring_relation
         self._check_grid(max(summary, key=lambda e: _loss_span([(e, summary[e])], relation)), interval)
         pld = self._others(others, True, interval)
         if not isinstance(pld, ArrayPld):
             return None
-        chain = self._chain.get(others, 0)
+        chain = self._chain.get((others, True, interval), 0)
         slack = PLD_ABSOLUTE_ERROR * (1 + chain) if _uses_fft(others) else 0.0
-        delta = pld.get_delta_with_gaussian(epsilon, max(mu, 1.0 / _MAX_NOISE)) * (1.0 + PLD_RELATIVE_ERROR) + slack
-        return min(1.0, math.nextafter(delta, math.inf))
+        if mu > 0:
+            delta = pld.get_delta_with_gaussian(epsilon, max(mu, 1.0 / _MAX_NOISE))
+        else:
+            delta = pld.get_delta_for_epsilon(epsilon) + 1e-300
+        return min(1.0, math.nextafter(delta * (1.0 + PLD_RELATIVE_ERROR) + slack, math.inf))
 
     def _fallback(self, key: _Key, kind: str, value: float, with_rdp: bool) -> float:
         """The smaller of basic composition of the releases' (ε, δ) guarantees (when every release
@@ -323,34 +335,41 @@ class PLDAccountant(Accountant[_Releases]):
 
     def _others(self, others: _Key, pessimistic: bool, interval: float) -> _Pld | None:
         """The composed PLD of the releases other than plain Gaussians (``_composition``), kept per
-        accountant; one that extends a kept composition on the same grid by releases of one event
-        composes only those (one convolution), so that a budget filter adding a release at each
-        step does not compose the whole ledger again. That is the composition of the same
+        accountant; one that extends a kept composition on the same grid by releases of fewer
+        distinct events than it holds (or of one event) composes only those (a convolution each,
+        from the kept composition missing the fewest), so that a budget filter adding a release at
+        each step does not compose the whole ledger again. That is the composition of the same
         pessimistic PLDs in another order: a valid upper bound too (dp-accounting's accountant also
         composes release by release), equal to the from-scratch one up to the FFTs' rounding; each
-        composition of the chain adds ``PLD_ABSOLUTE_ERROR`` to the queries' slack (``_chain``)."""
+        composition of the chain adds ``PLD_ABSOLUTE_ERROR`` to the queries' slack (``_chain``,
+        kept per composition and never lowered)."""
         key = (others, pessimistic, interval)
         if key in self._others_cache:
             self._others_cache.move_to_end(key)
             return self._others_cache[key]
-        composed: _Pld | None = None
         wanted = Counter(dict(others))
-        extended = False
+        best: tuple[_Pld, Counter[dp_event.DpEvent], int] | None = None
         for (cached, was_pessimistic, grid), base in reversed(self._others_cache.items()):
-            before = Counter(dict(cached))
-            added = wanted - before
             if was_pessimistic != pessimistic or grid != interval or base is None or not cached:
                 continue
-            if len(added) != 1 or before - wanted or any(isinstance(e, ApproxDpEvent) for e in added):
+            before = Counter(dict(cached))
+            added = wanted - before
+            if not added or before - wanted or any(isinstance(e, ApproxDpEvent) for e in added):
                 continue
-            ((event, count),) = added.items()
-            piece = _piece(event, count, pessimistic, interval, self.neighboring_relation)
-            composed = None if piece is None else _composed(base, piece)
-            self._chain[others] = self._chain.get(cached, 0) + 1
-            extended = True
-            break
-        if not extended:
+            if (len(added) == 1 or len(added) < len(wanted)) and (best is None or len(added) < len(best[1])):
+                best = (base, added, self._chain.get((cached, pessimistic, interval), 0))
+        composed: _Pld | None
+        if best is None:
             composed = _composition(others, pessimistic, interval, self.neighboring_relation)
+        else:
+            composed, added, chain = best
+            for event, count in sorted(added.items(), key=repr):
+                piece = _piece(event, count, pessimistic, interval, self.neighboring_relation)
+                if piece is None:
+                    composed = None
+                    break
+                composed = _composed(composed, piece)
+            self._chain[key] = max(self._chain.get(key, 0), chain + len(added))
         self._others_cache[key] = composed
         if len(self._others_cache) > _COMPOSED_CACHE_SIZE:
             self._others_cache.popitem(last=False)
@@ -389,6 +408,35 @@ class PLDAccountant(Accountant[_Releases]):
 
     def delta_from_summary(self, summary: _Releases, epsilon: float) -> float:
         return self._cached_query(summary, "delta", epsilon, True)
+
+    def coarse_delta_from_summary(self, summary: _Releases, epsilon: float) -> float:
+        """An upper bound on δ(ε) of these releases from their pessimistic PLD on a grid
+        ``COARSE_GRID_FACTOR`` times coarser than :meth:`grid_interval` (at most
+        ``MAX_GRID_INTERVAL``), plain Gaussian releases kept exact (:meth:`_delta_with_exact_gaussians`);
+        1.0 where that does not apply (no release other than plain Gaussians, an (ε, δ) release, a
+        PLD not on arrays, a noiseless Gaussian release) or fails. Ten times fewer points make each
+        composition and each sum about ten times cheaper, so a budget filter admits most releases
+        by it (see :class:`accountants.BudgetFilter`).
+
+        It is a valid bound on any grid: each release's pessimistic connect-the-dots PLD dominates its
+        exact one on every grid (Doroshenko et al. 2022), domination is preserved by composition,
+        and the tails are cut pessimistically. Nor is it below the bound on the finer grid, up to
+        rounding and the cut tails: the grids are nested (the coarse step a multiple of the fine one),
+        a discrete PLD's δ(ε) = Σ_{ℓ > ε} p_ℓ (1 − e^{ε − ℓ}) is affine in e^ε between grid points,
+        connect-the-dots makes it equal to the exact δ(ε), a convex function of e^ε, at every grid
+        point (Doroshenko et al. 2022, Alg. 1), and chords of a convex function over a coarser
+        partition lie above those over a refinement; so each coarse PLD dominates the fine one,
+        and so do their compositions. Whatever bound admitted a release, the ledger is what the
+        accountant composes when asked."""
+        others, mu = _split_gaussians(self._key(summary), self.neighboring_relation)
+        if math.isinf(mu):
+            return 1.0
+        interval = min(MAX_GRID_INTERVAL, COARSE_GRID_FACTOR * self.grid_interval(summary))
+        try:
+            delta = self._delta_over_others(summary, others, mu, epsilon, interval)
+        except (UnsupportedEventError, *_PEER_FAILURES):
+            return 1.0
+        return 1.0 if delta is None else delta
 
     def rdp_delta_from_summary(self, summary: _Releases, epsilon: float) -> float:
         """An upper bound on δ(ε) of these releases that costs no PLD: the Rényi-DP accountant's
@@ -444,6 +492,14 @@ def _uses_fft(key: _Key) -> bool:
     others = [count for e, count in key if type(e) is not dp_event.GaussianDpEvent]
     pieces = len(others) + (len(others) < len(key))
     return pieces > 1 or any(count > 1 for count in others)
+
+
+def _split_gaussians(key: _Key, relation: NeighboringRelation) -> tuple[_Key, float]:
+    """(the releases other than plain Gaussians, μ of the plain Gaussians' μ-GDP: :func:`_folded_mu`,
+    0 without any)."""
+    others = tuple((event, count) for event, count in key if type(event) is not dp_event.GaussianDpEvent)
+    gaussians = [(event, count) for event, count in key if type(event) is dp_event.GaussianDpEvent]
+    return others, (_folded_mu(gaussians, relation) if gaussians else 0.0)
 
 
 def _folded_noise(gaussians: list[tuple[dp_event.GaussianDpEvent, int]]) -> float:
@@ -620,6 +676,9 @@ _PEER_FAILURES = (ValueError, ArithmeticError, IndexError, MemoryError)
 #: A PLD answer this close (relative) below a valid bound (the releases' basic composition or RDP) is
 #: within dp-accounting's evaluation error of it, and the valid bound is answered instead.
 PURE_CAP_SNAP = 1e-6
+#: How many times coarser than a query's grid the grid of :meth:`PLDAccountant.coarse_delta_from_summary`
+#: is: about 1e-4 relative looser in δ on a filter's mixed releases at the default grid, ten times cheaper.
+COARSE_GRID_FACTOR = 10
 #: Largest privacy-loss grid a query allocates (8 bytes a point, several arrays in the FFT).
 MAX_GRID_POINTS = 1_000_000
 #: Coarsest grid step (nats) a query uses; releases needing a coarser one are refused

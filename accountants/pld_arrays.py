@@ -8,8 +8,8 @@ Dots"). Only pessimistic PLDs are represented: every operation keeps δ(ε) an u
 δ(ε) of the exact composition of the PLDs it was given.
 
 - Composition (:meth:`LossPmf.compose`) is dp-accounting's: the FFT convolution of the two PMFs
-  (by overlap-add when one is much shorter; else by real FFTs, the second PMF's spectrum kept with it:
-  the same convolution, cheaper),
+  (by real FFTs, the second PMF's spectrum kept with it, or directly when one PMF has at most
+  ``_DIRECT_SIZE`` values: the same convolution, cheaper),
   then each tail of mass at most τ/2 (τ = ``TAIL_MASS_TRUNCATION``) cut, the lower one added to the
   lowest kept loss (moving mass to a larger loss only raises δ(ε)), the upper one to +∞ (which
   raises δ(ε) by at least what that mass contributed, at most its mass).
@@ -45,7 +45,7 @@ import numpy as np
 from dp_accounting.pld import pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from numpy.typing import NDArray
-from scipy import fft, signal, special
+from scipy import fft, special
 
 __all__ = ["ArrayPld", "LossPmf", "TAIL_MASS_TRUNCATION", "connect_dots_pmf", "gaussian_hockey_stick_sum"]
 
@@ -66,8 +66,8 @@ _LOG_NDTR_ERR = 32 * _U
 _INV_SQRT2 = 0.7071067811865476  # 1/sqrt(2), correctly rounded
 #: z beyond which H_μ's terms are bounded together (see :meth:`LossPmf.delta_with_gaussian`).
 _NEGLIGIBLE_Z = 8.5
-#: Size ratio from which a composition convolves by overlap-add (cheaper for a short factor).
-_OVERLAP_ADD_RATIO = 8
+#: Size up to which a composition convolves directly (cheaper than the FFTs, and exact up to rounding).
+_DIRECT_SIZE = 32
 #: The kept spectra of composed PMFs (see :func:`_spectrum`), by PMF (dropped with it).
 _SPECTRA: weakref.WeakKeyDictionary[LossPmf, dict[int, NDArray[np.complex128]]] = weakref.WeakKeyDictionary()
 _SPECTRA_PER_PMF = 4
@@ -96,9 +96,8 @@ class LossPmf:
         """The PMF of the sum of the two losses, with tails of mass at most τ/2 each cut
         pessimistically (see the module docstring)."""
         _check_same_grid(self, other)
-        sizes = sorted((self.probs.size, other.probs.size))
-        if sizes[1] >= _OVERLAP_ADD_RATIO * sizes[0]:
-            probs = np.asarray(signal.oaconvolve(self.probs, other.probs), dtype=float)
+        if min(self.probs.size, other.probs.size) <= _DIRECT_SIZE:
+            probs = np.convolve(self.probs, other.probs)
         else:
             size = self.probs.size + other.probs.size - 1
             # a length from a coarse set, so that successive compositions reuse the kept spectrum
