@@ -46,7 +46,9 @@ import numpy as np
 from dp_accounting import dp_event
 
 from accountants import PureDpEvent
+from accountants.constraints import Constraint, Integer, Interval, NonNegative, OneOf, Optional, Positive
 from mechanisms import GammaNormMechanism
+from mechanisms.gaussian import DELTA
 from solvers.agent_share import AgentShare
 from solvers.decentralized.privacy import pp_epsilons, radmm_epsilons
 from solvers.decentralized.problem import DecentralizedProblem
@@ -69,6 +71,9 @@ __all__ = [
     "PenaltyPerturbation",
     "RADMM",
 ]
+
+#: A growth factor of the penalties (η non-decreasing in t): a real number >= 1.
+AT_LEAST_ONE = Interval(1, math.inf, closed="left")
 
 _CHANNELS = {
     "f": ChannelSpec("agents", "f_i(t): node i's primal variable broadcast to its neighbours (t = 0..T)"),
@@ -164,16 +169,13 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem], StepSolver[Dec
     #: Whether every iteration is an exact local solve whose noise enters the penalty with one common dual
     #: step θ (penalty perturbation, Zhang, Khalili & Liu 2018): what the KKT attack of ``attacks.kkt`` inverts.
     penalty_perturbed: ClassVar[bool] = False
-
-    def __post_init__(self) -> None:
-        T = self.n_iterations
-        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
-            raise ValueError(f"n_iterations must be an integer >= 1, got {T!r}")
-        _real(self.init_scale, "init_scale", allow_zero=True)
-        _real(self.tol, "tol")
-        _real(self.delta, "delta")
-        if self.bound not in ("paper", "tight"):
-            raise ValueError(f"bound must be 'paper' or 'tight', got {self.bound!r}")
+    parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
+        "n_iterations": Integer(1),
+        "init_scale": NonNegative(),
+        "tol": Positive(),
+        "bound": OneOf("paper", "tight"),
+        "delta": DELTA,
+    }
 
     @property
     def private(self) -> bool:
@@ -393,15 +395,6 @@ def _schedule_array(value, n: int, N: int, name: str) -> np.ndarray:
     return array
 
 
-def _real(value, name: str, *, allow_zero: bool = False, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    if value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
-
-
 def _is_scalar(value: object) -> TypeGuard[float]:
     """Whether a schedule parameter (``float | Sequence[float]``) is its scalar form, a real number."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -419,10 +412,7 @@ class DecentralizedADMM(DecentralizedSolver):
 
     eta: float = 1.0
     name = "decentralized_admm"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _real(self.eta, "eta")
+    parameter_constraints = {**DecentralizedSolver.parameter_constraints, "eta": Positive()}
 
     def step_schedule(self, problem):
         T, N = self.n_iterations, problem.n_agents
@@ -445,10 +435,11 @@ class ObjectivePerturbationADMM(DecentralizedSolver):
     eta: float = 1.0
     alpha: float | Sequence[float] = 1.0
     name = "admm_op"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _real(self.eta, "eta")
+    parameter_constraints = {
+        **DecentralizedSolver.parameter_constraints,
+        "eta": Positive(),
+        "alpha": Positive(arrays=True),
+    }
 
     @property
     def private(self) -> bool:
@@ -500,19 +491,22 @@ class MRADMM(DecentralizedSolver):
     theta: float | None = None
     name = "mradmm"
 
+    parameter_constraints = {
+        **DecentralizedSolver.parameter_constraints,
+        "eta": Positive(arrays=True),
+        "eta_growth": AT_LEAST_ONE,
+        "gamma": NonNegative(),
+        "alpha": Optional(Positive(arrays=True)),
+        "dual_step": OneOf("paper", "common"),
+        "theta": Optional(Positive()),
+    }
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.n_iterations % 2:
             raise ValueError(f"n_iterations must be even (T = 2K), got {self.n_iterations}")
-        _real(self.eta_growth, "eta_growth")
-        if self.eta_growth < 1:
-            raise ValueError(f"eta_growth must be >= 1 (non-decreasing penalties), got {self.eta_growth!r}")
-        _real(self.gamma, "gamma", allow_zero=True)
-        if self.dual_step not in ("paper", "common"):
-            raise ValueError(f"dual_step must be 'paper' or 'common', got {self.dual_step!r}")
         if self.theta is not None and self.dual_step != "common":
             raise ValueError("theta is the common dual step: pass it only with dual_step='common'")
-        _real(self.theta, "theta", allow_none=True)
 
     @property
     def private(self) -> bool:
@@ -610,15 +604,15 @@ class PenaltyPerturbation(DecentralizedSolver):
     eta_max: float | None = None
     name = "pp"
     penalty_perturbed = True
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _real(self.theta, "theta")
-        _real(self.q1, "q1")
-        _real(self.q2, "q2")
-        _real(self.eta_max, "eta_max", allow_none=True)
-        if self.q1 < 1:
-            raise ValueError(f"q1 must be >= 1 (eta(t) >= theta), got {self.q1!r}")
+    parameter_constraints = {
+        **DecentralizedSolver.parameter_constraints,
+        "theta": Positive(),
+        "eta": Optional(Positive(arrays=True)),
+        "q1": AT_LEAST_ONE,
+        "alpha": Optional(Positive(arrays=True)),
+        "q2": Positive(),
+        "eta_max": Optional(Positive()),
+    }
 
     @property
     def private(self) -> bool:

@@ -39,6 +39,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import numpy as np
 
 from accountants import Ledger, LedgerFile
+from accountants.constraints import Constraint, check_parameters
 from solvers.engine.accounting import (
     DEFAULT_ACCOUNTANTS,
     AccountantLike,
@@ -87,6 +88,14 @@ class Solver(ABC, Generic[P, RecorderT]):
     stream_layout: ClassVar[str] = STREAM_LAYOUT
     #: Every solver is a (frozen) dataclass of its parameters (``get_params`` lists its fields).
     __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    #: What each parameter must be, by field name (``accountants.constraints``); a family that adds
+    #: parameters declares ``{**Base.parameter_constraints, ...}``.
+    parameter_constraints: ClassVar[Mapping[str, Constraint]] = {}
+
+    def __post_init__(self) -> None:
+        """Check every parameter against ``parameter_constraints``: ``TypeError`` for a wrong type,
+        ``ValueError`` out of range, the message naming it (``accountants.constraints.check_parameters``)."""
+        check_parameters(self)
 
     @property
     def target_delta(self) -> float | None:

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -45,7 +44,9 @@ from dp_accounting import dp_event
 from scipy.special import expit
 
 from accountants import Ledger, LedgerEntry, PureDpEvent
+from accountants.constraints import Constraint, Integer, Interval, NonNegative, OneOf, Optional, Positive
 from mechanisms import GaussianMechanism
+from mechanisms.gaussian import DELTA
 from solvers.agent_share import AgentShare
 from solvers.engine.accounting import AccountantLike, privacy_by_name, register_entries
 from solvers.engine.plan import RunPlan
@@ -241,34 +242,30 @@ class PDML(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem, Re
     #: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
     #: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).
     default_accountants: ClassVar[tuple[str, ...]] = ("exact_gaussian", "rdp")
-
-    def __post_init__(self) -> None:
-        T = self.n_iterations
-        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
-            raise ValueError(f"n_iterations must be an integer >= 1, got {T!r}")
-        _real(self.rho_decay, "rho_decay")
-        if self.rho_decay > 1:
-            raise ValueError(f"rho_decay must be in (0, 1], got {self.rho_decay!r}")
-        _real(self.beta, "beta")
-        _real(self.tol, "tol")
-        _real(self.delta, "delta")
-        if self.delta >= 1:
-            raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
-        if self.x_max is not None:
-            _real(self.x_max, "x_max")
-        if self.eta_dist not in ("l2_ball", "linf_uniform"):
-            raise ValueError(f"eta_dist must be 'l2_ball' or 'linf_uniform', got {self.eta_dist!r}")
+    parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
+        "eps_label": Positive(arrays=True, allow_inf=True),
+        "eta_bound": NonNegative(arrays=True),
+        "V": NonNegative(arrays=True),
+        "rho_decay": Interval(0, 1, closed="right"),
+        "beta": Positive(),
+        "n_iterations": Integer(1),
+        "eta_dist": OneOf("l2_ball", "linf_uniform"),
+        "x_max": Optional(Positive()),
+        "tol": Positive(),
+        "delta": DELTA,
+    }
 
     @property
     def target_delta(self) -> float:
         return self.delta
 
     def per_group(self, n_agents: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(ε_i, R_i, V_i), each (N,), validated."""
-        eps = _per_group(self.eps_label, n_agents, "eps_label", allow_inf=True)
-        if np.any(eps <= 0):
-            raise ValueError(f"eps_label must be > 0 (np.inf: no randomization), got {self.eps_label!r}")
-        return (eps, _per_group(self.eta_bound, n_agents, "eta_bound"), _per_group(self.V, n_agents, "V"))
+        """(ε_i, R_i, V_i), each (N,) (their values are checked when the solver is made)."""
+        return (
+            _per_group(self.eps_label, n_agents, "eps_label"),
+            _per_group(self.eta_bound, n_agents, "eta_bound"),
+            _per_group(self.V, n_agents, "V"),
+        )
 
     # ------------------------------------------------------------------------------------------
     def account(
@@ -519,18 +516,8 @@ def _guarantees(
     ]
 
 
-def _per_group(value, n: int, name: str, *, allow_inf: bool = False) -> np.ndarray:
+def _per_group(value: float | Sequence[float], n: int, name: str) -> np.ndarray:
     array = np.asarray(value, dtype=np.float64)
     if array.ndim > 1 or array.size not in (1, n):
         raise ValueError(f"{name} must be a number or one value per group/server ({n},), got shape {array.shape}")
-    array = np.broadcast_to(array, (n,)).copy()
-    bad = np.isnan(array) | (array < 0) | (np.isinf(array) & (not allow_inf))
-    if bad.any():
-        raise ValueError(f"{name} must be >= 0{' (np.inf allowed)' if allow_inf else ' and finite'}, got {value!r}")
-    return array
-
-
-def _real(value: object, name: str) -> None:
-    # A numbers.Real declares only < and <= (typeshed): ``not value <= 0`` is value > 0 (finite here).
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and not value <= 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return np.broadcast_to(array, (n,)).copy()

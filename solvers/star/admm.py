@@ -26,7 +26,6 @@ of the sequential and Ray backends, and the white-box replay of ``attacks.whiteb
 from __future__ import annotations
 
 import math
-import numbers
 from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,8 +34,9 @@ from typing import Any
 import numpy as np
 from dp_accounting import dp_event
 
+from accountants.constraints import AnyOf, Integer, OneOf, Optional, Positive
 from mechanisms import GaussianMechanism
-from mechanisms.gaussian import Calibration
+from mechanisms.gaussian import CALIBRATION, DELTA, Calibration
 from solvers.engine.plan import RunPlan
 from solvers.engine.recording import ChannelSpec
 from solvers.engine.step import Agents, Release, StepSolver
@@ -55,6 +55,9 @@ from solvers.star.privacy import (
 from solvers.topology import StarTopology
 
 __all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "StarState", "linearized_update"]
+#: ε per iteration: ε = inf switches the noise off.
+EPSILON = Positive(allow_inf=True)
+
 
 _BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, broadcast to every agent")
 
@@ -121,12 +124,7 @@ class StarADMM(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem
     n_iterations: int = 100
 
     broadcast_channel = "w"
-
-    def __post_init__(self) -> None:
-        _check_real(self.rho, "rho", low=0.0, low_open=True)
-        T = self.n_iterations
-        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
-            raise ValueError(f"n_iterations must be an integer >= 1, got {self.n_iterations!r}")
+    parameter_constraints = {"rho": Positive(), "n_iterations": Integer(1)}
 
     def check_problem(self, problem: HorizontalProblem, private: bool) -> None:
         if not isinstance(problem, HorizontalProblem):
@@ -214,9 +212,7 @@ class ExactLocalADMM(StarADMM):
 
     tol: float = 1e-10
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_real(self.tol, "tol", low=0.0, low_open=True)
+    parameter_constraints = {**StarADMM.parameter_constraints, "tol": Positive()}
 
     def local_step(
         self, agents: Agents, plan: RunPlan[Any], k: int, w: np.ndarray, gamma: np.ndarray, sent: np.ndarray
@@ -320,13 +316,14 @@ class NaiveNoisyADMM(ExactLocalADMM):
         "w_local": ChannelSpec("agents", "w_i^{k+1}: the noise-free local minimiser (never released)", white_box=True),
     }
     sent_channel = "w_tilde"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_privacy(self.epsilon, self.delta, self.delta_target)
-        if self.sensitivity not in ("paper", "tight"):
-            raise ValueError(f"sensitivity must be 'paper' or 'tight', got {self.sensitivity!r}")
-        _check_calibration(self.calibration)
+    parameter_constraints = {
+        **ExactLocalADMM.parameter_constraints,
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "delta_target": Optional(DELTA),
+        "sensitivity": OneOf("paper", "tight"),
+        "calibration": CALIBRATION,
+    }
 
     @property
     def target_delta(self) -> float:
@@ -416,20 +413,15 @@ class DPADMM(StarADMM):
             "agents", "w_i^{k+1}, (3a): the noise-free local model (never released)", white_box=True
         ),
     }
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_privacy(self.epsilon, self.delta, self.delta_target)
-        if isinstance(self.step_size, str):
-            if self.step_size not in ("auto", "theorem3", "theorem4"):
-                raise ValueError(
-                    f"step_size must be 'auto', 'theorem3', 'theorem4' or a positive number, got {self.step_size!r}"
-                )
-        else:
-            _check_real(self.step_size, "step_size", low=0.0, low_open=True)
-        if self.dw is not None:
-            _check_real(self.dw, "dw", low=0.0, low_open=True)
-        _check_calibration(self.calibration)
+    parameter_constraints = {
+        **StarADMM.parameter_constraints,
+        "epsilon": EPSILON,
+        "delta": DELTA,
+        "delta_target": Optional(DELTA),
+        "step_size": AnyOf(OneOf("auto", "theorem3", "theorem4"), Positive()),
+        "dw": Optional(Positive()),
+        "calibration": CALIBRATION,
+    }
 
     @property
     def target_delta(self) -> float:
@@ -550,35 +542,3 @@ def _noise_multiplier(epsilon: float, delta: float, calibration: Calibration) ->
     except ValueError as error:
         raise ValueError(f"epsilon={epsilon!r}, delta={delta!r}, calibration={calibration!r}: {error}") from error
     return float(mechanism.noise_multiplier)
-
-
-def _check_calibration(calibration: str) -> None:
-    if calibration not in ("classic", "analytic"):
-        raise ValueError(f"calibration must be 'classic' or 'analytic', got {calibration!r}")
-
-
-def _check_privacy(epsilon: float, delta: float, delta_target: float | None) -> None:
-    _check_real(epsilon, "epsilon", low=0.0, low_open=True, allow_inf=True)
-    _check_real(delta, "delta", low=0.0, low_open=True, high=1.0)
-    if delta_target is not None:
-        _check_real(delta_target, "delta_target", low=0.0, low_open=True, high=1.0)
-
-
-def _check_real(
-    value: object,
-    name: str,
-    *,
-    low: float,
-    low_open: bool,
-    high: float | None = None,
-    allow_inf: bool = False,
-) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or math.isnan(value):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    # A numbers.Real declares only < and <= (typeshed): ``not value <= x`` is value > x (no NaN here).
-    if math.isinf(value) and not (allow_inf and not value <= 0):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    below = value <= low if low_open else value < low
-    if below or (high is not None and not value < high):
-        interval = f"{'(' if low_open else '['}{low:g}, {'∞' if high is None else f'{high:g}'})"
-        raise ValueError(f"{name} must be in {interval}, got {value!r}")
