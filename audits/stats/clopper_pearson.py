@@ -39,10 +39,12 @@ __all__ = [
     "ALPHA_SPLIT",
     "FPR_SHARES",
     "bound_function",
+    "chosen_share",
     "clopper_pearson_audit",
     "clopper_pearson_from_counts",
     "clopper_pearson_interval",
     "clopper_pearson_lower",
+    "clopper_pearson_selected",
     "clopper_pearson_upper",
     "epsilon_from_rates",
 ]
@@ -272,11 +274,21 @@ def clopper_pearson_audit(
     strategy = as_strategy(threshold)
     alpha = 1.0 - confidence
     sel = select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta))
-    share = _chosen_share(scores_in, scores_out, strategy, sel, alpha, delta) if isinstance(strategy, Split) else 0.5
+    share = 0.5
+    if isinstance(strategy, Split) and sel.details["selection_fallback"] == "none":
+        (sel_in, _), (sel_out, _) = strategy.partition(scores_in.size, scores_out.size)
+        share = chosen_share(scores_in[sel_in], scores_out[sel_out], sel, alpha, delta)
+    return clopper_pearson_selected(sel, delta=delta, confidence=confidence, fpr_share=share)
+
+
+def clopper_pearson_selected(sel: Selection, *, delta: float, confidence: float, fpr_share: float = 0.5) -> LowerBound:
+    """The Clopper–Pearson bound of the test a strategy chose (``sel``, its counts on the evaluation
+    trials), with ``fpr_share`` of the level on the false-positive rate (:func:`chosen_share`)."""
+    alpha = 1.0 - confidence
     value = sel.value
-    if share != 0.5:  # the same test and counts, the level shared otherwise
+    if fpr_share != 0.5:  # the same test and counts, the level shared otherwise
         value = float(
-            bound_function(delta, share)(np.array([sel.fp]), sel.n_out, np.array([sel.fn]), sel.n_in, alpha)[0]
+            bound_function(delta, fpr_share)(np.array([sel.fp]), sel.n_out, np.array([sel.fn]), sel.n_in, alpha)[0]
         )
     return _result(
         value,
@@ -290,23 +302,19 @@ def clopper_pearson_audit(
         sel.n_in,
         sel.alpha,
         sel.details,
-        share,
+        fpr_share,
     )
 
 
-def _chosen_share(
-    scores_in: np.ndarray, scores_out: np.ndarray, strategy: Split, sel: Selection, alpha: float, delta: float
-) -> float:
-    """The share of α on the FPR (among :data:`FPR_SHARES`) that the selection part predicts to give the
-    chosen test its largest bound; ½ unless another predicts strictly more, and ½ when the test was a
-    fallback (its selection bound is 0 at every share). A function of the selection part alone."""
+def chosen_share(select_in: np.ndarray, select_out: np.ndarray, sel: Selection, alpha: float, delta: float) -> float:
+    """The share of α on the FPR (among :data:`FPR_SHARES`) that a :class:`Split`'s selection part
+    (``select_in``, ``select_out``) predicts to give the chosen test ``sel`` its largest bound; ½ unless
+    another predicts strictly more, and ½ when the test was a fallback (its selection bound is 0 at every
+    share). A function of the multisets of selection scores alone."""
     if sel.details["selection_fallback"] != "none":
         return 0.5
-    (sel_in, ev_in), (sel_out, ev_out) = strategy.partition(scores_in.size, scores_out.size)
-    fp, fn = expected_error_counts(
-        scores_in[sel_in], scores_out[sel_out], np.array([sel.threshold]), np.array([sel.tie_probability])
-    )
-    sizes = (sel_out.size, sel_in.size, ev_out.size, ev_in.size)
+    fp, fn = expected_error_counts(select_in, select_out, np.array([sel.threshold]), np.array([sel.tie_probability]))
+    sizes = (select_out.size, select_in.size, sel.n_out, sel.n_in)
     levels = (float(sel.details["selection_alpha"]), alpha)
     predicted = [float(predicted_bounds(fp, fn, sizes, bound_function(delta, w), levels)[0]) for w in FPR_SHARES]
     best = int(np.argmax(predicted))  # the first of equal ones: ½

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["drawn_error_counts", "expected_error_counts", "threshold_counts"]
+__all__ = ["drawn_counts", "drawn_error_counts", "expected_error_counts", "threshold_counts"]
 
 
 def threshold_counts(
@@ -60,6 +60,14 @@ def drawn_error_counts(
     # one threshold: counted by comparison, without the sorted copies of threshold_counts (the same counts)
     above_out, tied_out = int(np.count_nonzero(scores_out > threshold)), int(np.count_nonzero(scores_out == threshold))
     below_in, tied_in = int(np.count_nonzero(scores_in < threshold)), int(np.count_nonzero(scores_in == threshold))
+    return drawn_counts(above_out, tied_out, below_in, tied_in, tie_probability, seed)
+
+
+def drawn_counts(
+    above_out: int, tied_out: int, below_in: int, tied_in: int, tie_probability: float, seed: int
+) -> dict[str, int]:
+    """:func:`drawn_error_counts` from the counts of trials above, at and below the threshold: the trials on
+    D′ above it and on D below it, and those tied at it on each side."""
     if tie_probability == 1.0:
         called_out, called_in = tied_out, tied_in
     else:

@@ -26,10 +26,10 @@ from audits.stats._validation import check_confidence, check_delta, check_error_
 from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
 from audits.stats.clopper_pearson import error_rate_details
-from audits.stats.selection import select_threshold
+from audits.stats.selection import Selection, select_threshold
 from audits.stats.thresholds import ThresholdChoice, as_strategy
 
-__all__ = ["SELECTION_ALPHA_FACTOR", "gdp_audit", "gdp_from_counts", "mu_bound", "mu_from_rates"]
+__all__ = ["SELECTION_ALPHA_FACTOR", "gdp_audit", "gdp_from_counts", "gdp_selected", "mu_bound", "mu_from_rates"]
 
 
 def _isf(p: np.ndarray) -> np.ndarray:
@@ -172,6 +172,12 @@ def gdp_audit(
     strategy = as_strategy(threshold)
     alpha = 1.0 - confidence
     sel = select_threshold(scores_in, scores_out, strategy, alpha, mu_bound, SELECTION_ALPHA_FACTOR * alpha)
+    return gdp_selected(sel, delta=delta, confidence=confidence)
+
+
+def gdp_selected(sel: Selection, *, delta: float, confidence: float) -> LowerBound:
+    """The GDP bound (μ and the ε it implies at δ) of the test a strategy chose (``sel``, its counts on the
+    evaluation trials)."""
     return _result(
         sel.value,
         delta,

@@ -79,10 +79,35 @@ class Split:
         for n, name in ((n_in, "scores_in"), (n_out, "scores_out")):
             if n < 2:
                 raise ValueError(f"{name} needs at least 2 trials to split, got {n}")
-            k = min(max(int(round(self.fraction * n)), 1), n - 1)
             order = rng.permutation(n)
+            k = self.selected(n)
             parts.append((np.sort(order[:k]), np.sort(order[k:])))
         return parts[0], parts[1]
+
+    def selected(self, n: int) -> int:
+        """The trials of a side of ``n`` (≥ 2) in the selection part."""
+        return min(max(int(round(self.fraction * n)), 1), n - 1)
+
+    def selection_masks(self, n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each side's selection part as a bit per trial (``np.packbits``, trial r: bit r): the parts of
+        :meth:`partition`, the same draws, computed in 4 bytes a trial for a moment (numpy's shuffle draws
+        the same swaps whatever the dtype), then held in 1 bit a trial.
+
+        Raises:
+          ValueError: a side has fewer than 2 trials, or more than 2^31 − 1.
+        """
+        rng = np.random.default_rng(self.seed)
+        masks = []
+        for n, name in ((n_in, "scores_in"), (n_out, "scores_out")):
+            if not 2 <= n < 2**31:
+                raise ValueError(f"{name} needs between 2 and 2**31 - 1 trials to split by bits, got {n}")
+            order = np.arange(n, dtype=np.int32)
+            rng.shuffle(order)  # as rng.permutation(n), whose int64 copy would take twice the memory
+            chosen = np.zeros(n, dtype=bool)
+            chosen[order[: self.selected(n)]] = True
+            del order
+            masks.append(np.packbits(chosen))
+        return masks[0], masks[1]
 
 
 @dataclass(frozen=True)
@@ -118,11 +143,16 @@ class Bonferroni:
         # Tail probabilities geometric in [1/N, 1/2] on both sides: the strongest ε bounds come
         # from thresholds deep in a tail (FP or FN in the tens out of 10^5), which an evenly spaced
         # grid would never reach.
-        n = pooled.size
+        return np.unique(np.quantile(pooled, self.levels(pooled.size), method="inverted_cdf"))
+
+    def levels(self, n: int) -> np.ndarray:
+        """The tail probabilities of the grid of K thresholds among ``n`` pooled scores (K an int)."""
+        count = self.thresholds
+        if not isinstance(count, int):
+            raise ValueError("a pre-registered grid has no levels")
         upper = np.geomspace(1.0 / n, 0.5, (count + 1) // 2)
         lower = np.geomspace(1.0 / n, 0.5, count // 2)
-        levels = np.concatenate([1.0 - upper, lower])
-        return np.unique(np.quantile(pooled, levels, method="inverted_cdf"))
+        return np.concatenate([1.0 - upper, lower])
 
     def describe(self, k: int) -> str:
         kind = "pre-registered grid" if self.preregistered else "grid: pooled-score tail quantiles, label-blind"

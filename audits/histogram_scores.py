@@ -1,0 +1,205 @@
+"""An attack's outcome kept as score histograms, and what the report reads off it, as off the scores.
+
+An audit run with ``histograms=True`` (:func:`audits.runner.run_spec`) keeps each attack's scores on each
+hypothesis as a :class:`audits.stats.histogram.ScoreHistogram`: 16 bytes a distinct score instead of 8
+bytes a trial. Everything the report computes from an attack's scores is a function of the multiset of
+scores, so it follows from the histograms, equal bit for bit: the attack metrics (the Mann–Whitney area
+in integers, Mann & Whitney 1947, and the TPR at low FPR of Carlini et al. 2022), the ROC the figures
+draw (:mod:`audits.figure_roc`, its digest included) and the score moments
+(:func:`audits.stats.histogram.score_moments`). :func:`curve`, :func:`tpr_steps` and :func:`moments`
+read either kind of outcome.
+
+A :class:`HistogramScores` holds no per-trial scores: reading ``scores_in`` or ``scores_out`` (a report
+section that needs every score) raises an error that says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from attacks.base import AttackScores
+from audits.figure_roc import BLOCK, DEFAULT_RESOLUTION, FigureROC, figure_roc, step_tpr
+from audits.stats.histogram import ScoreHistogram, score_moments
+
+__all__ = [
+    "HistogramScores",
+    "curve",
+    "histogram_figure_roc",
+    "histogram_metrics",
+    "histogram_step_tpr",
+    "moments",
+    "tpr_steps",
+    "trials",
+]
+
+
+class HistogramScores(AttackScores):
+    """An attack's scores on D (``histogram_in``) and on D′ (``histogram_out``) as histograms; otherwise
+    an :class:`attacks.base.AttackScores` (name, white box, metadata, metrics)."""
+
+    def __init__(
+        self,
+        attack: str,
+        histogram_in: ScoreHistogram,
+        histogram_out: ScoreHistogram,
+        white_box: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "attack", attack)
+        object.__setattr__(self, "histogram_in", histogram_in)
+        object.__setattr__(self, "histogram_out", histogram_out)
+        object.__setattr__(self, "white_box", white_box)
+        object.__setattr__(self, "metadata", dict(metadata or {}))
+
+    histogram_in: ScoreHistogram
+    histogram_out: ScoreHistogram
+
+    @property
+    def scores_in(self) -> np.ndarray:
+        raise ValueError(f"{self.attack!r} kept its scores as histograms (histograms=True): no per-trial scores")
+
+    @property
+    def scores_out(self) -> np.ndarray:
+        raise ValueError(f"{self.attack!r} kept its scores as histograms (histograms=True): no per-trial scores")
+
+    def __repr__(self) -> str:
+        return (
+            f"HistogramScores({self.attack!r}, {self.histogram_in.trials} trials on D in "
+            f"{self.histogram_in.values.size} values, {self.histogram_out.trials} on D′ in "
+            f"{self.histogram_out.values.size} values)"
+        )
+
+    def metrics(self) -> dict[str, float]:
+        """As :meth:`attacks.base.AttackScores.metrics`, bit for bit."""
+        area, (low, high) = histogram_metrics(self.histogram_in, self.histogram_out, (0.001, 0.01))
+        return {"auroc": area, "tpr_at_0.1%_fpr": float(low), "tpr_at_1%_fpr": float(high)}
+
+
+def histogram_metrics(
+    histogram_in: ScoreHistogram, histogram_out: ScoreHistogram, fpr: ArrayLike
+) -> tuple[float, NDArray[np.float64]]:
+    """:func:`attacks.metrics.roc_metrics` of the scores these histograms count, bit for bit."""
+    n_in, n_out = histogram_in.trials, histogram_out.trials
+    target = np.atleast_1d(np.asarray(fpr, dtype=float))
+    if np.any(~np.isfinite(target) | (target < 0) | (target > 1)):
+        raise ValueError(f"fpr must be rates in [0, 1], got {fpr!r}")
+    left, right = histogram_in.below(histogram_out.values), histogram_in.at_most(histogram_out.values)
+    twice = int(np.sum(histogram_out.counts * (2 * (n_in - right) + (right - left)), dtype=np.int64))
+    limit = np.floor(target * n_out * (1 + 1e-12) + 1e-9)  # as ROC.tpr_at_fpr
+    tpr = np.ones(target.shape)
+    below = limit < n_out
+    order_statistic = histogram_out.order_statistics(n_out - 1 - limit[below].astype(np.int64))
+    tpr[below] = (n_in - histogram_in.at_most(order_statistic)) / n_in
+    return float(twice) / (2.0 * n_in * n_out), tpr
+
+
+def _above(histogram: ScoreHistogram, thresholds: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The smallest score above each threshold, +∞ where there is none."""
+    index = np.searchsorted(histogram.values, thresholds, side="right")
+    out = np.full(thresholds.shape, np.inf)
+    inside = index < histogram.values.size
+    out[inside] = histogram.values[index[inside]]
+    return out
+
+
+def _levels(n: int, resolution: int) -> NDArray[np.int64]:
+    """The count levels of :func:`audits.figure_roc.figure_roc`."""
+    even = np.rint(np.linspace(0, n, resolution + 1))
+    geometric = np.rint(np.geomspace(1, n, resolution + 1))
+    levels = np.unique(np.concatenate([even, geometric]).astype(np.int64))
+    return levels[levels >= 1]
+
+
+def histogram_figure_roc(
+    histogram_in: ScoreHistogram, histogram_out: ScoreHistogram, resolution: int = DEFAULT_RESOLUTION
+) -> FigureROC:
+    """:func:`audits.figure_roc.figure_roc` of the scores these histograms count, bit for bit (its digest
+    hashes the sorted scores' ties and ranks block by block, expanded here one block at a time)."""
+    if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1:
+        raise ValueError(f"resolution must be a positive integer, got {resolution!r}")
+    h_in, h_out = histogram_in, histogram_out
+    n_in, n_out = h_in.trials, h_out.trials
+    levels = np.concatenate(
+        [
+            h_in.order_statistics(n_in - _levels(n_in, resolution)),
+            h_out.order_statistics(n_out - _levels(n_out, resolution)),
+        ]
+    )
+    levels = np.unique(levels)
+    above = np.minimum(_above(h_in, levels), _above(h_out, levels))
+    kept = np.unique(np.concatenate([levels, above, [np.inf]]))[::-1]
+    tp = n_in - h_in.below(kept)
+    fp = n_out - h_out.below(kept)
+    digest = hashlib.blake2b(np.array([n_in, n_out], dtype=np.int64).tobytes(), digest_size=16)
+    for lo in range(0, n_in, BLOCK):
+        digest.update(np.diff(h_in.sorted_range(max(lo - 1, 0), lo + BLOCK)).astype(bool).tobytes())
+    twice = 0
+    for lo in range(0, n_out, BLOCK):
+        block = h_out.sorted_range(lo, lo + BLOCK)
+        digest.update(np.diff(h_out.sorted_range(max(lo - 1, 0), lo + BLOCK)).astype(bool).tobytes())
+        left, right = h_in.below(block), h_in.at_most(block)
+        digest.update(left.tobytes())
+        digest.update(right.tobytes())
+        twice += int(np.sum(2 * (n_in - right) + (right - left), dtype=np.int64))
+    return FigureROC(
+        fpr=fp / n_out,
+        tpr=tp / n_in,
+        auroc=float(twice) / (2.0 * n_in * n_out),
+        digest=digest.digest(),
+        n_in=int(n_in),
+        n_out=int(n_out),
+    )
+
+
+def histogram_step_tpr(
+    histogram_in: ScoreHistogram, histogram_out: ScoreHistogram, fpr: ArrayLike
+) -> NDArray[np.float64]:
+    """:func:`audits.figure_roc.step_tpr` of the scores these histograms count, bit for bit."""
+    n_in, n_out = histogram_in.trials, histogram_out.trials
+    target = np.asarray(fpr, dtype=float)
+    if np.any(~np.isfinite(target) | (target < 0)):
+        raise ValueError(f"fpr must be non-negative rates, got {fpr!r}")
+    count = np.minimum(np.floor(target * n_out), n_out).astype(np.int64)
+    count = np.where((count < n_out) & ((count + 1) / n_out <= target), count + 1, count)
+    count = np.where(count / n_out > target, count - 1, count)
+    tp = np.full(target.shape, n_in, dtype=np.int64)
+    below = count < n_out
+    tp[below] = n_in - histogram_in.at_most(histogram_out.order_statistics(n_out - 1 - count[below]))
+    return tp / n_in
+
+
+def curve(attack: AttackScores) -> FigureROC:
+    """The attack's ROC for drawing (:func:`audits.figure_roc.figure_roc`), from its scores or histograms."""
+    if isinstance(attack, HistogramScores):
+        return histogram_figure_roc(attack.histogram_in, attack.histogram_out)
+    return figure_roc(attack.scores_in, attack.scores_out)
+
+
+def tpr_steps(attack: AttackScores, fpr: ArrayLike) -> NDArray[np.float64]:
+    """The attack's :func:`audits.figure_roc.step_tpr`, from its scores or histograms."""
+    if isinstance(attack, HistogramScores):
+        return histogram_step_tpr(attack.histogram_in, attack.histogram_out, fpr)
+    return step_tpr(attack.scores_in, attack.scores_out, fpr)
+
+
+def trials(attack: AttackScores) -> tuple[int, int]:
+    """The attack's trials on D and on D′."""
+    if isinstance(attack, HistogramScores):
+        return attack.histogram_in.trials, attack.histogram_out.trials
+    return attack.scores_in.size, attack.scores_out.size
+
+
+def moments(attack: AttackScores) -> dict[str, float]:
+    """The mean and variance of the attack's scores on each side (:func:`audits.stats.histogram.score_moments`:
+    exact sums, the same for the scores and their histograms)."""
+    if isinstance(attack, HistogramScores):
+        sides: tuple[Any, Any] = (attack.histogram_in, attack.histogram_out)
+    else:
+        sides = (attack.scores_in, attack.scores_out)
+    (in_mean, in_var), (out_mean, out_var) = (score_moments(side) for side in sides)
+    return {"in_mean": in_mean, "in_var": in_var, "out_mean": out_mean, "out_var": out_var}
