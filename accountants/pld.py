@@ -358,6 +358,8 @@ class PLDAccountant(Accountant[_Releases]):
                 continue
             if (len(added) == 1 or len(added) < len(wanted)) and (best is None or len(added) < len(best[1])):
                 best = (base, added, self._chain.get((cached, pessimistic, interval), 0))
+                if len(added) == 1:  # the fewest possible, in the most recently used composition
+                    break
         composed: _Pld | None
         if best is None:
             composed = _composition(others, pessimistic, interval, self.neighboring_relation)
@@ -411,10 +413,11 @@ class PLDAccountant(Accountant[_Releases]):
 
     def coarse_delta_from_summary(self, summary: _Releases, epsilon: float) -> float:
         """An upper bound on δ(ε) of these releases from their pessimistic PLD on a grid
-        ``COARSE_GRID_FACTOR`` times coarser than :meth:`grid_interval` (at most
-        ``MAX_GRID_INTERVAL``), plain Gaussian releases kept exact (:meth:`_delta_with_exact_gaussians`);
-        1.0 where that does not apply (no release other than plain Gaussians, an (ε, δ) release, a
-        PLD not on arrays, a noiseless Gaussian release) or fails. Ten times fewer points make each
+        ``COARSE_GRID_FACTOR`` times coarser than :meth:`grid_interval` (fewer times where that would
+        exceed ``MAX_GRID_INTERVAL``), plain Gaussian releases kept exact
+        (:meth:`_delta_with_exact_gaussians`); 1.0 where that does not apply (no release other than
+        plain Gaussians, an (ε, δ) release, a PLD not on arrays, a noiseless Gaussian release, no
+        coarser grid) or fails. Ten times fewer points make each
         composition and each sum about ten times cheaper, so a budget filter admits most releases
         by it (see :class:`accountants.BudgetFilter`).
 
@@ -429,9 +432,11 @@ class PLDAccountant(Accountant[_Releases]):
         and so do their compositions. Whatever bound admitted a release, the ledger is what the
         accountant composes when asked."""
         others, mu = _split_gaussians(self._key(summary), self.neighboring_relation)
-        if math.isinf(mu):
+        fine = self.grid_interval(summary)
+        factor = min(COARSE_GRID_FACTOR, math.floor(MAX_GRID_INTERVAL / fine))
+        if math.isinf(mu) or factor < 2:  # (no coarser grid: the fine bound is as cheap)
             return 1.0
-        interval = min(MAX_GRID_INTERVAL, COARSE_GRID_FACTOR * self.grid_interval(summary))
+        interval = factor * fine
         try:
             delta = self._delta_over_others(summary, others, mu, epsilon, interval)
         except (UnsupportedEventError, *_PEER_FAILURES):

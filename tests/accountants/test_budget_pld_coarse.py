@@ -68,6 +68,7 @@ def test_no_coarse_bound_where_it_does_not_apply():
     assert accountant.coarse_delta_from_summary(Counter({LAPLACE: 2, ApproxDpEvent(0.5, 1e-9): 1}), 1.0) == 1.0
     noiseless = Counter({LAPLACE: 2, dp_event.GaussianDpEvent(0.0): 1})
     assert accountant.coarse_delta_from_summary(noiseless, 1.0) == 1.0
+    assert PLDAccountant(60.0).coarse_delta_from_summary(Counter({LAPLACE: 2}), 1.0) == 1.0  # no coarser grid
     # a single Laplace release: its PLD on the coarse grid, above the exact δ(ε) = 1 − e^{(ε − 1/b)/2}
     exact = PLDAccountant(GRID).register(dp_event.LaplaceDpEvent(2.0)).get_delta(0.2)
     coarse = accountant.coarse_delta_from_summary(Counter({dp_event.LaplaceDpEvent(2.0): 1}), 0.2)
