@@ -62,7 +62,9 @@ RECEIVERS = ("self", "cls")
 
 
 def shown(value: object) -> str:
-    """``repr(value)``, shortened for long containers and strings."""
+    """``repr(value)``, shortened for long containers and strings; an integer too long to print by its size."""
+    if isinstance(value, numbers.Integral) and int(value).bit_length() > 128:
+        return f"an integer of {int(value).bit_length():,} bits"
     return reprlib.repr(value)
 
 
@@ -174,7 +176,8 @@ class Interval(Constraint):
         left = "[" if closed in ("both", "left") else "("
         right = "]" if closed in ("both", "right") else ")"
         self.expected = f"{what} in {left}{low:g}, {high:g}{right}"
-        self.example = (low + high) / 2
+        finite = math.isfinite(low) and math.isfinite(high)
+        self.example = (low + high) / 2 if finite else (low if closed in ("both", "left") else low + 1)
 
     def contains(self, number: float) -> bool:
         above = number >= self.low if self.closed in ("both", "left") else number > self.low
@@ -194,11 +197,12 @@ class Interval(Constraint):
 
 
 class Integer(Constraint):
-    """An int (or numpy integer; never a bool) >= ``low`` and, if given, <= ``high``."""
+    """An int (or numpy integer; never a bool) >= ``low`` and, if given, <= ``high``; ``expected`` replaces the
+    words "an int >= low and <= high" (e.g. to say what the number counts)."""
 
-    def __init__(self, low: int, high: int | None = None) -> None:
+    def __init__(self, low: int, high: int | None = None, expected: str | None = None) -> None:
         self.low, self.high = low, high
-        self.expected = f"an int >= {low}" + ("" if high is None else f" and <= {high:,}")
+        self.expected = expected or f"an int >= {low}" + ("" if high is None else f" and <= {high:,}")
         self.example = low
 
     def problem(self, value: object) -> tuple[type[Exception], str] | None:

@@ -33,25 +33,59 @@ trials, calibration and pilots (:mod:`audits.effort`).
 from __future__ import annotations
 
 import dataclasses
-import math
-import numbers
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from accountants.constraints import (
+    AnyOf,
+    Boolean,
+    Instance,
+    Integer,
+    Items,
+    OneOf,
+    Optional,
+    Positive,
+    validate_parameters,
+)
+from audits.arguments import SHARED_CONSTRAINTS
 from audits.distinguishers import CANDIDATES, DEFAULT_RESOLUTION, Fit, Score, SearchedScore
-from audits.effort import effort_preset
+from audits.effort import EFFORTS, effort_preset
 from audits.encoding import ReleaseFormat
 from audits.floating_point import LowBitsTest, floating_point_section
 from audits.mechanism_runs import MechanismRuns, Releases, describe_callable, reproducibility_section
 from audits.neighbour_search import candidate_pairs, search_neighbours
-from audits.runner import MAX_CALIBRATION_TRIALS, MAX_TRIALS, check_seed, check_trials, deciding_bounds, run_spec, shown
+from audits.ray_backend import BACKENDS
+from audits.runner import MAX_CALIBRATION_TRIALS, MAX_SEED, MAX_TRIALS, deciding_bounds, run_spec
 from audits.spec import AuditSpec, Claim
 from audits.verdict import AuditReport
 
-__all__ = ["audit", "audit_spec"]
+__all__ = ["AUDIT_CONSTRAINTS", "audit", "audit_spec"]
+
+#: What each argument of :func:`audit` must be (``accountants.constraints``), the ones it shares with
+#: ``audits.testing.assert_private`` from ``audits.arguments``.
+AUDIT_CONSTRAINTS = {
+    **SHARED_CONSTRAINTS,
+    "neighbours": Optional(
+        AnyOf(OneOf("patterns"), Items("an iterable of candidate data sets for D′ (or of CandidatePair)"))
+    ),
+    "effort": OneOf(*EFFORTS),
+    "trials": Optional(Integer(10, MAX_TRIALS, f"an int in [10, {MAX_TRIALS:,}] (audited trials per hypothesis)")),
+    "seed": Integer(0, MAX_SEED - 1, "an int in [0, 2**128)"),
+    "search_trials": Optional(
+        Integer(20, MAX_CALIBRATION_TRIALS, f"an int in [20, {MAX_CALIBRATION_TRIALS:,}] (calibration trials per side)")
+    ),
+    "pilot_trials": Optional(Integer(10, MAX_TRIALS, f"an int in [10, {MAX_TRIALS:,}] (pilot trials per side)")),
+    "resolution": Positive(),
+    "name": Optional(Instance(str, "a string")),
+    "progress": Optional(Boolean()),
+    "checkpoint": Optional(Instance((str, os.PathLike), "a folder, a str or an os.PathLike")),
+    "backend": OneOf(*BACKENDS),
+    "address": Optional(Instance(str, "a Ray cluster's address, a string")),
+}
 
 
 def _score_candidates(score: Score | None) -> Mapping[str, Fit]:
@@ -124,17 +158,12 @@ def audit_spec(
     )
 
 
-def _check_count(value: object, name: str, minimum: int, maximum: int = MAX_TRIALS) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {shown(value)}")
-    return check_trials(value, name, minimum, maximum)
-
-
 def _join_releases(parts: Sequence[Releases]) -> Releases:
     """The releases of consecutive chunks of calibration trials as one (:attr:`AuditSpec.merge`)."""
     return dataclasses.replace(parts[0], values=np.concatenate([part.values for part in parts]))
 
 
+@validate_parameters(**AUDIT_CONSTRAINTS)
 def audit(
     mechanism: Callable[..., Any],
     D: Any,
@@ -200,32 +229,14 @@ def audit(
     """
     if (D_prime is None) == (neighbours is None):
         raise ValueError("give exactly one of D_prime (the neighbour of D) and neighbours (candidates for it)")
-    if not isinstance(claim, Claim):
-        raise TypeError(f"claim must be an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5), got {claim!r:.80}")
     if claim.bound is not None and claim.bound not in claim.upper:
         raise ValueError(
             f"claim.bound must name one of the claim's upper bounds {sorted(claim.upper)}, got {claim.bound!r:.60}"
         )
-    if (
-        neighbours is not None
-        and neighbours != "patterns"
-        and (isinstance(neighbours, (str, bytes)) or not isinstance(neighbours, Iterable))
-    ):
-        raise TypeError(
-            "neighbours must be 'patterns' or an iterable of candidate data sets for D′ (or of CandidatePair), "
-            f"got {type(neighbours).__name__}"
-        )
     preset = effort_preset(effort)
-    if isinstance(resolution, bool) or not isinstance(resolution, numbers.Real) or not 0 < resolution < math.inf:
-        raise ValueError(
-            f"resolution must be a finite number > 0 (the grid the scores are rounded to), got {resolution!r:.60}"
-        )
-    trials = _check_count(preset.trials if trials is None else trials, "trials", 10)
-    seed = check_seed(seed)
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    n_search = preset.calibration_trials(trials) if search_trials is None else search_trials
-    n_search = _check_count(n_search, "search_trials", 20, MAX_CALIBRATION_TRIALS)
+    trials = preset.trials if trials is None else int(trials)
+    seed = int(seed)
+    n_search = preset.calibration_trials(trials) if search_trials is None else int(search_trials)
     search: dict[str, Any] | None = None
     if neighbours is not None:
         n_pilot = preset.pilot_trials(trials) if pilot_trials is None else pilot_trials
@@ -233,7 +244,7 @@ def audit(
             mechanism,
             candidate_pairs(D, neighbours),
             fits=_score_candidates(score),
-            trials=_check_count(n_pilot, "pilot_trials", 10),
+            trials=int(n_pilot),
             seed=seed,
             delta=claim.delta,
             batched=batched,

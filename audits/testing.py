@@ -48,14 +48,14 @@ summary.
 from __future__ import annotations
 
 import math
-import numbers
 import random
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from accountants.constraints import Integer, OneOf, Optional, validate_parameters
+from accountants.constraints import Anything, Integer, OneOf, Optional, validate_parameters
+from audits.arguments import SHARED_CONSTRAINTS
 from audits.effort import EFFORTS, effort_preset
 
 if TYPE_CHECKING:  # the audit and the statistics are imported on first use, so that the plugin loads fast
@@ -130,12 +130,12 @@ def records() -> list[AssertionRecord]:
     return _SESSION.records
 
 
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r:.60}")
-    return int(seed)
-
-
+@validate_parameters(
+    claim=SHARED_CONSTRAINTS["claim"],
+    confidence=SHARED_CONSTRAINTS["confidence"],
+    pairs=Integer(1, expected="an int >= 1 (the pairs the verdict is corrected for)"),
+    method=Optional(OneOf("clopper_pearson", "gdp")),
+)
 def bound_confidence(claim: Claim, confidence: float, pairs: int = 1, method: str | None = None) -> float:
     """The confidence each deciding lower bound is computed at so that a correct mechanism fails
     :func:`assert_private` with probability at most α = 1 − ``confidence``: 1 − α / ((k + ½) · pairs)
@@ -144,12 +144,6 @@ def bound_confidence(claim: Claim, confidence: float, pairs: int = 1, method: st
     ``pairs`` pairs; with one pre-registered ``method`` deciding alone, 1 − α / pairs (module docstring)."""
     from audits.runner import deciding_bounds
 
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
-        raise ValueError(
-            f"confidence must be a number in (0, 1), the probability a correct mechanism passes, got {confidence!r:.60}"
-        )
-    if isinstance(pairs, bool) or not isinstance(pairs, numbers.Integral) or pairs < 1:
-        raise ValueError(f"pairs must be an integer >= 1 (the pairs the verdict is corrected for), got {pairs!r:.60}")
     deciding = deciding_bounds(claim)
     if method is not None and method not in deciding:
         raise ValueError(
@@ -312,6 +306,14 @@ def _call(
     return f"assert_private({name}, {data}, claim={_claim_call(claim)}, {options})"
 
 
+@validate_parameters(
+    **SHARED_CONSTRAINTS,
+    neighbours=Anything("None, 'patterns', candidates for D′ or a hypothesis strategy of pairs (D, D′)"),
+    effort=Optional(OneOf(*EFFORTS)),
+    seed=Optional(Integer(0)),
+    method=Optional(OneOf("clopper_pearson", "gdp")),
+    max_examples=Optional(Integer(1)),
+)
 def assert_private(
     mechanism: Callable[..., Any],
     D: Any = None,
@@ -363,17 +365,10 @@ def assert_private(
 
     from audits.api import audit
     from audits.mechanism_runs import describe_callable
-    from audits.spec import Claim
 
-    if not isinstance(claim, Claim):
-        raise TypeError(f"claim must be an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5), got {claim!r:.80}")
     chosen_effort = effort_preset(_SESSION.defaults.effort if effort is None else effort)
-    seed = _SESSION.defaults.seed if seed is None else _check_seed(seed)
+    seed = _SESSION.defaults.seed if seed is None else int(seed)
     per_bound = bound_confidence(claim, confidence, method=method)
-    if max_examples is not None and (
-        isinstance(max_examples, bool) or not isinstance(max_examples, numbers.Integral) or max_examples < 1
-    ):
-        raise ValueError(f"max_examples must be an integer >= 1, got {max_examples!r:.60}")
     start = time.perf_counter()
     name = describe_callable(mechanism)
     search: _Search | None = None
