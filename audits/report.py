@@ -300,11 +300,12 @@ def roc_figure(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> An
     a thousandth of each axis span of the whole curve (:func:`audits.figure_roc.figure_roc`)."""
     import matplotlib.pyplot as plt
 
-    from audits.figure_roc import FigureROC, figure_roc
+    from audits.figure_roc import FigureROC
+    from audits.histogram_scores import curve as attack_curve
 
     groups: list[tuple[list[AttackScores], FigureROC]] = []
     for attack in attacks:
-        curve = figure_roc(attack.scores_in, attack.scores_out)
+        curve = attack_curve(attack)  # from its scores or its histograms (audits.histogram_scores)
         match = next((g for g in groups if g[1].digest == curve.digest), None)
         if match is None:
             groups.append(([attack], curve))

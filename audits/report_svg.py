@@ -141,11 +141,11 @@ def tradeoff_svg(report: Mapping[str, Any], attack: AttackScores) -> str:
     """The audited attack's empirical ROC (true- against false-positive rate, log-log, a rate of 0 drawn
     at 1/(2n)) against the curves the claim allows (:func:`claim_tradeoff`) and chance. The empirical
     curve is an estimate from the trials: the verdict rests on the lower bounds and their confidence."""
-    from audits.figure_roc import step_tpr
+    from audits.histogram_scores import tpr_steps, trials
 
-    floor = 0.5 / max(len(attack.scores_in), len(attack.scores_out))
+    floor = 0.5 / max(trials(attack))
     grid = np.logspace(math.log10(floor), 0, ROC_POINTS)
-    empirical = np.maximum(step_tpr(attack.scores_in, attack.scores_out, grid), floor)
+    empirical = np.maximum(tpr_steps(attack, grid), floor)
     size, margin_left, margin_top = 420, 64, 14
     low = math.log10(floor)
     claims = claim_tradeoff(report, grid)

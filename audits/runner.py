@@ -35,6 +35,8 @@ from solvers.engine.seeding import TrialSeeds
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
     from accountants.ledger import Ledger
     from audits.checkpoint import Checkpoint
+    from audits.chunk_histograms import ChunkHistograms
+    from audits.stats.bounds import LowerBound
 
 __all__ = [
     "CALIBRATION_CHUNK",
@@ -58,7 +60,8 @@ LOGGER = logging.getLogger(__name__)
 #: Trials per ``solver.run`` call: bounds memory (every chunk is scored before the next runs).
 CHUNK = 5_000
 #: Trials per hypothesis at most: the audited attack keeps a score per trial (8 bytes × 2 hypotheses ×
-#: attacks: 1.6 GB per attack at this ceiling), and a run this long takes days on the reference machine.
+#: attacks: 1.6 GB per attack at this ceiling; with histograms, 16 bytes a distinct score and a bit a
+#: trial), and a run this long takes days on the reference machine.
 MAX_TRIALS = 100_000_000
 #: Calibration trials per hypothesis at most: the calibration keeps every release of its trials.
 MAX_CALIBRATION_TRIALS = 10_000_000
@@ -157,6 +160,7 @@ def run_spec(
     checkpoint: str | Path | None = None,
     backend: str = "processes",
     address: str | None = None,
+    histograms: bool = False,
     appended: Mapping[str, Any] | None = None,
 ) -> AuditReport:
     """Run the audit ``spec``: the trials, the attacks, the bounds, the sections, then the report,
@@ -175,14 +179,21 @@ def run_spec(
         with the same spec and options continues from the chunks it holds, with the same report.
       backend: "processes" (this machine's cores, :mod:`audits.chunks`) or "ray" (Ray tasks,
         :mod:`audits.ray_backend`); the report is the same for both. address: the Ray cluster's.
+      histograms: keep each attack's scores as histograms (:mod:`audits.chunk_histograms`): memory in
+        the distinct scores rather than the trials, the same report, bit for bit.
       appended: further report keys, after every other (e.g. the neighbour search that chose D′).
     """
     from accountants.ledger import Ledger
+    from audits.chunk_histograms import ChunkHistograms
     from audits.progress import AuditProgress, lower_so_far
     from audits.stats import clopper_pearson_audit, gdp_audit
+    from audits.stats.histogram_bounds import clopper_pearson_histograms, gdp_histograms
+    from audits.stats.thresholds import as_strategy
     from audits.verdict import assemble_report
 
     start = time.perf_counter()
+    if not isinstance(histograms, bool):
+        raise TypeError(f"histograms must be True or False, got {histograms!r:.60}")
     n = check_trials((spec.quick_trials if quick else spec.trials) if trials is None else trials, "trials")
     seed = check_seed(seed)
     n_cal = min(2000, max(200, n // 50)) if calibration_trials is None else calibration_trials
@@ -252,6 +263,7 @@ def run_spec(
     info: Any = None
     details: Any = None
     kept = ChunkScores(n)  # the score arrays, held once (bounded driver memory)
+    counted = None if not histograms else ChunkHistograms(n, as_strategy(spec.threshold))
     jobs = [
         ChunkJob(
             on_d, seeds[lo : min(lo + CHUNK, n)], utility=on_d and lo < UTILITY_TRIALS, index=2 * (lo // CHUNK) + k
@@ -263,33 +275,39 @@ def run_spec(
         for outcome in outcomes:
             info, details = outcome.info, outcome.details
             for attack, seen in zip(spec.attacks, outcome.observations, strict=True):
-                observations[attack.name][0 if outcome.on_d else 1].append(kept.keep(attack.name, outcome.on_d, seen))
+                if counted is None or not counted.keep(attack.name, outcome.on_d, seen):
+                    observations[attack.name][0 if outcome.on_d else 1].append(
+                        kept.keep(attack.name, outcome.on_d, seen)
+                    )
             for key, values in outcome.utility.items():
                 utility.setdefault(key, []).append(values)
             bar.chunk_read(
-                lambda: lower_so_far(spec, observations, methods=deciding_bounds(claim), confidence=confidence)
+                lambda: (
+                    lower_so_far(spec, observations, methods=deciding_bounds(claim), confidence=confidence)
+                    if counted is None or not counted.holds(spec.attacks[0].name)
+                    else _counted_so_far(spec, counted, deciding_bounds(claim), confidence)
+                )
             )
     del kept  # its arrays live on in the chunks' views only, and are freed as the attacks join them
     bar.close()
     LOGGER.info("audit %s: %d trials per hypothesis run; scoring with %d attack(s)", spec.name, n, len(spec.attacks))
-    attacks = tuple(a.conclude(*observations[a.name]) for a in spec.attacks)
+    attacks = tuple(
+        counted.concluded(a) if counted is not None and counted.holds(a.name) else a.conclude(*observations[a.name])
+        for a in spec.attacks
+    )
     audited = attacks[0]
+    cp: Callable[..., LowerBound]
+    gdp: Callable[..., LowerBound]
+    if counted is not None and counted.holds(audited.attack):
+        sides: tuple[Any, Any] = counted.sides(audited.attack)
+        cp, gdp = clopper_pearson_histograms, gdp_histograms
+    else:
+        sides, cp, gdp = (audited.scores_in, audited.scores_out), clopper_pearson_audit, gdp_audit
     bounds = {
-        "clopper_pearson": clopper_pearson_audit(
-            audited.scores_in, audited.scores_out, delta=claim.delta, confidence=confidence, threshold=spec.threshold
-        ),
+        "clopper_pearson": cp(*sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold),
     }
     if claim.delta > 0:  # μ-GDP has no finite ε at δ = 0
-        bounds = {
-            "gdp": gdp_audit(
-                audited.scores_in,
-                audited.scores_out,
-                delta=claim.delta,
-                confidence=confidence,
-                threshold=spec.threshold,
-            ),
-            **bounds,
-        }
+        bounds = {"gdp": gdp(*sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold), **bounds}
     lower = {k: b for k, b in bounds.items() if k in deciding_bounds(claim)}
     informational = {k: b for k, b in bounds.items() if k not in lower}
     LOGGER.info(
@@ -410,6 +428,23 @@ def _outcomes(
                 yield outcome
             else:
                 yield next(computed)
+
+
+def _counted_so_far(
+    spec: AuditSpec, counted: ChunkHistograms, methods: tuple[str, ...], confidence: float
+) -> float | None:
+    """:func:`audits.progress.lower_so_far` from the audited attack's histograms read so far."""
+    from audits.stats.histogram_bounds import clopper_pearson_histograms, gdp_histograms
+
+    try:
+        sides = counted.sides(spec.attacks[0].name)
+    except ValueError:  # a side or part holds no score yet
+        return None
+    bounds = {"clopper_pearson": clopper_pearson_histograms, "gdp": gdp_histograms}
+    delta, threshold = spec.claim.delta, spec.threshold
+    return max(
+        bounds[method](*sides, delta=delta, confidence=confidence, threshold=threshold).epsilon for method in methods
+    )
 
 
 def _check_claimed_bound(spec: AuditSpec) -> None:

@@ -87,6 +87,8 @@ def assemble_report(
         lacks) or proves a VIOLATION with its evidence, never clears one; the verdict follows from all.
       extra: further JSON-ready keys, in report order (e.g. ``diagnostics``, ``exact_mu``).
     """
+    from audits.histogram_scores import moments
+
     if claimed is not None and claimed not in upper:
         raise ValueError(f"claimed must be one of the upper bounds {sorted(upper)}, got {claimed!r}")
     upper = dict(sorted(upper.items(), key=lambda kv: math.inf if kv[1] is None else kv[1]))
@@ -141,12 +143,7 @@ def assemble_report(
         "attacks": {
             a.attack: {"white_box": a.white_box, "metrics": a.metrics(), "metadata": dict(a.metadata)} for a in attacks
         },
-        "score_moments": {
-            "in_mean": float(attack.scores_in.mean()),
-            "in_var": float(attack.scores_in.var()),
-            "out_mean": float(attack.scores_out.mean()),
-            "out_var": float(attack.scores_out.var()),
-        },
+        "score_moments": moments(attack),  # exact sums: the same from the scores and from their histograms
         "canary": canary,
         "utility": dict(utility or {}),
         "sections": [dict(s) for s in sections],

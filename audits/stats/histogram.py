@@ -135,6 +135,8 @@ class HistogramBuilder:
 
     def add(self, scores: NDArray[np.float64]) -> None:
         """Count ``scores`` (a copy is kept until the next fold)."""
+        if scores.size == 0:
+            return
         self.pending.append(np.array(scores, dtype=np.float64))
         self.held += scores.size
         if self.held >= max(self.batch, 0 if self.histogram is None else self.histogram.values.size):
