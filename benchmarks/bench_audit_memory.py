@@ -6,7 +6,12 @@ driver holds and computes from the scores (the attacks' scores, the lower bounds
 the attack metrics) rather than the solver. It prints the trials per hypothesis, the driver's peak
 resident memory (``ru_maxrss``) in MiB, and the seconds::
 
-  python benchmarks/bench_audit_memory.py [--trials 10000000] [--figures]
+  python benchmarks/bench_audit_memory.py [--trials 10000000] [--figures] [--histograms] [--grid 0.001]
+
+``--histograms`` keeps each attack's scores as histograms (``run_spec(histograms=True)``,
+``audits.chunk_histograms``), whose memory is in the distinct scores: ``--grid G`` rounds every score to a
+multiple of G (a grid fixed before the trials, as a distinguisher's resolution is), in both modes, so that
+the two measure the same scores. It then also prints the distinct scores each histogram holds.
 
 ``--figures`` also writes the report and its figures (the ROC figure computes each attack's curve once, in
 bounded memory, and draws a few thousand of its vertices: ``audits.figure_roc``).
@@ -38,8 +43,10 @@ class ChunkMean:
         return SimpleNamespace(model=np.random.default_rng(seeds[0]).normal(problem, 1.0, len(seeds)), info={})
 
 
-def _scaled(factor: float) -> Any:
-    return lambda result: factor * result.model
+def _scaled(factor: float, grid: float | None) -> Any:
+    if grid is None:
+        return lambda result: factor * result.model
+    return lambda result: np.round(factor * result.model / grid) * grid
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,8 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=10_000_000, help="trials per hypothesis")
     parser.add_argument("--figures", action="store_true", help="also write the report and its figures")
     parser.add_argument("--limit-mib", type=float, default=1024.0, help="the peak the driver must stay within")
+    parser.add_argument("--histograms", action="store_true", help="keep the scores as histograms")
+    parser.add_argument("--grid", type=float, default=None, help="round every score to a multiple of this")
     args = parser.parse_args(argv)
+    if args.grid is not None and not args.grid > 0:
+        parser.error(f"--grid must be a positive number, got {args.grid}")
     from audits import AuditSpec, Claim, ScoreAttack
+    from audits.histogram_scores import HistogramScores
     from audits.runner import run_spec
 
     spec = AuditSpec(
@@ -57,14 +69,14 @@ def main(argv: list[str] | None = None) -> int:
         problem_in=1.0,
         problem_out=0.0,
         participant="user",
-        attacks=tuple(ScoreAttack(f"scaled by {k + 1}", _scaled(k + 1.0)) for k in range(ATTACKS)),
+        attacks=tuple(ScoreAttack(f"scaled by {k + 1}", _scaled(k + 1.0, args.grid)) for k in range(ATTACKS)),
         claim=Claim(statement="1-GDP, claimed as ε = 5", delta=1e-5, epsilon=5.0, noise="gaussian"),
         canary="the mean moves by 1",
         epsilon_meaning="no privacy parameter",
         accounted=False,
     )
     start = time.perf_counter()
-    result = run_spec(spec, trials=args.trials, workers=1, progress=False)
+    result = run_spec(spec, trials=args.trials, workers=1, progress=False, histograms=args.histograms)
     if args.figures:
         from audits.report import write_audit
 
@@ -73,10 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     seconds = time.perf_counter() - start
     lower = result.report["epsilon_lower"]
+    mode = "histograms" if args.histograms else "scores"
     print(
-        f"trials per hypothesis {args.trials:,}; driver peak RSS {peak:.0f} MiB (limit {args.limit_mib:.0f}); "
-        f"{seconds:.0f} s; lower bounds {lower}"
+        f"trials per hypothesis {args.trials:,} ({mode}, grid {args.grid}); driver peak RSS {peak:.0f} MiB "
+        f"(limit {args.limit_mib:.0f}); {seconds:.0f} s; lower bounds {lower}"
     )
+    kept = [a for a in result.attacks if isinstance(a, HistogramScores)]
+    if kept:
+        sizes = [(h.values.size, h.counts.size) for a in kept for h in (a.histogram_in, a.histogram_out)]
+        print(f"distinct scores per histogram (D, D′ per attack): {[v for v, _ in sizes]}")
     return 0 if peak <= args.limit_mib else 1
 
 
