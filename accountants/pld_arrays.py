@@ -38,7 +38,9 @@ Dots"). Only pessimistic PLDs are represented: every operation keeps δ(ε) an u
 from __future__ import annotations
 
 import math
+import threading
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,7 +49,14 @@ from dp_accounting.pld import privacy_loss_distribution as pld_lib
 from numpy.typing import NDArray
 from scipy import fft, special
 
-__all__ = ["ArrayPld", "LossPmf", "TAIL_MASS_TRUNCATION", "connect_dots_pmf", "gaussian_hockey_stick_sum"]
+__all__ = [
+    "ArrayPld",
+    "LossPmf",
+    "TAIL_MASS_TRUNCATION",
+    "connect_dots_pmf",
+    "gaussian_hockey_stick_sum",
+    "gaussian_hockey_stick_terms",
+]
 
 #: Mass a composition may cut from the tails of its result (dp-accounting's default), added at +∞.
 TAIL_MASS_TRUNCATION = 1e-15
@@ -66,6 +75,10 @@ _LOG_NDTR_ERR = 32 * _U
 _INV_SQRT2 = 0.7071067811865476  # 1/sqrt(2), correctly rounded
 #: z beyond which H_μ's terms are bounded together (see :meth:`LossPmf.delta_with_gaussian`).
 _NEGLIGIBLE_Z = 8.5
+#: Bounds on H_μ(ε − jh) kept by (ε, μ, h) (see :func:`_hockey_stick_terms`), the most recently used last.
+_TERMS: OrderedDict[tuple[float, float, float], tuple[float, int, NDArray[np.float64]]] = OrderedDict()
+_TERMS_LOCK = threading.Lock()
+_KEPT_TERMS = 8
 #: Size up to which a composition convolves directly (cheaper than the FFTs, and exact up to rounding).
 _DIRECT_SIZE = 32
 #: The kept spectra of composed PMFs (see :func:`_spectrum`), by PMF (dropped with it).
@@ -138,13 +151,21 @@ class LossPmf:
 
         H_μ decreases in t, so the losses with ε − ℓ above t_c = μ(``_NEGLIGIBLE_Z`` + μ/2), where
         H_μ(t_c) <= Φ(−8.5) < 1e-17, are bounded together by their mass times H_μ at (just below) t_c:
-        at most 1e-17 more than their exact terms, and the PMF's long lower tail costs nothing."""
+        at most 1e-17 more than their exact terms, and the PMF's long lower tail costs nothing. The
+        bounds on H_μ(ε − jh) are kept for a range of grid indices j by (ε, μ, h)
+        (:func:`_hockey_stick_terms`), so that the PMFs a budget filter composes step after step on
+        one grid, against one Gaussian part, each cost a dot product."""
         losses = self.losses
         cut = mu * (_NEGLIGIBLE_Z + 0.5 * mu)
         start = int(np.searchsorted(losses, epsilon - cut, side="left"))  # the losses below ε − t_c
-        bound = gaussian_hockey_stick_sum(np.ones(1), np.array([cut - 4 * _U * (abs(epsilon) + cut)]), mu)
+        bound, first, terms = _hockey_stick_terms(
+            epsilon, mu, self.interval, self.lower + start, self.lower + losses.size
+        )
         head = float(np.sum(self.probs[:start])) * bound
-        rest = gaussian_hockey_stick_sum(self.probs[start:], epsilon - losses[start:], mu)
+        if start == losses.size:
+            return self.infinity_mass + head
+        offset = self.lower + start - first
+        rest = _bounded_dot(self.probs[start:], terms[offset : offset + losses.size - start])
         return self.infinity_mass + head + rest
 
     def epsilon_for_delta(self, delta: float) -> float:
@@ -250,10 +271,30 @@ def connect_dots_pmf(interval: float, lower: int, upper: int, deltas: FloatArray
 
 
 def gaussian_hockey_stick_sum(probs: FloatArray, t: FloatArray, mu: float) -> float:
-    """An upper bound on Σ_i probs_i H_μ(t_i) (``probs`` >= 0, ``t`` non-increasing, ``mu`` positive
-    and finite), H_μ the hockey-stick divergence of μ-GDP,
+    """An upper bound on Σ_i probs_i H_μ(t_i) (``probs`` >= 0 summing to at most 1, ``t``
+    non-increasing, ``mu`` positive and finite), H_μ the hockey-stick divergence of μ-GDP
+    (:func:`gaussian_hockey_stick_terms`): Σ_i probs_i U_i with U_i >= H_μ(t_i) those terms' upper
+    bounds, plus 16 units of 2^-53 times log2 of the size for the pairwise sum and 1e-300 for the
+    underflowed terms (each below 1e-300 then)."""
+    t = np.asarray(t, dtype=float)
+    if t.size == 0:
+        return 0.0
+    terms = gaussian_hockey_stick_terms(t, mu)
+    return _bounded_dot(np.asarray(probs, dtype=float), terms)
+
+
+def _bounded_dot(probs: FloatArray, terms: FloatArray) -> float:
+    """Σ probs_i terms_i (non-negative), rounded up: see :func:`gaussian_hockey_stick_sum`."""
+    return float(np.sum(probs * terms)) * (1 + 16 * _U * math.log2(terms.size + 1)) + 1e-300
+
+
+def gaussian_hockey_stick_terms(t: FloatArray, mu: float) -> FloatArray:
+    """Upper bounds U_i >= H_μ(t_i) (``t`` non-increasing, ``mu`` positive and finite), H_μ the
+    hockey-stick divergence of μ-GDP,
     H_μ(t) = Φ(−t/μ + μ/2) − e^t Φ(−t/μ − μ/2) = E[(1 − e^{t − G})₊], G ~ N(μ²/2, μ²), at every real t
-    (Balle & Wang 2018, Thm. 8; Dong, Roth & Su 2022, Cor. 2.13: the privacy loss of μ-GDP is G).
+    (Balle & Wang 2018, Thm. 8; Dong, Roth & Su 2022, Cor. 2.13: the privacy loss of μ-GDP is G),
+    except where H_μ(t_i) < 1e-300 and U_i underflows to 0 (:func:`gaussian_hockey_stick_sum`
+    adds 1e-300 for those).
 
     With z = t/μ − μ/2 (rounded: H is then evaluated at t' = μz + μ²/2, whose distance to t the
     error bound covers through |dH/dt| = e^t Φ(−z − μ)), on the two runs of ``t``:
@@ -265,38 +306,66 @@ def gaussian_hockey_stick_sum(probs: FloatArray, t: FloatArray, mu: float) -> fl
     * z <= 0: H = Φ(−z) − exp(t + log Φ(−z − μ)) (e^t formed in log space), with Φ(−z) >= ½; the
       rounding of z moves H only to second order there (∂H/∂z = 0 at fixed t).
 
-    Each term is clipped at 0 (H >= 0). The error bound is the assumed library errors plus the
+    Each value is clipped at 0 (H >= 0). Its error bound is the assumed library errors plus the
     roundings of the arguments at the run's extreme |z|, |t| and |log Φ| (to first order in 2^-53,
-    doubled), times the sums of the terms' magnitudes, plus 1e-300 for underflowed terms (each
-    below 1e-300 then) and 16 units of 2^-53 times log2 of the size for the pairwise sums."""
+    doubled: bounds at a run's extremes hold on any part of it) times the magnitudes of its two
+    parts; each U_i is then raised by 8 units of 2^-53 for the roundings that combine them."""
     t = np.asarray(t, dtype=float)
-    probs = np.asarray(probs, dtype=float)
+    terms = np.zeros(t.size)
     if t.size == 0:
-        return 0.0
+        return terms
     with np.errstate(under="ignore", over="ignore"):
         z = t / mu - 0.5 * mu
         split = int(np.searchsorted(-z, 0.0, side="left"))  # z[:split] > 0 >= z[split:]
-        value = error = 0.0
         if split:
-            zu, weights = z[:split], probs[:split] * (0.5 * np.exp(-0.5 * z[:split] ** 2))
+            zu = z[:split]
             first = special.erfcx(zu * _INV_SQRT2)
             second = special.erfcx((zu + mu) * _INV_SQRT2)
-            value += float(np.sum(weights * np.maximum(first - second, 0.0)))
             z_max, t_max = float(zu[0]), max(abs(float(t[0])), abs(float(t[split - 1])))
             rounding = 16 * _U + _U * z_max * z_max + 4 * _U * (t_max + mu * z_max + mu * mu)
-            error += 2 * (_ERFCX_ERR + rounding) * float(np.sum(weights * (first + second)))
+            error = 2 * (_ERFCX_ERR + rounding)
+            terms[:split] = (0.5 * np.exp(-0.5 * zu**2)) * (np.maximum(first - second, 0.0) + error * (first + second))
         if split < t.size:
-            zl, tl, weights = z[split:], t[split:], probs[split:]
+            zl, tl = z[split:], t[split:]
             head = special.ndtr(-zl)
             log_tail = special.log_ndtr(-zl - mu)
             tail = np.exp(tl + log_tail)
-            value += float(np.sum(weights * np.maximum(head - tail, 0.0)))
             t_max, z_max = max(abs(float(tl[0])), abs(float(tl[-1]))), abs(float(zl[-1]))
             log_max = max(abs(float(log_tail[0])), abs(float(log_tail[-1])))
             tail_rounding = 4 * _U * (2 + z_max) + _U * (t_max + log_max) + _LOG_NDTR_ERR * max(1.0, log_max)
-            error += 2 * (_NDTR_ERR + 4 * _U) * float(np.sum(weights * head))
-            error += 2 * tail_rounding * float(np.sum(weights * tail))
-    return (value + error) * (1 + 16 * _U * math.log2(t.size + 1)) + 1e-300
+            terms[split:] = np.maximum(head - tail, 0.0) + 2 * (_NDTR_ERR + 4 * _U) * head + 2 * tail_rounding * tail
+    terms *= 1 + 8 * _U
+    return terms
+
+
+def _hockey_stick_terms(
+    epsilon: float, mu: float, interval: float, low: int, high: int
+) -> tuple[float, int, FloatArray]:
+    """(an upper bound on H_μ at (just below) the cut t_c of :meth:`LossPmf.delta_with_gaussian`,
+    j₀, U) with U[j − j₀] >= H_μ(ε − j·h) (:func:`gaussian_hockey_stick_terms`, at t computed as
+    the PMF computes ε − ℓ) for every grid index j in [``low``, ``high``) at least. Kept by
+    (ε, μ, h) for the ``_KEPT_TERMS`` most recently used; a range that does not cover the one asked
+    is computed again over both, widened by an eighth on each side (the bounds at a run's extremes
+    hold on any part of it, so a wider range only rounds up more, by far less than 1e-12)."""
+    key = (epsilon, mu, interval)
+    with _TERMS_LOCK:
+        kept = _TERMS.get(key)
+        if kept is not None and kept[1] <= low and high <= kept[1] + kept[2].size:
+            _TERMS.move_to_end(key)
+            return kept
+    if kept is not None:
+        low, high = min(low, kept[1]), max(high, kept[1] + kept[2].size)
+    margin = max(64, (high - low) // 8)
+    first = low - margin
+    t = epsilon - np.multiply(np.arange(first, high + margin), interval, dtype=float)
+    cut = mu * (_NEGLIGIBLE_Z + 0.5 * mu)
+    bound = gaussian_hockey_stick_sum(np.ones(1), np.array([cut - 4 * _U * (abs(epsilon) + cut)]), mu)
+    entry = (bound, first, gaussian_hockey_stick_terms(t, mu))
+    with _TERMS_LOCK:
+        _TERMS[key] = entry
+        while len(_TERMS) > _KEPT_TERMS:
+            _TERMS.popitem(last=False)
+    return entry
 
 
 def _spectrum(pmf: LossPmf, length: int) -> NDArray[np.complex128]:

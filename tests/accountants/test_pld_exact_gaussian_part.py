@@ -12,7 +12,7 @@ from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from accountants import BudgetFilter, PLDAccountant, PrivacyBudgetExceeded
-from accountants.pld_arrays import LossPmf, gaussian_hockey_stick_sum
+from accountants.pld_arrays import LossPmf, gaussian_hockey_stick_sum, gaussian_hockey_stick_terms
 
 COARSE = 1e-3
 
@@ -41,6 +41,33 @@ def test_the_sum_is_the_weighted_sum_of_the_terms():
     exact = math.fsum(float(p * exact_hockey_stick(x, 0.4)) for p, x in zip(probs, t, strict=True))
     bound = gaussian_hockey_stick_sum(probs, t, 0.4)
     assert exact <= bound <= exact * (1 + 1e-12)
+
+
+def test_each_term_bounds_the_exact_hockey_stick():
+    t = np.linspace(2.0, -2.0, 41)  # both runs (z > 0 and z <= 0) of the sum, as a filter meets them
+    for mu in (0.3, 1.0):
+        terms = gaussian_hockey_stick_terms(t, mu)
+        for bound, x in zip(terms, t, strict=True):
+            exact = exact_hockey_stick(float(x), mu)
+            # the margin is largest at t = 2, μ = 0.3 (1.1e-12: erfcx's difference loses 1.4 digits there)
+            assert exact <= bound <= exact * (1 + 2e-12), (x, mu)
+
+
+def test_delta_with_gaussian_from_kept_bounds_is_the_exact_sum():
+    """PMFs on one grid at other offsets, within and past the range of bounds kept for (ε, μ, h),
+    one with losses below the cut (bounded together): each δ(ε) is p_∞ + Σ p_i H_μ(ε − ℓ_i) to
+    1e-12 (+ 1e-17 for the losses below the cut), never below."""
+    rng = np.random.default_rng(11)
+    epsilon, mu, grid = 0.7, 0.45, 0.02
+    for lower, size in ((-40, 60), (-10, 160), (-200, 50), (-40, 60)):  # kept range hit, extended, hit
+        probs = rng.dirichlet(np.ones(size)) * (1 - 1e-4)
+        pmf = LossPmf(grid, lower, probs, 1e-4)
+        losses = (lower + np.arange(size)) * grid
+        with mpmath.workdps(30):
+            exact = 1e-4 + math.fsum(
+                float(p * exact_hockey_stick(epsilon - x, mu)) for p, x in zip(probs, losses, strict=True)
+            )
+        assert exact <= pmf.delta_with_gaussian(epsilon, mu) <= exact * (1 + 1e-12) + 1e-17, (lower, size)
 
 
 SAMPLED = dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0))
