@@ -162,9 +162,11 @@ class BudgetFilter:
 
         Also returns (participant, how many of the first two bounds exceeded the budget), for
         :meth:`register` to keep once the release is recorded: such a bound is not tried again for
-        that participant, as each only grows when releases are added (a composition's δ(ε) is at
-        least each part's; the RDP curves add up) and a participant's recorded releases are only
-        ever added to. Skipping a bound only moves the decision to the next, tighter one."""
+        that participant, whose recorded releases are only ever added to. Skipping it changes no
+        decision: the RDP bound only grows with the releases (their curves add up), and so does
+        the coarse one on one grid (a composition's δ(ε) is at least each part's); where its grid
+        changed with the releases' span and it would admit, the fine bound, which it never
+        undercuts, admits too."""
         accountant = self.accountant
         if type(accountant) is not PLDAccountant or count != 1 or not isinstance(event, dp_event.DpEvent):
             return False, None

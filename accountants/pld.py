@@ -19,7 +19,9 @@ same releases too (a Chernoff tail evaluated in log space, valid to δ = 1e-300)
 bound is reported. One Laplace release is answered from its closed form δ(ε) = [1 − e^{(ε − ε₀)/2}]₊.
 δ(ε) of plain Gaussian releases mixed with others keeps the Gaussian part continuous: the PLD of the
 others averaged against the exact hockey-stick divergence of the Gaussians' μ-GDP (no Gaussian PLD,
-no FFT; see :meth:`PLDAccountant._delta_with_exact_gaussians`), which is what a budget filter asks.
+no FFT; see :meth:`PLDAccountant._delta_with_exact_gaussians`), which is what a budget filter asks,
+first on a grid ten times coarser (:meth:`PLDAccountant.coarse_delta_from_summary`: an upper bound
+on the fine grid's, ten times cheaper).
 """
 
 from __future__ import annotations
