@@ -78,7 +78,7 @@ _NEGLIGIBLE_Z = 8.5
 #: Bounds on H_μ(ε − jh) kept by (ε, μ, h) (see :func:`_hockey_stick_terms`), the most recently used last.
 _TERMS: OrderedDict[tuple[float, float, float], tuple[float, int, NDArray[np.float64]]] = OrderedDict()
 _TERMS_LOCK = threading.Lock()
-_KEPT_TERMS = 8
+_KEPT_TERMS = 4
 #: Size up to which a composition convolves directly (cheaper than the FFTs, and exact up to rounding).
 _DIRECT_SIZE = 32
 #: The kept spectra of composed PMFs (see :func:`_spectrum`), by PMF (dropped with it).
