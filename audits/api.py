@@ -249,6 +249,7 @@ def audit(
             delta=claim.delta,
             batched=batched,
             release=release,
+            audit_trials=int(trials),
         )
         D, D_prime, search = chosen.pair.D, chosen.pair.D_prime, chosen.report
     spec = audit_spec(

@@ -23,6 +23,14 @@ them gives a positive bound yet (a 0/1 bound would tie and fall back to the firs
 pair with the largest statistic is audited on fresh trials, which alone give the audit's bounds: the
 choice was made on data the bounds never see, so it needs no multiplicity correction (a held-out
 pilot, as in Jagielski, Ullman & Oprea 2020).
+
+Given the audit's trial count, the pilot ranks by what the audit will answer, as the distinguisher
+search does (:class:`audits.distinguishers.SearchedScore`): the Clopper–Pearson bound at 95 % that
+the scores predict on the audit's evaluation part (:func:`audits.stats.selection.predicted_bound`),
+both for the distinguisher on the selection part and for the pair on the measuring part. A pilot of
+10^4 releases cannot bound a tail that 10^5 audited trials count, yet its rates predict that they
+will; predictions within :data:`audits.distinguishers.TIE_TOLERANCE` of the best (every one 0, say)
+are tied, and the tail statistic above decides among them.
 """
 
 from __future__ import annotations
@@ -34,15 +42,18 @@ from typing import Any
 
 import numpy as np
 
-from audits.distinguishers import DEFAULT_RESOLUTION, Fit, Score, quantize
+from audits.distinguishers import DEFAULT_RESOLUTION, TIE_TOLERANCE, Fit, Score, evaluated_trials, quantize
 from audits.encoding import ReleaseFormat
 from audits.mechanism_runs import MechanismRuns
+from audits.stats.clopper_pearson import bound_function
+from audits.stats.selection import predicted_bound
 from solvers.engine.seeding import TrialSeeds
 
 __all__ = [
     "FIT_ROWS",
     "PILOT_STREAM",
     "PILOT_Z",
+    "PREDICTION_ALPHA",
     "SELECT_ROWS",
     "CandidatePair",
     "NeighbourSearch",
@@ -51,6 +62,8 @@ __all__ = [
     "best_threshold",
     "mirrored_pairs",
     "pilot_statistic",
+    "predicted_epsilon",
+    "ranked_first",
     "same_data",
     "search_neighbours",
     "tail_statistic",
@@ -70,6 +83,8 @@ SELECT_ROWS = 50_000
 PILOT_CHUNK = 20_000
 #: Thresholds :func:`pilot_statistic` tries at most (quantiles of the pooled scores).
 LEVELS = 512
+#: Level of the Clopper–Pearson bound the pilot predicts at the audit's trial count (its default 95 %).
+PREDICTION_ALPHA = 0.05
 
 
 @dataclass(frozen=True, eq=False)
@@ -230,6 +245,25 @@ def tail_statistic(
     return float(_lower(num, n_num, den, n_den, delta, z)[0])
 
 
+def predicted_epsilon(scores_in: np.ndarray, scores_out: np.ndarray, *, delta: float, audit_trials: int) -> float:
+    """The Clopper–Pearson bound at 95 % these pilot scores (higher meaning D) predict on the evaluation
+    part of an audit of ``audit_trials`` per side (:func:`audits.stats.selection.predicted_bound`)."""
+    size = evaluated_trials(audit_trials)
+    levels = (PREDICTION_ALPHA, PREDICTION_ALPHA)
+    return predicted_bound(scores_in, scores_out, bound_function(delta), levels=levels, evaluation_sizes=(size, size))
+
+
+def ranked_first(predicted: Sequence[float] | None, statistics: Sequence[float], among: Sequence[int]) -> int:
+    """The index of ``among`` ranked first: the largest ``statistics`` among those whose ``predicted``
+    bound is within :data:`audits.distinguishers.TIE_TOLERANCE` of the largest (all of them when
+    ``predicted`` is None); the first listed of equal ones."""
+    tied = list(among)
+    if predicted is not None:
+        best = max(predicted[i] for i in tied)
+        tied = [i for i in tied if predicted[i] >= best - TIE_TOLERANCE]
+    return max(tied, key=lambda i: statistics[i])
+
+
 def same_data(a: Any, b: Any) -> bool:
     """Whether the data sets ``a`` and ``b`` are equal: the same object, or equal as arrays (any
     other comparison that fails or is ambiguous counts as different)."""
@@ -294,13 +328,17 @@ def _pilot(
     trials: int,
     root: np.random.SeedSequence,
     delta: float,
-) -> tuple[float, str]:
-    """One pair's pilot statistic and the distinguisher that gave it.
+    audit_trials: int | None,
+) -> tuple[float, float | None, str]:
+    """One pair's pilot statistic, its predicted bound at ``audit_trials`` (None without), and the
+    distinguisher that gave them.
 
     The distinguishers are fitted on the first releases of each side (at most :data:`FIT_ROWS`);
     every one of them is scored on the next part (half of the rest, at most :data:`SELECT_ROWS`),
-    where :func:`best_threshold` picks the distinguisher, tail and threshold; the chosen one alone is
-    scored on the remaining releases, where :func:`tail_statistic` measures it. Scores are rounded as
+    where :func:`best_threshold` picks the distinguisher, tail and threshold (given ``audit_trials``,
+    among those of the largest :func:`predicted_epsilon`, within the tolerance); the chosen one
+    alone is scored on the remaining releases, where :func:`tail_statistic` and :func:`predicted_epsilon`
+    measure it. Scores are rounded as
     the audit rounds them (:func:`audits.distinguishers.quantize`, on the grid of the selection
     part): a score that is constant in a tail must not split into atoms by its last bits.
     """
@@ -318,20 +356,26 @@ def _pilot(
     cut = fit_rows + min(SELECT_ROWS, (trials - fit_rows) // 2)
     select_in = _scores(runs, pair.D, seeds_in[fit_rows:cut], scorers)
     select_out = _scores(runs, pair.D_prime, seeds_out[fit_rows:cut], scorers)
+    names = list(scorers)
     grids: dict[str, float] = {}
-    chosen: dict[str, tuple[float, int, float]] = {}
-    for name in scorers:
+    chosen: list[tuple[float, int, float]] = []
+    predicted: list[float] = []
+    for name in names:
         largest = max(float(np.max(np.abs(select_in[name]))), float(np.max(np.abs(select_out[name]))), 1e-300)
         grids[name] = DEFAULT_RESOLUTION * largest
-        chosen[name] = best_threshold(
-            quantize(select_in[name], grids[name]), quantize(select_out[name], grids[name]), delta=delta
-        )
-    best_fit = max(chosen, key=lambda name: chosen[name][0])  # the first of equal ones
-    _, tail, threshold = chosen[best_fit]
+        scores_in, scores_out = quantize(select_in[name], grids[name]), quantize(select_out[name], grids[name])
+        chosen.append(best_threshold(scores_in, scores_out, delta=delta))
+        if audit_trials is not None:
+            predicted.append(predicted_epsilon(scores_in, scores_out, delta=delta, audit_trials=audit_trials))
+    first = ranked_first(predicted or None, [c[0] for c in chosen], range(len(names)))
+    best_fit, (_, tail, threshold) = names[first], chosen[first]
     only = {best_fit: scorers[best_fit]}
     measure_in = quantize(_scores(runs, pair.D, seeds_in[cut:], only)[best_fit], grids[best_fit])
     measure_out = quantize(_scores(runs, pair.D_prime, seeds_out[cut:], only)[best_fit], grids[best_fit])
-    return tail_statistic(measure_in, measure_out, tail, threshold, delta=delta), best_fit
+    statistic = tail_statistic(measure_in, measure_out, tail, threshold, delta=delta)
+    if audit_trials is None:
+        return statistic, None, best_fit
+    return statistic, predicted_epsilon(measure_in, measure_out, delta=delta, audit_trials=audit_trials), best_fit
 
 
 def search_neighbours(
@@ -344,6 +388,7 @@ def search_neighbours(
     delta: float,
     batched: bool = True,
     release: ReleaseFormat | None = None,
+    audit_trials: int | None = None,
 ) -> NeighbourSearch:
     """The pair of ``pairs`` with the largest held-out :func:`tail_statistic` in a pilot of ``trials``
     releases per side of its own (module docstring), and the report section that says which pair
@@ -355,31 +400,51 @@ def search_neighbours(
       trials: pilot releases per side and pair (at least 4; a pair and its mirror share one pilot of
         twice as many). seed: the audit's root seed.
       delta: δ of the claim (enters the statistic).
+      audit_trials: the audited trials per side; given, pairs are ranked by the bound their pilot
+        predicts at that size, ties by the statistic (module docstring). None: by the statistic.
     """
     if not pairs:
         raise ValueError("the neighbour search needs at least one candidate pair")
     if trials < 4:
         raise ValueError(f"pilot trials must be at least 4 per side, got {trials}")
+    if audit_trials is not None and (
+        isinstance(audit_trials, bool) or not isinstance(audit_trials, int) or audit_trials < 2
+    ):
+        raise ValueError(
+            f"audit_trials must be None or an integer >= 2 (audited trials per side), got {audit_trials!r}"
+        )
     runs = MechanismRuns(mechanism, batched, ReleaseFormat() if release is None else release)
     mirrors = mirrored_pairs(pairs)
     statistics: list[float] = []
+    predictions: list[float] = []
     chosen_by: list[str] = []
     for index, pair in enumerate(pairs):
         if index in mirrors:  # the orientation of an earlier pair: its pilot measured both
             statistics.append(statistics[mirrors[index]])
+            predictions.append(predictions[mirrors[index]])
             chosen_by.append(chosen_by[mirrors[index]])
             continue
         root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index,))
         pooled = trials * 2 if index in mirrors.values() else trials
-        statistic, best_fit = _pilot(runs, pair, fits, pooled, root, delta)
+        statistic, prediction, best_fit = _pilot(runs, pair, fits, pooled, root, delta, audit_trials)
         statistics.append(statistic)
+        predictions.append(0.0 if prediction is None else prediction)
         chosen_by.append(best_fit)
-    order = sorted((i for i in range(len(pairs)) if i not in mirrors), key=lambda i: -statistics[i])
-    best = order[0]
-    margin = statistics[best] - statistics[order[1]] if len(order) > 1 else None
+    ranked = [i for i in range(len(pairs)) if i not in mirrors]
+    predicted = None if audit_trials is None else predictions
+    best = ranked_first(predicted, statistics, ranked)
+    rest = [i for i in ranked if i != best]
+    runner_up = ranked_first(predicted, statistics, rest) if rest else None
+    primary = statistics if predicted is None else predicted
+    margin = None if runner_up is None else primary[best] - primary[runner_up]
     summary = f"pair {pairs[best].name!r} won with pilot statistic {statistics[best]:.4g}"
-    if margin is not None:
-        summary += f", {margin:.4g} above the runner-up {pairs[order[1]].name!r} ({statistics[order[1]]:.4g})"
+    if predicted is not None:
+        summary += f" and predicted ε ≥ {predicted[best]:.4g} at {audit_trials:,} audited trials per side"
+    if runner_up is not None:
+        summary += (
+            f", {margin:.4g} above the runner-up {pairs[runner_up].name!r} "
+            f"({statistics[runner_up]:.4g}{'' if predicted is None else f', predicted {predicted[runner_up]:.4g}'})"
+        )
     return NeighbourSearch(
         pairs[best],
         best,
@@ -387,6 +452,7 @@ def search_neighbours(
             "candidates": len(pairs),
             "pilot_trials": trials,
             "pilot_epsilon_lower": statistics,
+            "pilot_predicted_epsilon": predicted,
             "chosen": best,
             "pairs": [pair.name for pair in pairs],
             "chosen_pair": pairs[best].name,
