@@ -85,6 +85,7 @@ AUDIT_CONSTRAINTS = {
     "checkpoint": Optional(Instance((str, os.PathLike), "a folder, a str or an os.PathLike")),
     "backend": OneOf(*BACKENDS),
     "address": Optional(Instance(str, "a Ray cluster's address, a string")),
+    "histograms": Boolean(),
 }
 
 
@@ -186,6 +187,7 @@ def audit(
     checkpoint: str | Path | None = None,
     backend: str = "processes",
     address: str | None = None,
+    histograms: bool = False,
 ) -> AuditReport:
     """Audit the user's ``mechanism`` against ``claim`` on the neighbouring data sets D and D′.
 
@@ -219,6 +221,8 @@ def audit(
       backend: "processes" (this machine's cores) or "ray" (Ray tasks; the mechanism is shipped to
         the workers as Ray ships functions, :mod:`audits.ray_backend`); address: the Ray cluster's
         (None: the Ray of this process, or a local one). The report is the same for both.
+      histograms: keep the scores as histograms (:mod:`audits.chunk_histograms`): the driver's memory
+        grows with the distinct scores on the ``resolution`` grid, not with the trials; the same report.
 
     Returns:
       An :class:`audits.AuditReport`.
@@ -274,5 +278,6 @@ def audit(
         checkpoint=checkpoint,
         backend=backend,
         address=address,
+        histograms=histograms,
         appended=None if search is None else {"neighbour_search": search},
     )

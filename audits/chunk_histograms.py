@@ -42,7 +42,8 @@ class ChunkHistograms:
 
     def __init__(self, trials: int, strategy: ThresholdStrategy) -> None:
         self.trials = trials
-        self.masks = strategy.selection_masks(trials, trials) if isinstance(strategy, Split) else None
+        self.split = strategy if isinstance(strategy, Split) else None
+        self.masks = None if self.split is None else self.split.selection_masks(trials, trials)
         self.builders: dict[tuple[str, bool], list[HistogramBuilder]] = {}
         self.read: dict[tuple[str, bool], int] = {}
         self.first: dict[tuple[str, bool], np.ndarray] = {}
@@ -102,7 +103,14 @@ class ChunkHistograms:
         """``attack``'s outcome: its histograms, with the name, white-box flag and metadata its ``conclude``
         gives on the first chunk."""
         template = attack.conclude([self.first[(attack.name, True)]], [self.first[(attack.name, False)]])
-        whole: Sequence[ScoreHistogram] = [
-            side.whole if isinstance(side, SplitHistograms) else side for side in self.sides(attack.name)
-        ]
-        return HistogramScores(template.attack, whole[0], whole[1], template.white_box, template.metadata)
+        sides = self.sides(attack.name)
+        whole: Sequence[ScoreHistogram] = [side.whole if isinstance(side, SplitHistograms) else side for side in sides]
+        side_in, side_out = sides
+        parts = (
+            (side_in, side_out)
+            if isinstance(side_in, SplitHistograms) and isinstance(side_out, SplitHistograms)
+            else None
+        )
+        return HistogramScores(
+            template.attack, whole[0], whole[1], template.white_box, template.metadata, self.split, parts
+        )

@@ -156,19 +156,17 @@ class LowBitsTest:
 def floating_point_section(context: AuditContext) -> Finding:
     """The floating-point finding (module docstring): the raw :class:`LowBitsTest` bound, reported
     apart from the verdict, and the rounded one, which counts toward it (at half the error rate)."""
-    from audits.stats import clopper_pearson_audit
+    from audits.histogram_scores import clopper_pearson_of  # from the scores or their histograms
 
     claim = context.spec.claim
     raw = next(a for a in context.attacks if a.attack == LowBitsTest(rounded=False).name)
-    bound = clopper_pearson_audit(raw.scores_in, raw.scores_out, delta=claim.delta, confidence=context.confidence)
+    bound = clopper_pearson_of(raw, delta=claim.delta, confidence=context.confidence)
     rounded_scores = next((a for a in context.attacks if a.attack == LowBitsTest(rounded=True).name), None)
     counting_confidence = 0.5 * (1.0 + context.confidence)
     rounded = (
         None
         if rounded_scores is None
-        else clopper_pearson_audit(
-            rounded_scores.scores_in, rounded_scores.scores_out, delta=claim.delta, confidence=counting_confidence
-        )
+        else clopper_pearson_of(rounded_scores, delta=claim.delta, confidence=counting_confidence)
     )
     integer = any(isinstance(a, LowBitsTest) and a.integer_valued for a in context.spec.attacks)
     claimed = None if claim.bound is None else context.upper.get(claim.bound)

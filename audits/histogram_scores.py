@@ -6,8 +6,9 @@ bytes a trial. Everything the report computes from an attack's scores is a funct
 scores, so it follows from the histograms, equal bit for bit: the attack metrics (the Mann–Whitney area
 in integers, Mann & Whitney 1947, and the TPR at low FPR of Carlini et al. 2022), the ROC the figures
 draw (:mod:`audits.figure_roc`, its digest included) and the score moments
-(:func:`audits.stats.histogram.score_moments`). :func:`curve`, :func:`tpr_steps` and :func:`moments`
-read either kind of outcome.
+(:func:`audits.stats.histogram.score_moments`), and the Clopper–Pearson bound of a report section (under
+the :class:`audits.stats.Split` the histograms were gathered for, or a strategy that needs no split).
+:func:`curve`, :func:`tpr_steps`, :func:`moments` and :func:`clopper_pearson_of` read either kind of outcome.
 
 A :class:`HistogramScores` holds no per-trial scores: reading ``scores_in`` or ``scores_out`` (a report
 section that needs every score) raises an error that says so.
@@ -24,10 +25,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from attacks.base import AttackScores
 from audits.figure_roc import BLOCK, DEFAULT_RESOLUTION, FigureROC, figure_roc, step_tpr
+from audits.stats.bounds import LowerBound
 from audits.stats.histogram import ScoreHistogram, score_moments
+from audits.stats.histogram_bounds import SideScores, SplitHistograms, clopper_pearson_histograms
+from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [
     "HistogramScores",
+    "clopper_pearson_of",
     "curve",
     "histogram_figure_roc",
     "histogram_metrics",
@@ -40,7 +45,9 @@ __all__ = [
 
 class HistogramScores(AttackScores):
     """An attack's scores on D (``histogram_in``) and on D′ (``histogram_out``) as histograms; otherwise
-    an :class:`attacks.base.AttackScores` (name, white box, metadata, metrics)."""
+    an :class:`attacks.base.AttackScores` (name, white box, metadata, metrics). ``split`` and ``parts``:
+    the :class:`audits.stats.Split` the histograms were gathered for and each side's two parts under it
+    (None: gathered whole)."""
 
     def __init__(
         self,
@@ -49,15 +56,45 @@ class HistogramScores(AttackScores):
         histogram_out: ScoreHistogram,
         white_box: bool = False,
         metadata: Mapping[str, Any] | None = None,
+        split: Split | None = None,
+        parts: tuple[SplitHistograms, SplitHistograms] | None = None,
     ) -> None:
         object.__setattr__(self, "attack", attack)
         object.__setattr__(self, "histogram_in", histogram_in)
         object.__setattr__(self, "histogram_out", histogram_out)
         object.__setattr__(self, "white_box", white_box)
         object.__setattr__(self, "metadata", dict(metadata or {}))
+        object.__setattr__(self, "split", split)
+        object.__setattr__(self, "parts", parts)
 
     histogram_in: ScoreHistogram
     histogram_out: ScoreHistogram
+    split: Split | None
+    parts: tuple[SplitHistograms, SplitHistograms] | None
+
+    def sides(self, threshold: ThresholdChoice) -> tuple[SideScores, SideScores]:
+        """Each side's scores as a bound under ``threshold`` needs them (its parts for a Split).
+
+        Raises:
+          ValueError: a Split other than the one the histograms were gathered for.
+        """
+        strategy = as_strategy(threshold)
+        if not isinstance(strategy, Split):
+            return self.histogram_in, self.histogram_out
+        if (
+            self.parts is None
+            or self.split is None
+            or (strategy.fraction, strategy.seed)
+            != (
+                self.split.fraction,
+                self.split.seed,
+            )
+        ):
+            raise ValueError(
+                f"{self.attack!r} kept its scores as histograms for the split {self.split}: a bound under {strategy} "
+                "needs another split of the trials"
+            )
+        return self.parts
 
     @property
     def scores_in(self) -> np.ndarray:
@@ -192,6 +229,20 @@ def trials(attack: AttackScores) -> tuple[int, int]:
     if isinstance(attack, HistogramScores):
         return attack.histogram_in.trials, attack.histogram_out.trials
     return attack.scores_in.size, attack.scores_out.size
+
+
+def clopper_pearson_of(
+    attack: AttackScores, *, delta: float, confidence: float = 0.95, threshold: ThresholdChoice = "split"
+) -> LowerBound:
+    """:func:`audits.stats.clopper_pearson_audit` of the attack's scores, from its scores or its histograms."""
+    from audits.stats.clopper_pearson import clopper_pearson_audit
+
+    if isinstance(attack, HistogramScores):
+        sides = attack.sides(threshold)
+        return clopper_pearson_histograms(*sides, delta=delta, confidence=confidence, threshold=threshold)
+    return clopper_pearson_audit(
+        attack.scores_in, attack.scores_out, delta=delta, confidence=confidence, threshold=threshold
+    )
 
 
 def moments(attack: AttackScores) -> dict[str, float]:

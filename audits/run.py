@@ -74,6 +74,7 @@ def run_audit(
     checkpoint: Path | None = None,
     backend: str = "processes",
     address: str | None = None,
+    histograms: bool = False,
 ) -> AuditReport:
     """Run the audit ``name``: the target resolved and its spec built once (:func:`build_spec`), then run
     (:func:`audits.runner.run_spec`); return its :class:`audits.AuditReport`.
@@ -93,6 +94,7 @@ def run_audit(
         from it with the same report (:mod:`audits.checkpoint`).
       backend: "processes" (this machine) or "ray" (Ray tasks, :mod:`audits.ray_backend`); address:
         the Ray cluster's (None: a local one). The report is the same for both.
+      histograms: keep each attack's scores as histograms (:mod:`audits.chunk_histograms`; the same report).
 
     Raises:
       ValueError: unknown name or bad value.
@@ -112,6 +114,7 @@ def run_audit(
         checkpoint=checkpoint,
         backend=backend,
         address=address,
+        histograms=histograms,
     )
 
 
@@ -238,6 +241,12 @@ def _parser() -> argparse.ArgumentParser:
         help="where the trials run: processes of this machine (default) or Ray tasks (pip install '.[ray]')",
     )
     p.add_argument("--address", help="with --backend ray: the cluster's address (default: start a local Ray)")
+    p.add_argument(
+        "--histograms",
+        action="store_true",
+        help="keep each attack's scores as histograms: the driver's memory grows with the distinct scores, not the "
+        "trials (the same report)",
+    )
     p.add_argument(
         "-v", "--verbose", action="store_true", help="log the audit's stages (INFO records) to standard error"
     )
@@ -386,6 +395,7 @@ def _audit_and_write(prog: str, args: argparse.Namespace, spec: AuditSpec, out: 
             checkpoint=out / CHECKPOINT,
             backend=args.backend,
             address=args.address,
+            histograms=args.histograms,
         )
     except ValueError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)

@@ -119,3 +119,28 @@ def test_what_histograms_cannot_give_is_an_error_that_says_so():
         counted.sides("a")
     assert not counted.keep("b", True, ("not", "scores"))
     assert isinstance(HistogramScores, type)
+
+
+def test_a_users_mechanism_audited_with_histograms_gives_the_same_report():
+    from audits import audit
+
+    def mechanism(data, rng, n):
+        return data + rng.laplace(0.0, 1.0, n)
+
+    options = {
+        "D": 0.0,
+        "D_prime": 1.0,
+        "claim": Claim(statement="1-DP", delta=0.0, epsilon=1.0, noise="laplace"),
+        "trials": 2_000,
+        "effort": "quick",
+        "resolution": 1e-3,
+        "progress": False,
+        "score": lambda releases: -releases.ravel(),  # no search: D = 0 releases the smaller values
+    }
+    kept = audit(mechanism, **options)
+    counted = audit(mechanism, histograms=True, **options)
+    assert _without_runtime(counted) == _without_runtime(kept)  # the floating-point section's bounds included
+    low_bits = next(a for a in counted.attacks if a.attack == "floating-point low bits")
+    with pytest.raises(ValueError, match="needs another split"):
+        low_bits.sides(Split(0.5))
+    assert low_bits.sides(Bonferroni()) == (low_bits.histogram_in, low_bits.histogram_out)
