@@ -213,13 +213,13 @@ def check_replay(solver: AnySolver, problem: object) -> None:
         state = solver.agent_state(own, plan, 2, noise)
         for k in range(plan.n_iterations):
             inbound = solver.replayed_inbound(problem, plan, k, public)
-            sent = solver.release(own, plan, k, state, inbound, noise).sent[:, 0]
-            mean = solver.release(own, plan, k, state, inbound, None).sent[:, 0]
+            sent = solver.agent_values(solver.release(own, plan, k, state, inbound, noise).sent)
+            mean = solver.agent_values(solver.release(own, plan, k, state, inbound, None).sent)
             what = f"agent {agent}, iteration {k}"
             _close(sent, released[k][:, agent], SAME_RUN_TOLERANCE, f"{what}: the replayed release")
             _close(replay.mean_in[k], mean, SAME_RUN_TOLERANCE, f"{what}: the replay's noise-free release")
             _close(replay.mean_out[k], mean, SAME_RUN_TOLERANCE, f"{what}: the replay's noise-free release")
-            state = solver.advance(own, plan, k, state, inbound, Release(released[k][:, agent][:, None]))
+            state = solver.advance(own, plan, k, state, inbound, Release(solver.one_agent(released[k][:, agent])))
 
 
 def check_budget_refusal(solver: AnySolver, problem: object) -> None:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.engine.solver import Draws as Draws
     from solvers.engine.solver import Solver as Solver
     from solvers.engine.step import Agents as Agents
+    from solvers.engine.step import Combined as Combined
     from solvers.engine.step import Release as Release
     from solvers.engine.step import StepSolver as StepSolver
     from solvers.engine.streams import AgentStreams as AgentStreams

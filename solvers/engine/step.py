@@ -16,9 +16,9 @@ problem type, ``solvers.HorizontalSolver``, which gives ``make_recorder`` and ``
     - ``advance(agents, plan, k, state, inbound, release)``: their state once ``release`` is made (a
       replayable family reads only ``release.sent``, the replay's being what was released);
     - ``coordinator_state(problem, plan, n_trials)``, ``inbound(problem, plan, k, state)`` and
-      ``combine(problem, plan, k, state, sent)``: the coordinator's start, what it sends every agent
-      in iteration k, and how it combines the agents' releases (its next state, the model and its own
-      channels);
+      ``combine(problem, plan, k, state, received)``: the coordinator's start, what it sends every
+      agent in iteration k, and how it combines what the agents sent (a :class:`Release` of them all)
+      into :class:`Combined` (its next state, the model, its own channels, diagnostics);
     - ``release_sigma(plan)``: the standard deviation of agent i's release in iteration k around its
       noise-free value, (T, N) (a Gaussian release; its privacy is ``plan.events``);
     - ``share(problem, agent)``: agent i's share of the data (and ``everyone(problem)``: what all agents
@@ -26,6 +26,10 @@ problem type, ``solvers.HorizontalSolver``, which gives ``make_recorder`` and ``
 
   - its transcript: the class attributes ``name``, ``channels`` (``ChannelSpec`` by name),
     ``sent_channel`` (the agents' releases) and ``broadcast_channel`` (what the coordinator sends);
+    a value sent to the coordinator but not released (``Release.reported``) is no privacy event (the
+    ledger is the plan's events) and its channel must be white-box; ``agent_axis``: the agents axis
+    of the pieces' arrays, 1 ((R, n, ...), default) or 0 ((n, R, ...), e.g. parties holding feature
+    blocks); the engine joins agents along it and records their channels as (R, n, ...);
   - optionally: ``record`` (what is recorded of iteration k; default ``recorder.record``),
     ``route(problem, message, agent)`` and ``delivered(agents, routed)`` (what of the
     coordinator's message reaches agent i, e.g. its neighbours' broadcasts on a graph, and how the agent
@@ -60,7 +64,7 @@ from solvers.engine.protocol import AgentProgram, AgentProtocol, Coordinator
 from solvers.engine.solver import Draws, P, RecorderT, Solver
 from solvers.engine.transcript import Transcript
 
-__all__ = ["Agents", "Release", "Replay", "StepAgent", "StepCoordinator", "StepSolver"]
+__all__ = ["Agents", "Combined", "Release", "Replay", "StepAgent", "StepCoordinator", "StepSolver"]
 
 
 @dataclass(frozen=True)
@@ -80,17 +84,30 @@ class Agents:
 class Release:
     """What the agents release in one iteration.
 
-    Attributes:
+    Attributes (arrays with the agents on ``StepSolver.agent_axis``):
       sent: the released message, (R, n, ...) for the n agents computed (noise included).
-      white_box: unreleased values by channel name, (R, n, ...) each (recorded only on request).
+      white_box: unreleased values by channel name, (R, n, ...) each (sent only when recorded).
       diagnostics: {name: value}; a run reports each one's maximum.
       kept: unreleased values the agents keep for ``advance`` (never sent).
+      reported: unreleased values sent to the coordinator (for ``combine``), by channel name.
     """
 
     sent: np.ndarray
     white_box: Mapping[str, np.ndarray] = field(default_factory=dict)
     diagnostics: Mapping[str, float] = field(default_factory=dict)
     kept: Any = None
+    reported: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Combined:
+    """The coordinator's step in one iteration: its next state, the model (R, d), its own channels
+    (R, ...) by name, and diagnostics ({name: value}; a run reports each one's maximum)."""
+
+    state: Any
+    model: np.ndarray
+    channels: Mapping[str, np.ndarray]
+    diagnostics: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -124,6 +141,8 @@ class StepSolver(Solver[P, RecorderT]):
     broadcast_channel: ClassVar[str]
     #: Whether an agent's state is a function of released values and its data alone (so it replays).
     replayable: ClassVar[bool] = True
+    #: The agents axis of the pieces' arrays: 1 (trial-major, (R, n, ...)) or 0 (agent-major, (n, R, ...)).
+    agent_axis: ClassVar[int] = 1
 
     # ---- the pieces ---------------------------------------------------------------------------
     @abstractmethod
@@ -154,11 +173,8 @@ class StepSolver(Solver[P, RecorderT]):
         """What the coordinator sends every agent in iteration k."""
 
     @abstractmethod
-    def combine(
-        self, problem: P, plan: RunPlan[Any], k: int, state: Any, sent: np.ndarray
-    ) -> tuple[Any, np.ndarray, Mapping[str, np.ndarray]]:
-        """The coordinator's step on every agent's release ``sent`` (R, N, ...): its next state, the
-        model of iteration k (R, d) and its own channels."""
+    def combine(self, problem: P, plan: RunPlan[Any], k: int, state: Any, received: Release) -> Combined:
+        """The coordinator's step on what every agent sent: ``received.sent`` (R, N, ...) and ``.reported``."""
 
     @abstractmethod
     def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
@@ -203,17 +219,37 @@ class StepSolver(Solver[P, RecorderT]):
             inbound = self.inbound(problem, plan, k, coordinator)
             release = self.release(everyone, plan, k, state, inbound, noise)
             state = self.advance(everyone, plan, k, state, inbound, release)
-            coordinator, model, channels = self.combine(problem, plan, k, coordinator, release.sent)
+            received = Release(release.sent, release.white_box, reported=release.reported)
+            combined = self.combine(problem, plan, k, coordinator, received)
+            coordinator = combined.state
             merge_worst(worst, release.diagnostics)
-            self.record(
-                problem,
-                recorder,
-                k,
-                model,
-                release.sent,
-                {self.sent_channel: release.sent, **channels, **release.white_box},
-            )
+            merge_worst(worst, combined.diagnostics)
+            self.record_iteration(problem, recorder, k, combined, received)
         return worst
+
+    def record_iteration(self, problem: P, recorder: RecorderT, k: int, combined: Combined, received: Release) -> None:
+        """``record`` iteration k with every agents' channel as (R, n, ...) (an unreleased one must be white-box)."""
+        unreleased = {**received.reported, **received.white_box}
+        for name in unreleased:
+            if not self.channels[name].white_box:
+                raise ValueError(f"{type(self).__name__}: channel {name!r} is not released: declare it white-box")
+        sent = self.trial_major(received.sent)
+        agents = {name: self.trial_major(values) for name, values in unreleased.items()}
+        self.record(
+            problem, recorder, k, combined.model, sent, {self.sent_channel: sent, **combined.channels, **agents}
+        )
+
+    def trial_major(self, values: np.ndarray) -> np.ndarray:
+        """An agents' array (``agent_axis`` layout) as (R, n, ...)."""
+        return values if self.agent_axis == 1 else np.swapaxes(values, 0, 1)
+
+    def one_agent(self, values: np.ndarray) -> np.ndarray:
+        """One agent's (R, ...) values as the pieces' array of one agent (the agents axis of length 1)."""
+        return np.expand_dims(values, self.agent_axis)
+
+    def agent_values(self, values: np.ndarray) -> np.ndarray:
+        """The (R, ...) values of the one agent of a pieces' array."""
+        return np.take(values, 0, axis=self.agent_axis)
 
     def protocol(self, problem: P, plan: RunPlan[Any], recorder: RecorderT) -> AgentProtocol:
         """Agent i runs the pieces on its own share (:class:`StepAgent`); the coordinator combines
@@ -246,7 +282,7 @@ class StepSolver(Solver[P, RecorderT]):
             inbound = self.replayed_inbound(problem_in, plans[0], k, public)
             mean_in[k], mean_out[k] = self.replay_means(problems, own, plans, k, states, inbound)
             states = tuple(
-                self.advance(a, plan, k, state, inbound, Release(sent[k][:, None]))
+                self.advance(a, plan, k, state, inbound, Release(self.one_agent(sent[k])))
                 for a, plan, state in zip(own, plans, states, strict=True)
             )
         sigma = np.asarray(self.release_sigma(plans[0]), dtype=np.float64)
@@ -265,7 +301,7 @@ class StepSolver(Solver[P, RecorderT]):
         ``release`` without noise on each data set; a family may compute the two together, e.g. only the
         changed records' part of a difference)."""
         means = [
-            self.release(a, plan, k, state, inbound, None).sent[:, 0]
+            self.agent_values(self.release(a, plan, k, state, inbound, None).sent)
             for a, plan, state in zip(agents, plans, states, strict=True)
         ]
         return means[0], means[1]
@@ -293,7 +329,7 @@ class StepAgent(AgentProgram[Any]):
         inbound = solver.delivered(agents, inbound)
         release = solver.release(agents, plan, k, self.state, inbound, self.noise)
         self.state = solver.advance(agents, plan, k, self.state, inbound, release)
-        reply: dict[str, object] = {"sent": release.sent, "diagnostics": dict(release.diagnostics)}
+        reply = {"sent": release.sent, "reported": dict(release.reported), "diagnostics": dict(release.diagnostics)}
         if self.white_box:
             reply["white_box"] = dict(release.white_box)
         return reply
@@ -314,11 +350,20 @@ class StepCoordinator(Coordinator[Any]):
         return self.solver.route(self.problem, self.solver.inbound(self.problem, self.plan, k, self.state), agent)
 
     def receive(self, k: int, replies: Sequence[Mapping[str, object]]) -> None:
+        axis = self.solver.agent_axis
         self.merge_diagnostics(replies)
-        sent = np.concatenate([reply["sent"] for reply in replies], axis=1)
-        self.state, model, channels = self.solver.combine(self.problem, self.plan, k, self.state, sent)
-        boxes = [cast(Mapping[str, np.ndarray], reply.get("white_box", {})) for reply in replies]
-        white = {name: np.concatenate([box[name] for box in boxes], axis=1) for name in boxes[0]}
-        self.solver.record(
-            self.problem, self.recorder, k, model, sent, {self.solver.sent_channel: sent, **channels, **white}
+        sent = np.concatenate([reply["sent"] for reply in replies], axis=axis)
+        white, reported = (
+            join_agents([reply.get(key, {}) for reply in replies], axis) for key in ("white_box", "reported")
         )
+        received = Release(sent, white, reported=reported)
+        combined = self.solver.combine(self.problem, self.plan, k, self.state, received)
+        self.state = combined.state
+        merge_worst(self.diagnostics, combined.diagnostics)
+        self.solver.record_iteration(self.problem, self.recorder, k, combined, received)
+
+
+def join_agents(values: Sequence[object], axis: int) -> dict[str, np.ndarray]:
+    """Every agent's {channel: array} joined along the agents ``axis``."""
+    boxes = [cast(Mapping[str, np.ndarray], box) for box in values]
+    return {name: np.concatenate([box[name] for box in boxes], axis=axis) for name in boxes[0]}

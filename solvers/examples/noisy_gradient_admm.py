@@ -20,7 +20,6 @@ white-box replay of ``attacks.WhiteBoxNP``, and ``solvers.testing.check_solver``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +27,7 @@ import numpy as np
 
 from mechanisms import GaussianMechanism
 from solvers import HorizontalProblem, HorizontalSolver, RunPlan, StarTopology
-from solvers.engine import Agents, ChannelSpec, Release, StepSolver
+from solvers.engine import Agents, ChannelSpec, Combined, Release, StepSolver
 from solvers.horizontal_recorder import Recorder
 
 __all__ = ["AgentState", "GradientNoise", "NoisyGradientADMM"]
@@ -149,8 +148,8 @@ class NoisyGradientADMM(HorizontalSolver[HorizontalProblem], StepSolver[Horizont
         plan: RunPlan[Any],
         k: int,
         state: tuple[np.ndarray, np.ndarray],
-        sent: np.ndarray,
-    ) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, Mapping[str, np.ndarray]]:
-        gamma = state[1]
+        received: Release,
+    ) -> Combined:
+        gamma, sent = state[1], received.sent
         w = sent.mean(axis=1) - gamma.mean(axis=1) / self.rho
-        return (w, gamma - self.rho * (sent - w[:, None, :])), w, {"w": w}
+        return Combined((w, gamma - self.rho * (sent - w[:, None, :])), w, {"w": w})

@@ -12,7 +12,12 @@ from x = z = y = 0. Party m's cached ũ_m^t is the (noisy) value it pushed, sinc
 contains it. The model is always the noise-free x^t (the paper does not say which model its private runs
 evaluate).
 
-Updates, vectorised over (parties, trials) with no loop over either:
+The iteration is written once, as the pieces of ``solvers.engine.StepSolver`` (party m's (6) and release,
+the server's (7) and (8)), agent-major ((parties, trials, ...): every product batches over the parties);
+the engine derives the vectorised run, the parties and server of the sequential and Ray backends, and
+the white-box replay. Party m also sends the server its x_m^{t+1}, which is not released (no privacy
+event; the white-box channel ``x``): the run's model is built from it. The updates, with no loop over
+parties or trials:
   - l2 (R = ½‖·‖²): closed form on the cached thin SVD D_m = U S Vᵀ,
     x = −V diag(s/(λ + μ + ρs²)) Uᵀ(y + ρb); μ = 0 unconstrained, else the smallest μ ≥ 0 with
     ‖x‖ ≤ b_1 (Newton on the secular equation 1/‖x(μ)‖ = 1/b_1);
@@ -49,9 +54,9 @@ from accountants import gaussian_epsilon
 from mechanisms import GaussianMechanism, Mechanism
 from mechanisms.gaussian import Calibration
 from solvers.engine.plan import RunPlan, details_info
-from solvers.engine.protocol import AgentProtocol
 from solvers.engine.recording import ChannelSpec
-from solvers.engine.solver import Draws
+from solvers.engine.step import Agents, Combined, Release, StepSolver
+from solvers.engine.transcript import Transcript
 from solvers.inner import accelerated_proximal_gradient
 from solvers.regularizers import L2Regularizer
 from solvers.sharing.base import VerticalRecorder, VerticalSolver
@@ -65,7 +70,6 @@ from solvers.sharing.privacy import (
     theorem1_sigma,
 )
 from solvers.sharing.problem import BlockSVD, VerticalProblem, effective_lam
-from solvers.sharing.protocol import PartyShare, SharingParty, SharingServer, sharing_white_box
 from solvers.sharing.steps import BALL_SLACK, ball_constrained_l2_coefficients, z_update
 
 __all__ = [
@@ -73,6 +77,8 @@ __all__ = [
     "CertifiedSharingPlan",
     "ClaimedSharingPlan",
     "NoisySharingPlan",
+    "PartyBlocks",
+    "PartyState",
     "SharingPlan",
     "ZeroNoiseSharingPlan",
 ]
@@ -193,7 +199,7 @@ class _UnaccountedGaussian(Mechanism):
 
 
 @dataclass(frozen=True)
-class ADMMSharing(VerticalSolver):
+class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder]):
     """ADMM sharing (Algorithm 1), optionally with noise on the shared vectors (see module docstring).
 
     Args:
@@ -234,6 +240,9 @@ class ADMMSharing(VerticalSolver):
 
     name = "admm_sharing"
     history_extras = ("primal_residual",)
+    sent_channel = "u"
+    broadcast_channel = "y"
+    agent_axis = 0  # (parties, trials, ...): every party's products batch over the parties
     channels = {
         "u": ChannelSpec(
             "agents", "ũ_m^{t+1} = D_m x_m^{t+1} (+ noise): party m's shared N-vector, one value per sample (line 6)"
@@ -303,15 +312,6 @@ class ADMMSharing(VerticalSolver):
         if not self.certified:
             return None
         return self.delta if self.delta_target is None else self.delta_target
-
-    def protocol(self, problem: VerticalProblem, plan: RunPlan[Any], recorder: VerticalRecorder) -> AgentProtocol:
-        """Every party holds its own column block and noise; the server holds the labels
-        (``solvers.sharing.protocol``)."""
-        white_box = sharing_white_box(recorder)
-        return AgentProtocol(
-            agent=lambda m: SharingParty(self, PartyShare(problem, m), plan, white_box),
-            coordinator=lambda n_trials: SharingServer(self, problem, plan, n_trials, recorder),
-        )
 
     # --------------------------------------------------------------------------------------------
     def plan(self, problem: VerticalProblem) -> RunPlan[SharingPlan]:
@@ -403,73 +403,116 @@ class ADMMSharing(VerticalSolver):
         )
         return RunPlan(T, non_private, _UnaccountedGaussian(sigma[:, None]), noise_shape, claimed)
 
-    # --------------------------------------------------------------------------------------------
-    def iterate(
+    # ---- the pieces of one iteration (solvers.engine.step): party m's (6), the server's (7) and (8) ----
+    def everyone(self, problem: VerticalProblem) -> PartyBlocks:
+        return PartyBlocks.of(problem, slice(None))
+
+    def share(self, problem: VerticalProblem, agent: int) -> PartyBlocks:
+        """Party ``agent``'s column block (as its SVD) and the public constants: no labels, no other block."""
+        return PartyBlocks.of(problem, slice(agent, agent + 1))
+
+    def agent_state(self, agents: Agents, plan: RunPlan[Any], n_trials: int, noise: np.ndarray | None) -> PartyState:
+        (M, N, _), width = agents.data.svd.U.shape, agents.data.svd.Vt.shape[2]
+        return PartyState(x=np.zeros((M, n_trials, width)), shared=np.zeros((M, n_trials, N)))
+
+    def release(
+        self,
+        agents: Agents,
+        plan: RunPlan[Any],
+        k: int,
+        state: PartyState,
+        inbound: tuple[np.ndarray, np.ndarray],
+        noise: np.ndarray | None,
+    ) -> Release:
+        """(6) from the broadcast (r^t, y^t) and the party's last share ũ_m^t, then ũ_m^{t+1} = D_m x_m^{t+1}
+        (+ its noise: N(0, σ_m² I_N) in output mode, D_m ξ = σ_m U_m g on col(D_m) in parameter mode (10))."""
+        (r, y), blocks, rho = inbound, agents.data, plan.details.rho
+        svd, Ut = blocks.svd, blocks.svd.U.transpose(0, 2, 1)
+        c = (y + rho * (r - state.shared)) @ svd.U  # Uᵀ(y^t + ρ b_m^t), (M, R, K)
+        if isinstance(blocks.regularizer, L2Regularizer):
+            a = ball_constrained_l2_coefficients(c, svd.s, blocks.lam, rho, self.b1)
+            x = a @ svd.Vt
+        else:
+            if state.x is None:
+                raise ValueError(
+                    "the l1 x-update warm-starts at the party's previous x_m, which a replay does not hold"
+                )
+            x = self.l1_update(state.x, c, svd, blocks, rho)
+            a = x @ svd.Vt.transpose(0, 2, 1)
+        clean = (a * svd.s[:, None, :]) @ Ut  # D_m x_m^{t+1}, (M, R, N)
+        if noise is None:
+            shared = clean
+        elif self.noise == "parameter":
+            shared = clean + (noise[:, k].transpose(1, 0, 2) * svd.in_range[:, None, :]) @ Ut
+        else:
+            shared = clean + noise[:, k].transpose(1, 0, 2)
+        return Release(shared, {"u_clean": clean}, kept=x, reported={"x": x})
+
+    def advance(
+        self, agents: Agents, plan: RunPlan[Any], k: int, state: Any, inbound: Any, release: Release
+    ) -> PartyState:
+        """The party keeps its x_m^{t+1} and the share it pushed, ũ_m^{t+1} (the server's sum holds it)."""
+        return PartyState(x=release.kept, shared=release.sent)
+
+    def coordinator_state(self, problem: VerticalProblem, plan: RunPlan[Any], n_trials: int) -> tuple[np.ndarray, ...]:
+        """(r^0, y^0) = 0."""
+        return np.zeros((n_trials, problem.n_samples)), np.zeros((n_trials, problem.n_samples))
+
+    def inbound(self, problem: VerticalProblem, plan: RunPlan[Any], k: int, state: Any) -> tuple[np.ndarray, ...]:
+        """The server's broadcast (r^t, y^t)."""
+        return state
+
+    def combine(self, problem: VerticalProblem, plan: RunPlan[Any], k: int, state: Any, received: Release) -> Combined:
+        """s^{t+1} = Σ_m ũ_m^{t+1}, (7) and (8) from (r^t, y^t); the model is the parties' noise-free x^{t+1}."""
+        y, rho, x = state[1], plan.details.rho, received.reported["x"]
+        total = received.sent.sum(axis=0)
+        z, newton = z_update(total, y, problem.partition.y, rho, problem.loss, tol=self.tol)
+        y = y + rho * (total - z)
+        r = total - z
+        diagnostics = {
+            "z_newton_iterations": float(newton),
+            "max_x_norm": float(np.sqrt(np.einsum("mrd,mrd->mr", x, x).max())),
+            "max_y_norm": float(np.linalg.norm(y, axis=-1).max()),
+            "max_z_norm": float(np.linalg.norm(z, axis=-1).max()),
+        }
+        return Combined((r, y), problem.partition.join_model(x.transpose(1, 0, 2)), {"r": r, "y": y}, diagnostics)
+
+    def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
+        """σ_m in every iteration, (T, M) (zero without noise: (T, 1)); parameter mode's noise lies in
+        col(D_m), with no one σ per shared value."""
+        if plan.mechanism is None:
+            return np.zeros((plan.n_iterations, 1))
+        if self.noise == "parameter":
+            raise NotImplementedError("parameter mode's noise D_m ξ lies in col(D_m): no one σ per shared value")
+        sigma = np.asarray(plan.details.sigma, dtype=np.float64)
+        return np.broadcast_to(sigma, (plan.n_iterations, sigma.shape[0]))
+
+    def replayed_inbound(self, problem: VerticalProblem, plan: RunPlan[Any], k: int, transcript: Transcript) -> Any:
+        """(r^t, y^t): zero at t = 0, then the server's broadcasts of the iteration before."""
+        if k == 0:
+            return self.coordinator_state(problem, plan, transcript["y"].shape[1])
+        return transcript["r"][k - 1], transcript["y"][k - 1]
+
+    def record(
         self,
         problem: VerticalProblem,
-        plan: RunPlan[SharingPlan],
-        R: int,
-        draws: Draws | None,
         recorder: VerticalRecorder,
-    ) -> Mapping[str, float]:
-        svd = problem.block_svd
-        U, s, Vt = svd.U, svd.s, svd.Vt
-        Ut = U.transpose(0, 2, 1)
-        M, N, width = problem.partition.D.shape
-        rho, lam = plan.details.rho, effective_lam(problem)
-        labels = problem.partition.y
-        noise = None if draws is None else draws["noise"]  # (R, T, M, N or K)
-        in_range = svd.in_range[:, None, :]
-        l2 = isinstance(problem.regularizer, L2Regularizer)
-        x = np.zeros((M, R, width))
-        shared = np.zeros((M, R, N))
-        r, y = np.zeros((R, N)), np.zeros((R, N))
-        worst = {"z_newton_iterations": 0.0, "max_x_norm": 0.0, "max_y_norm": 0.0, "max_z_norm": 0.0}
-        for t in range(self.n_iterations):
-            c = (y + rho * (r - shared)) @ U  # Uᵀ(y^t + ρ b_m^t), (M, R, K)
-            if l2:
-                a = ball_constrained_l2_coefficients(c, s, lam, rho, self.b1)
-                x = a @ Vt
-            else:
-                x = self.l1_update(x, c, svd, problem, rho)
-                a = x @ Vt.transpose(0, 2, 1)
-            clean = (a * s[:, None, :]) @ Ut  # D_m x_m^{t+1}, (M, R, N)
-            if noise is None:
-                shared = clean
-            elif self.noise == "parameter":  # D_m ξ = σ U_m g on col(D_m): (10)'s noise, via the SVD
-                shared = clean + (noise[:, t].transpose(1, 0, 2) * in_range) @ Ut
-            else:
-                shared = clean + noise[:, t].transpose(1, 0, 2)
-            total = shared.sum(axis=0)
-            z, newton = z_update(total, y, labels, rho, problem.loss, tol=self.tol)
-            y = y + rho * (total - z)
-            r = total - z
-            worst["z_newton_iterations"] = max(worst["z_newton_iterations"], float(newton))
-            worst["max_x_norm"] = max(worst["max_x_norm"], float(np.sqrt(np.einsum("mrd,mrd->mr", x, x).max())))
-            worst["max_y_norm"] = max(worst["max_y_norm"], float(np.linalg.norm(y, axis=-1).max()))
-            worst["max_z_norm"] = max(worst["max_z_norm"], float(np.linalg.norm(z, axis=-1).max()))
-            recorder.record(
-                t,
-                problem.partition.join_model(x.transpose(1, 0, 2)),
-                {"primal_residual": np.linalg.norm(r, axis=-1)},
-                u=shared.transpose(1, 0, 2),
-                r=r,
-                y=y,
-                u_clean=clean.transpose(1, 0, 2),
-                x=x.transpose(1, 0, 2),
-            )
-        return worst
+        k: int,
+        model: np.ndarray,
+        sent: np.ndarray,
+        channels: Mapping[str, Any],
+    ) -> None:
+        """Record iteration t with the primal residual ‖r^{t+1}‖ of the sharing constraint."""
+        recorder.record(k, model, {"primal_residual": np.linalg.norm(channels["r"], axis=-1)}, **channels)
 
-    def l1_update(
-        self, x0: np.ndarray, c: np.ndarray, svd: BlockSVD, problem: VerticalProblem, rho: float
-    ) -> np.ndarray:
+    def l1_update(self, x0: np.ndarray, c: np.ndarray, svd: BlockSVD, blocks: PartyBlocks, rho: float) -> np.ndarray:
         """(6) for R = ‖·‖₁ (and the ball), solved exactly by FISTA from the previous x_m."""
-        s, Vt, lam, b1 = svd.s, svd.Vt, problem.lam, self.b1
+        s, Vt, lam, b1 = svd.s, svd.Vt, blocks.lam, self.b1
         V = Vt.transpose(0, 2, 1)
         linear = (s[:, None, :] * c) @ Vt  # D_mᵀ(y + ρb), (M, R, d_max)
         curvature = (rho * s * s)[:, None, :]
-        widths = problem.partition.widths
-        full_rank = (svd.rank == widths) & (widths <= problem.n_samples)
+        widths = blocks.widths
+        full_rank = (svd.rank == widths) & (widths <= blocks.n_samples)
         smallest = s[np.arange(s.shape[0]), np.minimum(widths, s.shape[1]) - 1]
         strong = np.where(full_rank, rho * smallest**2, 0.0)[:, None]
         lipschitz = np.maximum(rho * s[:, :1] ** 2, np.finfo(float).tiny)
@@ -495,6 +538,36 @@ class ADMMSharing(VerticalSolver):
             tol=self.inner_tol,
         )
         return solution.x
+
+
+@dataclass(frozen=True)
+class PartyBlocks:
+    """What parties hold: their column blocks as thin SVDs (``BlockSVD`` of n parties), widths d_m (n,) and the
+    public λ, R and N; ``of(problem, rows)``: all parties (``slice(None)``) or party m (``slice(m, m + 1)``)."""
+
+    svd: BlockSVD
+    widths: np.ndarray
+    lam: float
+    regularizer: Any
+    n_samples: int
+
+    @classmethod
+    def of(cls, problem: VerticalProblem, rows: slice) -> PartyBlocks:
+        svd = problem.block_svd
+        if rows != slice(None):
+            svd = BlockSVD(
+                U=svd.U[rows], s=svd.s[rows], Vt=svd.Vt[rows], rank=svd.rank[rows], in_range=svd.in_range[rows]
+            )
+        return cls(svd, problem.partition.widths[rows], effective_lam(problem), problem.regularizer, problem.n_samples)
+
+
+@dataclass(frozen=True)
+class PartyState:
+    """The parties' state, (n, R, ...) each: x_m^t, the l1 update's warm start (None in a replay, which reads
+    only the released shares), and ũ_m^t, the share each party last pushed (zero before iteration 0)."""
+
+    x: np.ndarray | None
+    shared: np.ndarray
 
 
 def _check_positive(value: object, name: str, allow_zero: bool = False) -> None:

@@ -1,5 +1,5 @@
-"""The steps of ADMM sharing shared by the vectorised iterations and the parties' and server's agent
-programs (Hu et al. 2019, eqs. (6)–(8))."""
+"""The updates of ADMM sharing (Hu et al. 2019, eqs. (6)–(8)) that its step (``solvers.sharing.admm``)
+and the white-box attacks compute with."""
 
 from __future__ import annotations
 

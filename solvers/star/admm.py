@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 from abc import abstractmethod
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +38,7 @@ from mechanisms import GaussianMechanism
 from mechanisms.gaussian import CALIBRATION, DELTA, Calibration
 from solvers.engine.plan import RunPlan
 from solvers.engine.recording import ChannelSpec
-from solvers.engine.step import Agents, Release, StepSolver
+from solvers.engine.step import Agents, Combined, Release, StepSolver
 from solvers.horizontal import HorizontalSolver
 from solvers.horizontal_recorder import Recorder
 from solvers.inner import accelerated_proximal_gradient, damped_newton
@@ -191,10 +190,10 @@ class StarADMM(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem
         plan: RunPlan[Any],
         k: int,
         state: tuple[np.ndarray, np.ndarray],
-        sent: np.ndarray,
-    ) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray, Mapping[str, np.ndarray]]:
-        w, gamma = self.consensus_step(sent, state[1])  # (3c), (3d)
-        return (w, gamma), w, {"w": w}
+        received: Release,
+    ) -> Combined:
+        w, gamma = self.consensus_step(received.sent, state[1])  # (3c), (3d)
+        return Combined((w, gamma), w, {"w": w})
 
     def _events(self, problem: HorizontalProblem, mechanism: GaussianMechanism | None) -> list[list[dp_event.DpEvent]]:
         """events[k][i] of agent i's release in iteration k (``NonPrivateDpEvent`` without noise)."""

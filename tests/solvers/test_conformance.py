@@ -186,10 +186,11 @@ def test_registry_resolves_module_attribute_and_refuses_what_is_not_a_solver():
 
 def test_a_step_family_writes_no_agent_program_iteration_or_replay_of_its_own():
     import solvers.examples.noisy_gradient_admm as example
+    import solvers.sharing.admm as sharing
     import solvers.star.admm as star
     from solvers.engine import AgentProgram, Coordinator
 
-    for module, own_replay in ((example, False), (star, True)):  # DP-ADMM computes D and D′ together
+    for module, own_replay in ((example, False), (star, True), (sharing, False)):  # DP-ADMM: D and D′ together
         classes = [c for c in vars(module).values() if isinstance(c, type) and c.__module__ == module.__name__]
         assert not [c for c in classes if issubclass(c, (AgentProgram, Coordinator))]
         derived = {"iterate", "protocol", "replay"} | ({"replay_means"} if not own_replay else set())

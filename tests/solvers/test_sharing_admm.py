@@ -1,5 +1,6 @@
 """Tests for solvers.sharing.admm: ADMM sharing (Hu et al. 2019, Algorithm 1 and the two noise modes)."""
 
+import dataclasses
 import importlib.util
 import math
 from pathlib import Path
@@ -410,3 +411,56 @@ def test_vectorised_solver_equals_the_naive_loop(small, bench, noise):
     if noise is not None:
         plain = ADMMSharing(n_iterations=12).run(small, seed=7, **NO_ACCOUNTANTS)
         assert np.abs(result.transcript["u"] - plain.transcript["u"]).max() > 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# The step (solvers.engine.StepSolver): the engine's replay against the attack's own, and the limits
+
+
+def _neighbours(n=30, widths=(2, 3), seed=4):
+    """D and D′: unit rows, logistic-free ±1 labels; party 0's part of the last row negated in D′."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, sum(widths)))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    X_out = X.copy()
+    X_out[-1, : widths[0]] *= -1.0
+    return (VerticalProblem(partition_vertical(A, y, list(widths))) for A in (X, X_out))
+
+
+def test_the_engines_replay_is_the_np_attacks_own_replay(small):
+    """``StepSolver.replay`` (derived from the step) recomputes party 0's noise-free shares under D and D′
+    as ``attacks.sharing.SharingNP`` does with its own code (a 1e-10 agreement, of 1e-16 rounding), and
+    reads back the released shares and σ."""
+    from attacks.sharing import SharingNP
+
+    problem, other = _neighbours()
+    solver = ADMMSharing(n_iterations=4, noise="output", noise_multiplier=0.5, b1=0.5)
+    result = solver.run(problem, seed=3, trials=2, **NO_ACCOUNTANTS)
+    replay = solver.replay(problem, other, 0, result.transcript)
+    u, c_in, c_out = SharingNP(solver, problem, other, 0).replay(result)
+    np.testing.assert_array_equal(replay.sent, u)
+    np.testing.assert_allclose(replay.mean_in, c_in, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(replay.mean_out, c_out, rtol=0, atol=1e-10)
+    assert np.abs(c_in - c_out).max() > 1e-3  # the two data sets' shares differ: the check can fail
+    np.testing.assert_array_equal(replay.sigma, np.full(4, result.details.sigma[0]))
+
+
+def test_what_the_step_cannot_replay_is_refused(small):
+    l1 = synthetic_problem(n=30, widths=(2, 3), n_test=5, lam=0.02, regularizer=L1Regularizer())
+    solver = ADMMSharing(n_iterations=2, noise="output", noise_multiplier=0.5, b1=1.0)
+    result = solver.run(l1, seed=0, trials=2, **NO_ACCOUNTANTS)
+    with pytest.raises(ValueError, match="l1 x-update warm-starts"):
+        solver.replay(l1, l1, 0, result.transcript)
+    parameter = ADMMSharing(n_iterations=2, noise="parameter", sigma=0.1, b1=1.0)
+    with pytest.raises(NotImplementedError, match="col\\(D_m\\)"):
+        parameter.release_sigma(parameter.plan(small))
+
+
+def test_a_reported_value_must_be_on_a_white_box_channel(small):
+    """A party's x_m reaches the server without being released: its channel must say so."""
+    channels = {**ADMMSharing.channels, "x": dataclasses.replace(ADMMSharing.channels["x"], white_box=False)}
+    mislabelled = type("Mislabelled", (ADMMSharing,), {"channels": channels})(n_iterations=1)
+    for backend in ("inprocess", "sequential"):
+        with pytest.raises(ValueError, match="channel .x. is not released: declare it white-box"):
+            mislabelled.run(small, seed=0, backend=backend, **NO_ACCOUNTANTS)
