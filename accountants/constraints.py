@@ -275,13 +275,13 @@ class Seed(Constraint):
 
 
 class Instance(Constraint):
-    """An instance of a type (or of one of a tuple of types), e.g. a ``numpy.random.BitGenerator``."""
+    """An instance of a type (or of one of a tuple of types), e.g. a ``numpy.random.BitGenerator``; ``example``
+    is a valid one, for the conformance check (``None`` when the constraint is wrapped in :class:`Optional`)."""
 
-    example = None
-
-    def __init__(self, kind: type | tuple[type, ...], expected: str) -> None:
+    def __init__(self, kind: type | tuple[type, ...], expected: str, example: object = None) -> None:
         self.kind = kind
         self.expected = expected
+        self.example = example
 
     def problem(self, value: object) -> tuple[type[Exception], str] | None:
         return None if isinstance(value, self.kind) else (TypeError, shown(value))

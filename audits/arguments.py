@@ -18,7 +18,7 @@ SHARED_CONSTRAINTS: dict[str, Constraint] = {
     "mechanism": Function("a callable mechanism(dataset, rng, n) (batched=False: mechanism(dataset, rng))"),
     "D": Anything("the data set D, in whatever form the mechanism takes"),
     "D_prime": Anything("the neighbour D′ of D (None with neighbours)"),
-    "claim": Instance(Claim, "an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5)"),
+    "claim": Instance(Claim, "an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5)", Claim(epsilon=1.0, delta=1e-5)),
     "confidence": Interval(0, 1, closed="neither", what="a probability"),
     "score": Optional(Function("a callable releases -> scores")),
     "batched": Boolean(),

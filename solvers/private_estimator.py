@@ -34,14 +34,28 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from accountants.constraints import (
+    AnyOf,
+    Boolean,
+    Constraint,
+    Instance,
+    Integer,
+    Items,
+    OneOf,
+    Optional,
+    Positive,
+)
 from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.gaussian_dp import gaussian_mu
 from accountants.ledger import Ledger
+from mechanisms.gaussian import DELTA
+from solvers.engine.backends import BACKENDS, Backend
 from solvers.graph import GraphTopology
 
 __all__ = [
     "AUTO_ITERATIONS",
     "DEFAULT_EPSILON",
+    "SHARED_CONSTRAINTS",
     "LinearPredictions",
     "LooseDataNormWarning",
     "OneClassWarning",
@@ -55,6 +69,7 @@ __all__ = [
     "positive_integer",
     "positive_number",
     "public_info",
+    "shared_constraints",
     "sklearn_lam",
     "true_or_false",
     "validate_classification_data",
@@ -68,6 +83,35 @@ DEFAULT_EPSILON = 1.0
 
 #: (T when the noise dominates, the fewest and the most iterations when it does not) of ``auto_iterations``.
 AUTO_ITERATIONS = (300, 300, 10_000)
+
+#: What the parameters several estimators take must be (``accountants.constraints``). An estimator's
+#: ``__init__`` only stores its arguments (scikit-learn's convention); its class declares
+#: ``parameter_constraints`` and ``fit`` checks them first (``accountants.constraints.check_parameters``).
+SHARED_CONSTRAINTS: dict[str, Constraint] = {
+    "n_agents": AnyOf(OneOf("auto"), Integer(1)),
+    "graph": AnyOf(OneOf("complete", "ring"), Instance(GraphTopology, "a solvers.graph.GraphTopology")),
+    "epsilon": Positive(allow_inf=True),
+    "delta": DELTA,
+    "C": Positive(),
+    "lam": Optional(Positive()),
+    "n_iterations": AnyOf(OneOf("auto"), Integer(1)),
+    "tol": Optional(Positive()),
+    "fit_intercept": Boolean(),
+    "intercept_scaling": Positive(),
+    "data_norm": Optional(Positive()),
+    "clip": Boolean(),
+    "accountants": Items("accountant names (accountants.ACCOUNTANTS)"),
+    "random_state": Optional(
+        AnyOf(Integer(0, 2**32 - 1), Instance(np.random.RandomState, "a numpy.random.RandomState"))
+    ),
+    "backend": AnyOf(OneOf(*BACKENDS), Instance(Backend, "a solvers.engine.backends.Backend")),
+    "keep_secrets": Boolean(),
+}
+
+
+def shared_constraints(*names: str) -> dict[str, Constraint]:
+    """The declarations of ``names`` from :data:`SHARED_CONSTRAINTS`."""
+    return {name: SHARED_CONSTRAINTS[name] for name in names}
 
 
 class LooseDataNormWarning(UserWarning):

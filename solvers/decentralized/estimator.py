@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from accountants.constraints import AnyOf, Constraint, OneOf, Optional, Positive, check_parameters
 from solvers.datasets import near_equal_sizes, partition_horizontal
 from solvers.decentralized.admm import DVP, MADMM, MRADMM, RADMM, DecentralizedSolver, PenaltyPerturbation
 from solvers.decentralized.problem import DecentralizedProblem
@@ -55,9 +56,8 @@ from solvers.private_estimator import (
     graph_topology,
     noise_seed_sequence,
     positive_integer,
-    positive_number,
+    shared_constraints,
     sklearn_lam,
-    true_or_false,
     validate_classification_data,
     warn_if_loose_bound,
     warn_if_not_converged,
@@ -147,6 +147,33 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
     """
 
     result_ = RemovedResult()
+    #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
+    parameter_constraints: dict[str, Constraint] = {
+        **shared_constraints(
+            "n_agents",
+            "graph",
+            "epsilon",
+            "C",
+            "lam",
+            "n_iterations",
+            "tol",
+            "fit_intercept",
+            "intercept_scaling",
+            "data_norm",
+            "clip",
+            "accountants",
+            "random_state",
+            "backend",
+            "keep_secrets",
+        ),
+        "variant": OneOf(*_VARIANTS),
+        "alpha": Optional(Positive()),
+        "q2": Positive(),
+        "loss_scale": Positive(),
+        "eta": AnyOf(OneOf("auto"), Positive()),
+        "eta_growth": MRADMM.parameter_constraints["eta_growth"],
+        "gamma": MRADMM.parameter_constraints["gamma"],
+    }
 
     def __init__(
         self,
@@ -220,32 +247,27 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
           ValueError: y neither binary nor multiclass, fewer rows than nodes, a row with ‖x‖ > ``data_norm`` and
             ``clip=False``, a budget the variant cannot reach, or a bad parameter (the message names it).
         """
+        check_parameters(self)
         X, y = validate_classification_data(self, X, y)
         if self.classes_.size > 2:
             fit_one_vs_rest(self, X, y, ("epsilon",))
             return self
-        if self.variant not in _VARIANTS:
-            raise ValueError(f"variant must be one of {_VARIANTS}, got {self.variant!r}")
         n_agents = positive_integer(self.n_agents, "n_agents")
         if n_agents > X.shape[0]:
             raise ValueError(f"n_agents={n_agents} exceeds the number of rows ({X.shape[0]})")
         if self.n_iterations != "auto":
-            T = positive_integer(self.n_iterations, "n_iterations")
+            T = int(self.n_iterations)
             if self.variant in ("radmm", "mradmm") and T % 2:
                 raise ValueError(f"n_iterations must be even for {self.variant} (T = 2K), got {T}")
-        if self.tol is not None:
-            positive_number(self.tol, "tol")
-        keep = true_or_false(self.keep_secrets, "keep_secrets")
-        clip = true_or_false(self.clip, "clip")
+        keep, clip = bool(self.keep_secrets), bool(self.clip)
         graph = graph_topology(self.graph, n_agents)
         records = UnitBallRecords.create(X.shape[1], self.data_norm, self.fit_intercept, self.intercept_scaling)
         warn_if_loose_bound(X, records.data_norm, type(self).__name__)
         lam = sklearn_lam(self.C, X.shape[0], n_agents, records) if self.lam is None else self.lam
-        scale = positive_number(self.loss_scale, "loss_scale")
-        lam = positive_number(lam, "lam")
+        scale, lam = float(self.loss_scale), float(lam)
         if self.n_iterations == "auto":
             condition = LogisticLoss().curvature_bound * n_agents / lam
-            T = auto_iterations(positive_number(self.epsilon, "epsilon", allow_inf=True), condition, _AUTO_ITERATIONS)
+            T = auto_iterations(float(self.epsilon), condition, _AUTO_ITERATIONS)
             T += T % 2 if self.variant in ("radmm", "mradmm") else 0
         root = noise_seed_sequence(self.random_state)
         partition_seed, noise_seed = root.spawn(2)
@@ -299,22 +321,20 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
 
     def _solver(self, problem: DecentralizedProblem, T: int) -> tuple[DecentralizedSolver, float]:
         """The solver of ``variant`` over T iterations and its (first) penalty η, with α from the budget."""
-        growth = positive_number(self.eta_growth, "eta_growth")
-        if growth < 1:
-            raise ValueError(f"eta_growth must be >= 1 (non-decreasing penalties), got {self.eta_growth!r}")
+        growth = float(self.eta_growth)
         if self.variant in ("radmm", "dvp") and growth != 1:
             raise ValueError(f"eta_growth must be 1 for variant={self.variant!r} (a constant penalty)")
-        epsilon = positive_number(self.epsilon, "epsilon", allow_inf=True)
+        epsilon = float(self.epsilon)
         if epsilon < MIN_EPSILON and self.alpha is None:
             raise ValueError(
                 f"epsilon must be >= {MIN_EPSILON:g} (or inf): below, the noise it calls for is so large that the "
                 f"nodes' Newton solves do not converge, got {self.epsilon!r}"
             )
-        q2 = positive_number(self.q2, "q2")
+        q2 = float(self.q2)
         eta = self._eta(problem, epsilon, T)
         alpha: float | list[float] | None = None  # a number, or a (K, N) schedule as nested lists
         if self.alpha is not None:
-            alpha = positive_number(self.alpha, "alpha")
+            alpha = float(self.alpha)
         elif not math.isinf(epsilon):
             alpha = _alpha_for_budget(problem, self.variant, epsilon, eta, growth, T).tolist()
         if self.variant in ("radmm", "mradmm"):
@@ -335,7 +355,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
     def _eta(self, problem: DecentralizedProblem, epsilon: float, T: int) -> float:
         """η (θ for PP/DVP): the parameter, or the rule of ``eta="auto"`` (class docstring)."""
         if self.eta != "auto":
-            return positive_number(self.eta, "eta")
+            return float(self.eta)
         C, rho, N = problem.C, problem.rho, problem.n_agents
         B, V = problem.sizes.astype(np.float64), problem.graph.degrees.astype(np.float64)
         c1 = problem.loss.curvature_bound

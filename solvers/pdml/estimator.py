@@ -41,6 +41,7 @@ from dp_accounting import dp_event
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from accountants import ACCOUNTANTS, Ledger, PureDpEvent
+from accountants.constraints import Constraint, NonNegative, Optional, Positive, check_parameters
 from solvers.datasets import near_equal_sizes
 from solvers.engine.backends import BackendLike
 from solvers.graph import GraphTopology
@@ -57,9 +58,8 @@ from solvers.private_estimator import (
     graph_topology,
     noise_seed_sequence,
     positive_integer,
-    positive_number,
+    shared_constraints,
     sklearn_lam,
-    true_or_false,
     validate_classification_data,
     warn_if_loose_bound,
     warn_if_not_converged,
@@ -133,6 +133,32 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
     """
 
     result_ = RemovedResult()
+    #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
+    parameter_constraints: dict[str, Constraint] = {
+        **shared_constraints(
+            "n_agents",
+            "graph",
+            "epsilon",
+            "delta",
+            "C",
+            "lam",
+            "n_iterations",
+            "tol",
+            "fit_intercept",
+            "intercept_scaling",
+            "data_norm",
+            "clip",
+            "accountants",
+            "random_state",
+            "backend",
+            "keep_secrets",
+        ),
+        "label_epsilon": Optional(Positive(allow_inf=True)),
+        "V": Optional(Positive()),
+        "rho_decay": PDML.parameter_constraints["rho_decay"],
+        "eta_bound": NonNegative(),
+        "beta": Positive(),
+    }
 
     def __init__(
         self,
@@ -205,6 +231,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             ``clip=False``, a budget the label randomization alone uses up, or a bad parameter (the
             message names it).
         """
+        check_parameters(self)
         X, y = validate_classification_data(self, X, y)
         if self.classes_.size > 2:
             fit_one_vs_rest(self, X, y, ("epsilon", "delta", "label_epsilon"))
@@ -212,24 +239,14 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         n_agents = positive_integer(self.n_agents, "n_agents")
         if n_agents > X.shape[0]:
             raise ValueError(f"n_agents={n_agents} exceeds the number of rows ({X.shape[0]})")
-        if self.n_iterations != "auto":
-            positive_integer(self.n_iterations, "n_iterations")
-        if self.tol is not None:
-            positive_number(self.tol, "tol")
-        keep = true_or_false(self.keep_secrets, "keep_secrets")
-        clip = true_or_false(self.clip, "clip")
-        epsilon = positive_number(self.epsilon, "epsilon", allow_inf=True)
-        delta = positive_number(self.delta, "delta")
-        if delta >= 1:
-            raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
+        keep, clip = bool(self.keep_secrets), bool(self.clip)
+        epsilon, delta = float(self.epsilon), float(self.delta)
         if not self.accountants or any(name not in ACCOUNTANTS for name in self.accountants):
             raise ValueError(f"accountants must be names from {sorted(ACCOUNTANTS)}, got {self.accountants!r}")
         graph = graph_topology(self.graph, n_agents)
         records = UnitBallRecords.create(X.shape[1], self.data_norm, self.fit_intercept, self.intercept_scaling)
         warn_if_loose_bound(X, records.data_norm, type(self).__name__)
-        lam = positive_number(
-            sklearn_lam(self.C, X.shape[0], n_agents, records) if self.lam is None else self.lam, "lam"
-        )
+        lam = float(sklearn_lam(self.C, X.shape[0], n_agents, records) if self.lam is None else self.lam)
         T = (
             auto_iterations(epsilon, LogisticLoss().curvature_bound * n_agents / lam, _AUTO_ITERATIONS)
             if self.n_iterations == "auto"
@@ -290,13 +307,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
     ) -> tuple[PDML, float]:
         """PDML of T iterations with ε1 and V from the budget, and the composed multiplier z (inf without noise)."""
         N = problem.n_agents
-        rho_decay = positive_number(self.rho_decay, "rho_decay")
-        if rho_decay > 1:
-            raise ValueError(f"rho_decay must be in (0, 1], got {self.rho_decay!r}")
-        beta = positive_number(self.beta, "beta")
-        eta_bound = float(self.eta_bound)
-        if not (math.isfinite(eta_bound) and eta_bound >= 0):
-            raise ValueError(f"eta_bound must be a finite number >= 0, got {self.eta_bound!r}")
+        rho_decay, beta, eta_bound = float(self.rho_decay), float(self.beta), float(self.eta_bound)
 
         def pdml(label: float, V: float | list[float]) -> PDML:
             return PDML(
@@ -319,7 +330,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
                     f"Newton solves do not converge, got {self.epsilon!r}"
                 )
         else:
-            label = positive_number(self.label_epsilon, "label_epsilon", allow_inf=True)
+            label = float(self.label_epsilon)
             if label < MIN_LABEL_EPSILON:
                 raise ValueError(
                     f"label_epsilon must be >= {MIN_LABEL_EPSILON:g} (or inf): below, the debiased loss's coefficient "
@@ -327,7 +338,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
                     f"{self.label_epsilon!r}"
                 )
         if self.V is not None:
-            return pdml(label, positive_number(self.V, "V")), math.nan
+            return pdml(label, float(self.V)), math.nan
         if math.isinf(epsilon):
             return pdml(label, 0.0), math.inf
         sensitivity = broadcast_sensitivity(

@@ -38,7 +38,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
-from mechanisms.gaussian import Calibration
+from accountants.constraints import Constraint, OneOf, Optional, Positive, check_parameters
+from mechanisms.gaussian import CALIBRATION, DELTA, Calibration
 from solvers.datasets import near_equal_sizes
 from solvers.engine.backends import BackendLike
 from solvers.losses import LogisticLoss
@@ -51,8 +52,8 @@ from solvers.private_estimator import (
     fit_one_vs_rest,
     noise_seed_sequence,
     per_release_epsilon,
-    positive_number,
     public_info,
+    shared_constraints,
     sklearn_lam,
     validate_classification_data,
     warn_if_loose_bound,
@@ -156,6 +157,36 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
     """
 
     result_ = RemovedResult()
+    #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
+    parameter_constraints: dict[str, Constraint] = {
+        **shared_constraints(
+            "n_agents",
+            "epsilon",
+            "delta",
+            "C",
+            "lam",
+            "n_iterations",
+            "tol",
+            "fit_intercept",
+            "intercept_scaling",
+            "data_norm",
+            "clip",
+            "accountants",
+            "random_state",
+            "backend",
+            "keep_secrets",
+        ),
+        "budget": OneOf("total", "per_iteration"),
+        "delta_target": Optional(DELTA),
+        "calibration": CALIBRATION,
+        "rho": Positive(),
+        "regularizer": OneOf("l2", "l1"),
+        "algorithm": OneOf("dpadmm", "admm", "naive"),
+        "sensitivity": NaiveNoisyADMM.parameter_constraints["sensitivity"],
+        "step_size": DPADMM.parameter_constraints["step_size"],
+        "dw": Optional(Positive()),
+        "output": OneOf("last", "average"),
+    }
 
     def __init__(
         self,
@@ -240,28 +271,19 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
           ValueError: y is neither binary nor multiclass, a row with ‖x‖ > ``data_norm`` and ``clip=False``,
             fewer rows than agents, or a bad parameter (the message names it).
         """
+        check_parameters(self)
         X, y = validate_classification_data(self, X, y)
         if self.classes_.size > 2:
             fit_one_vs_rest(self, X, y, ("epsilon", "delta", "delta_target"))
             return self
-        if self.regularizer not in _REGULARIZERS:
-            raise ValueError(f"regularizer must be 'l1' or 'l2', got {self.regularizer!r}")
-        if self.output not in ("last", "average"):
-            raise ValueError(f"output must be 'last' or 'average', got {self.output!r}")
-        if self.budget not in ("total", "per_iteration"):
-            raise ValueError(f"budget must be 'total' or 'per_iteration', got {self.budget!r}")
-        if self.tol is not None:
-            positive_number(self.tol, "tol")
         n_agents = self.n_agents
         if not isinstance(n_agents, (int, np.integer)) or isinstance(n_agents, bool) or n_agents < 1:
             raise ValueError(f"n_agents must be a positive integer, got {self.n_agents!r}")
         if self.n_agents > X.shape[0]:
             raise ValueError(f"n_agents={self.n_agents} exceeds the number of rows ({X.shape[0]})")
-        if not isinstance(self.clip, (bool, np.bool_)):
-            raise ValueError(f"clip must be True or False, got {self.clip!r}")
         records = UnitBallRecords.create(X.shape[1], self.data_norm, self.fit_intercept, self.intercept_scaling)
         lam = sklearn_lam(self.C, X.shape[0], int(n_agents), records) if self.lam is None else self.lam
-        T = self._iterations(positive_number(lam, "lam"), int(n_agents))
+        T = self._iterations(float(lam), int(n_agents))
         warn_if_loose_bound(X, records.data_norm, type(self).__name__)
         public: dict[str, Any] = {}
         if X_public is not None:
@@ -273,8 +295,6 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
                 "X_public": records.transform(X_public, clip=True),
                 "y_public": np.where(y_public == self.classes_[1], 1.0, -1.0),
             }
-        if not isinstance(self.keep_secrets, (bool, np.bool_)):
-            raise ValueError(f"keep_secrets must be True or False, got {self.keep_secrets!r}")
         root = noise_seed_sequence(self.random_state)
         partition_seed, noise_seed = root.spawn(2)
         problem = HorizontalProblem.from_data(
@@ -328,37 +348,21 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         """T: ``n_iterations``, or for "auto" ``auto_iterations`` of the total ε (inf for Algorithm 1, the
         per-iteration ε with ``budget="per_iteration"``) and κ = S3 N/λ, S3 = 1/4 (public values only).
 
-        Raises:
-          ValueError: ``n_iterations`` is neither "auto" nor a positive integer, or ``epsilon`` is not
-            a positive number.
         """
-        if isinstance(self.n_iterations, str) and self.n_iterations == "auto":
-            epsilon = math.inf if self.algorithm == "admm" else positive_number(self.epsilon, "epsilon", allow_inf=True)
+        if self.n_iterations == "auto":
+            epsilon = math.inf if self.algorithm == "admm" else float(self.epsilon)
             return auto_iterations(epsilon, LogisticLoss().curvature_bound * n_agents / lam)
-        T = self.n_iterations
-        if not isinstance(T, (int, np.integer)) or isinstance(T, bool) or T < 1:
-            raise ValueError(f"n_iterations must be 'auto' or an integer >= 1, got {T!r}")
-        return int(T)
+        return int(self.n_iterations)
 
     def _solver(self, problem: HorizontalProblem, T: int) -> tuple[ADMM | NaiveNoisyADMM | DPADMM, float]:
         """The solver of T iterations and the per-iteration ε it is calibrated with (inf without noise)."""
         rho = self.rho
         if self.algorithm == "admm":
             return ADMM(rho=rho, n_iterations=T), math.inf
-        if self.algorithm not in ("dpadmm", "naive"):
-            raise ValueError(f"algorithm must be 'dpadmm', 'admm' or 'naive', got {self.algorithm!r}")
-        epsilon = positive_number(self.epsilon, "epsilon", allow_inf=True)
-        delta, delta_target = self.delta, self.delta_target
+        epsilon, delta, delta_target = float(self.epsilon), float(self.delta), self.delta_target
         if self.budget == "total":
-            delta = positive_number(self.delta, "delta")
             epsilon, _ = per_release_epsilon(epsilon, delta, T)
-        calibration: Calibration
-        if self.calibration == "classic":
-            calibration = "classic"
-        elif self.calibration == "analytic":
-            calibration = "analytic"
-        else:
-            raise ValueError(f"calibration must be 'classic' or 'analytic', got {self.calibration!r}")
+        calibration: Calibration = "classic" if self.calibration == "classic" else "analytic"
         if self.algorithm == "naive":
             naive = NaiveNoisyADMM(
                 rho=rho,

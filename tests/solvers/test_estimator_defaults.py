@@ -111,8 +111,8 @@ def test_a_noisy_default_fit_keeps_300_iterations():
 
 def test_n_iterations_other_than_auto_or_a_positive_integer_is_refused():
     X, y = np.array([[0.1, 0.2], [0.3, -0.1], [-0.2, 0.1], [0.0, -0.3]]), np.array([0, 1, 0, 1])
-    for bad in ("many", 0, 2.5, True):
-        with pytest.raises(ValueError, match="n_iterations must be 'auto' or an integer >= 1"):
+    for bad, error in (("many", ValueError), (0, ValueError), (2.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match=f"^n_iterations must be 'auto' or an int >= 1, got {bad!r}$"):
             DPADMMClassifier(n_agents=2, n_iterations=bad).fit(X, y)
 
 

@@ -183,7 +183,7 @@ def test_without_ray_the_error_says_how_to_install(star_problem, monkeypatch):
         DPADMM(n_iterations=2).run(star_problem, seed=0, backend="ray")
     with pytest.raises(ValueError, match="backend must be one of"):
         resolve_backend("dask")
-    with pytest.raises(ValueError, match="timeout must be a positive"):
+    with pytest.raises(ValueError, match=r"^timeout must be finite and > 0 \(a real number\), got 0$"):
         RayBackend(timeout=0)
 
 

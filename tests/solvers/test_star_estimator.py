@@ -254,17 +254,17 @@ def test_convergence_warning_from_the_released_models(tabular):
 
 
 @pytest.mark.parametrize(
-    "params, match",
+    "params, error, match",
     [
-        ({"budget": "per_agent"}, "budget"),
-        ({"C": 0.0}, "C must be"),
-        ({"tol": -1.0}, "tol must be"),
-        ({"fit_intercept": "yes"}, "fit_intercept"),
-        ({"clip": 1}, "clip"),
-        ({"delta": 0.0}, "delta"),
+        ({"budget": "per_agent"}, ValueError, "^budget must be 'total' or 'per_iteration', got 'per_agent'$"),
+        ({"C": 0.0}, ValueError, "^C must be finite and > 0"),
+        ({"tol": -1.0}, ValueError, "^tol must be None or finite and > 0"),
+        ({"fit_intercept": "yes"}, TypeError, "^fit_intercept must be True or False, got 'yes'$"),
+        ({"clip": 1}, TypeError, "^clip must be True or False, got 1$"),
+        ({"delta": 0.0}, ValueError, "^delta must be a probability in"),
     ],
 )
-def test_bad_new_parameters_are_reported_at_fit(tabular, params, match):
+def test_bad_new_parameters_are_reported_at_fit(tabular, params, error, match):
     X, y, _, _ = tabular
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(error, match=match):
         DPADMMClassifier(**{**FAST, **params}).fit(X, y)

@@ -10,14 +10,13 @@ iteration.
 
 from __future__ import annotations
 
-import math
-import numbers
 import socket
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from accountants.constraints import Constraint, Instance, Integer, NonNegative, Optional, Positive, check_parameters
 from solvers.engine.backends.actors import ActorPool
 from solvers.engine.backends.agents import AgentBackend, AgentPool
 from solvers.engine.backends.base import RunJob
@@ -85,27 +84,18 @@ class RayBackend(AgentBackend):
     actor_cpus: float | None = None
     actor_options: Mapping[str, object] = field(default_factory=dict)
 
+    #: What each option must be (``accountants.constraints``), checked when the backend is made.
+    parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
+        "address": Optional(Instance(str, "a Ray cluster's address, a string")),
+        "num_cpus": Optional(Integer(1)),
+        "timeout": Positive(),
+        "start_timeout": Positive(),
+        "actor_cpus": Optional(NonNegative()),
+        "actor_options": Instance(Mapping, "a mapping of ray.remote options", {}),
+    }
+
     def __post_init__(self) -> None:
-        if self.address is not None and not isinstance(self.address, str):
-            raise TypeError(f"address must be a string or None, got {self.address!r}")
-        for name in ("timeout", "start_timeout", "actor_cpus"):
-            value, positive = getattr(self, name), name != "actor_cpus"
-            if value is None and not positive:
-                continue
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, numbers.Real)
-                or not math.isfinite(value)
-                or value < 0
-                or (positive and value == 0)
-            ):
-                raise ValueError(
-                    f"{name} must be a {'positive' if positive else 'non-negative'} finite number, got {value!r}"
-                )
-        if self.num_cpus is not None and (
-            isinstance(self.num_cpus, bool) or not isinstance(self.num_cpus, int) or self.num_cpus < 1
-        ):
-            raise ValueError(f"num_cpus must be a positive integer or None, got {self.num_cpus!r}")
+        check_parameters(self)
 
     def connect(self):
         """Connect to ``address`` or start a local Ray (once per process); returns ``ray``."""
