@@ -1,7 +1,6 @@
 """Audits on Ray (audits.ray_backend): the report equals the in-process one bit for bit, also when a
 worker dies mid-chunk (Ray runs the chunk again); without Ray, one line says how to install it."""
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -10,11 +9,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from attacks.base import ScoreAttack
 from audits.ray_backend import RayUnavailable, check_backend
 from audits.run import main
 from audits.runner import run_spec
-from audits.spec import AuditSpec, Claim
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -38,48 +35,24 @@ class DyingOnce:
         return {}
 
 
-def _spec(solver):
-    return AuditSpec(
-        name="dying-mean",
-        solver=solver,
-        problem_in=1.0,
-        problem_out=0.0,
-        participant="user",
-        attacks=(ScoreAttack("identity", lambda result: result.model),),
-        claim=Claim(statement="1-GDP", delta=1e-5, epsilon=10.0, noise="gaussian"),
-        canary="the mean moves by 1",
-        epsilon_meaning="no privacy parameter",
-        accounted=False,
-    )
-
-
-def _without_runtime(result):
-    report = dict(result.report)
-    report.pop("runtime_seconds")
-    return json.dumps(report, sort_keys=True, default=str)
-
-
 @pytest.mark.slow
-def test_ray_gives_the_in_process_report_bit_for_bit_even_when_a_worker_dies(tmp_path):
+def test_ray_gives_the_in_process_report_bit_for_bit_even_when_a_worker_dies(
+    tiny_target, mean_spec, without_runtime, tmp_path
+):
     ray = pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
-    sys.path.insert(0, str(HERE))
-    try:
-        import tiny_target
-    finally:
-        sys.path.remove(str(HERE))
     tiny = tiny_target.build(None, 1e-5, False)
-    local = _without_runtime(run_spec(tiny, trials=23_000, workers=1))
+    local = without_runtime(run_spec(tiny, trials=23_000, workers=1))
     marker = tmp_path / "died"
-    dying = _spec(DyingOnce(str(marker)))
+    dying = mean_spec("dying-mean", DyingOnce(str(marker)), 10.0)
     marker.write_text("not in this process")
-    dying_local = _without_runtime(run_spec(dying, trials=23_000, workers=1))
+    dying_local = without_runtime(run_spec(dying, trials=23_000, workers=1))
     marker.unlink()
     path = os.pathsep.join([str(HERE), str(ROOT)])
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
     try:
-        assert _without_runtime(run_spec(tiny, trials=23_000, backend="ray")) == local
+        assert without_runtime(run_spec(tiny, trials=23_000, backend="ray")) == local
         checkpoint = tmp_path / "checkpoint"
-        assert _without_runtime(run_spec(dying, trials=23_000, backend="ray", checkpoint=checkpoint)) == dying_local
+        assert without_runtime(run_spec(dying, trials=23_000, backend="ray", checkpoint=checkpoint)) == dying_local
         assert marker.read_text() == "died once"  # a worker died, and its chunk ran again
         assert len(list(checkpoint.glob("chunk-*.pkl"))) == 10  # the driver recorded every chunk
     finally:

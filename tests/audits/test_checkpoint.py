@@ -81,31 +81,16 @@ def test_sigkill_at_random_points_then_resume_gives_the_uninterrupted_report(tmp
         assert not (out / ".checkpoint").exists()  # removed once the report was written
 
 
-def _spec():
-    sys.path.insert(0, str(HERE))
-    try:
-        import tiny_target
-    finally:
-        sys.path.remove(str(HERE))
-    return tiny_target.build(None, 1e-5, False)
-
-
-def _without_runtime(result):
-    report = dict(result.report)
-    report.pop("runtime_seconds")
-    return json.dumps(report, sort_keys=True, default=str)
-
-
-def test_a_partial_checkpoint_completes_to_the_uninterrupted_report(tmp_path):
-    spec = _spec()
-    whole = _without_runtime(run_spec(spec, trials=23_000, workers=1))
+def test_a_partial_checkpoint_completes_to_the_uninterrupted_report(tiny_target, without_runtime, tmp_path):
+    spec = tiny_target.build(None, 1e-5, False)
+    whole = without_runtime(run_spec(spec, trials=23_000, workers=1))
     folder = tmp_path / "checkpoint"
-    assert _without_runtime(run_spec(spec, trials=23_000, workers=2, checkpoint=folder)) == whole
+    assert without_runtime(run_spec(spec, trials=23_000, workers=2, checkpoint=folder)) == whole
     files = sorted(folder.glob("chunk-*.pkl"))
     assert len(files) == 10  # 5 chunks per side, the last of 3,000 trials
     for path in files[::3]:  # a crash can leave any subset
         path.unlink()
-    assert _without_runtime(run_spec(spec, trials=23_000, workers=2, checkpoint=folder)) == whole
+    assert without_runtime(run_spec(spec, trials=23_000, workers=2, checkpoint=folder)) == whole
     assert len(list(folder.glob("chunk-*.pkl"))) == 10
 
 
@@ -113,18 +98,18 @@ def test_a_partial_checkpoint_completes_to_the_uninterrupted_report(tmp_path):
     ("change", "field"),
     [({"seed": 1}, "seed"), ({"trials": 24_000}, "trials"), ({"confidence": 0.9}, "confidence")],
 )
-def test_a_checkpoint_of_another_configuration_is_refused_naming_what_differs(tmp_path, change, field):
-    spec = _spec()
+def test_a_checkpoint_of_another_configuration_is_refused_naming_what_differs(tiny_target, tmp_path, change, field):
+    spec = tiny_target.build(None, 1e-5, False)
     options = {"trials": 23_000, "calibration_trials": 460, "workers": 1, "checkpoint": tmp_path}
     run_spec(spec, **options)
     with pytest.raises(CheckpointMismatch, match=f"belongs to another audit: its {field} is"):
         run_spec(spec, **{**options, **change})
 
 
-def test_a_checkpoint_of_another_toolkit_version_is_refused(tmp_path, monkeypatch):
+def test_a_checkpoint_of_another_toolkit_version_is_refused(tiny_target, tmp_path, monkeypatch):
     import audits.checkpoint
 
-    spec = _spec()
+    spec = tiny_target.build(None, 1e-5, False)
     run_spec(spec, trials=100, workers=1, checkpoint=tmp_path)
     monkeypatch.setattr(audits.checkpoint, "__version__", "0.0.0-other")
     with pytest.raises(CheckpointMismatch, match="its toolkit_version is"):
@@ -149,18 +134,15 @@ def test_audit_with_a_checkpoint_gives_the_same_report_and_resumes(tmp_path):
         }
 
 
-def test_resume_without_a_checkpoint_and_a_run_over_one_are_one_line_usage_errors(tmp_path, capsys):
+def test_resume_without_a_checkpoint_and_a_run_over_one_are_one_line_usage_errors(tmp_path, monkeypatch, capsys):
     target = ["tiny_target:build", "--quick", "--no-progress", "--no-figures"]
-    sys.path.insert(0, str(HERE))
-    try:
-        assert main([*target, "--resume", str(tmp_path / "none")]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "--resume" in err and "no stopped audit" in err
-        (tmp_path / "stopped" / ".checkpoint").mkdir(parents=True)
-        assert main([*target, "--out", str(tmp_path / "stopped")]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and f"--resume {tmp_path / 'stopped'}" in err
-        assert main([*target, "--out", str(tmp_path / "a"), "--resume", str(tmp_path / "stopped")]) == 2
-        assert "drop --out" in capsys.readouterr().err
-    finally:
-        sys.path.remove(str(HERE))
+    monkeypatch.syspath_prepend(str(HERE))
+    assert main([*target, "--resume", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--resume" in err and "no stopped audit" in err
+    (tmp_path / "stopped" / ".checkpoint").mkdir(parents=True)
+    assert main([*target, "--out", str(tmp_path / "stopped")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--resume {tmp_path / 'stopped'}" in err
+    assert main([*target, "--out", str(tmp_path / "a"), "--resume", str(tmp_path / "stopped")]) == 2
+    assert "drop --out" in capsys.readouterr().err

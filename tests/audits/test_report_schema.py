@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -59,12 +58,7 @@ def test_every_built_in_quick_report_validates(validator, written, name):
     assert report["toolkit_version"] == __version__
 
 
-def test_a_third_party_target_and_audits_audit_validate(validator, tmp_path):
-    sys.path.insert(0, str(Path(__file__).parent))
-    try:
-        import tiny_target
-    finally:
-        sys.path.remove(str(Path(__file__).parent))
+def test_a_third_party_target_and_audits_audit_validate(validator, tiny_target, tmp_path):
     third_party = run_spec(tiny_target.fixed, seed=0, progress=False).report
     assert errors(validator, json_ready(third_party)) == []
 
