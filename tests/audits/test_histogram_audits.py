@@ -3,7 +3,6 @@ with any number of worker processes and resumed from a partial checkpoint (the c
 in both modes), figures included; what it cannot give (a section that reads every score, an attack with
 several scores a trial) is an error that says so."""
 
-import json
 from types import SimpleNamespace
 
 import numpy as np
@@ -64,28 +63,22 @@ def _spec(threshold="split", attacks=None, sections=()):
     )
 
 
-def _without_runtime(result):
-    report = dict(result.report)
-    report.pop("runtime_seconds")
-    return json.dumps(report, sort_keys=True, default=str)
-
-
-def test_histograms_give_the_report_bit_for_bit_with_workers_and_resume(tmp_path):
+def test_histograms_give_the_report_bit_for_bit_with_workers_and_resume(tmp_path, without_runtime):
     spec = _spec()
     kept = run_spec(spec, trials=TRIALS, workers=1, progress=False)
     counted = run_spec(spec, trials=TRIALS, workers=1, progress=False, histograms=True)
-    assert _without_runtime(counted) == _without_runtime(kept)
+    assert without_runtime(counted) == without_runtime(kept)
     assert [type(a).__name__ for a in counted.attacks] == ["HistogramScores", "HistogramScores", "AttackScores"]
     assert counted.observations["eighths"] == ([], []) and len(counted.observations["pairs"][0]) == 3
     assert counted.attacks[1].white_box is False and kept.attacks[1].white_box is False
     folder = tmp_path / "checkpoint"
-    assert _without_runtime(run_spec(spec, trials=TRIALS, workers=2, checkpoint=folder, histograms=True)) == (
-        _without_runtime(kept)
+    assert without_runtime(run_spec(spec, trials=TRIALS, workers=2, checkpoint=folder, histograms=True)) == (
+        without_runtime(kept)
     )
     for path in sorted(folder.glob("chunk-*.pkl"))[::2]:  # a stopped audit: some chunks recorded
         path.unlink()
     resumed = run_spec(spec, trials=TRIALS, workers=2, checkpoint=folder, histograms=True)
-    assert _without_runtime(resumed) == _without_runtime(kept)
+    assert without_runtime(resumed) == without_runtime(kept)
     written = {}
     for name, result in (("kept", kept), ("counted", resumed)):
         report = {**result.report, "runtime_seconds": 0}
@@ -95,11 +88,11 @@ def test_histograms_give_the_report_bit_for_bit_with_workers_and_resume(tmp_path
 
 
 @pytest.mark.parametrize("threshold", [Bonferroni(20), Split(0.5, seed=7)])
-def test_every_threshold_strategy_gives_the_bounds_of_the_scores(threshold):
+def test_every_threshold_strategy_gives_the_bounds_of_the_scores(threshold, without_runtime):
     spec = _spec(threshold, attacks=(ScoreAttack("quarters", lambda r: np.round(r.model * 4) / 4),))
     kept = run_spec(spec, trials=10, workers=1, progress=False)
-    assert _without_runtime(run_spec(spec, trials=10, workers=1, progress=False, histograms=True)) == (
-        _without_runtime(kept)
+    assert without_runtime(run_spec(spec, trials=10, workers=1, progress=False, histograms=True)) == (
+        without_runtime(kept)
     )
 
 
@@ -121,7 +114,7 @@ def test_what_histograms_cannot_give_is_an_error_that_says_so():
     assert isinstance(HistogramScores, type)
 
 
-def test_a_users_mechanism_audited_with_histograms_gives_the_same_report():
+def test_a_users_mechanism_audited_with_histograms_gives_the_same_report(without_runtime):
     from audits import audit
 
     def mechanism(data, rng, n):
@@ -139,7 +132,7 @@ def test_a_users_mechanism_audited_with_histograms_gives_the_same_report():
     }
     kept = audit(mechanism, **options)
     counted = audit(mechanism, histograms=True, **options)
-    assert _without_runtime(counted) == _without_runtime(kept)  # the floating-point section's bounds included
+    assert without_runtime(counted) == without_runtime(kept)  # the floating-point section's bounds included
     low_bits = next(a for a in counted.attacks if a.attack == "floating-point low bits")
     with pytest.raises(ValueError, match="needs another split"):
         low_bits.sides(Split(0.5))
