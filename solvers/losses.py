@@ -13,13 +13,13 @@ Constants for the privacy analyses, valid when every ‖x‖₂ ≤ 1 (scale by 
 
 from __future__ import annotations
 
-import math
-import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
+
+from accountants.constraints import Positive, check_parameters
 
 
 class MarginLoss(ABC):
@@ -105,13 +105,11 @@ class HuberHingeLoss(MarginLoss):
 
     h: float = 0.5
 
+    #: What ``h`` must be (``accountants.constraints``), checked when the loss is made.
+    parameter_constraints = {"h": Positive()}
+
     def __post_init__(self) -> None:
-        if (
-            isinstance(self.h, bool)
-            or not isinstance(self.h, numbers.Real)
-            or not (math.isfinite(self.h) and self.h > 0)
-        ):
-            raise ValueError(f"h must be a positive finite number, got {self.h!r}")
+        check_parameters(self)
 
     def phi(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float64)

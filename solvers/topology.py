@@ -26,6 +26,8 @@ from collections.abc import Hashable
 
 import numpy as np
 
+from accountants.constraints import Integer, validate_parameters
+
 __all__ = ["StarTopology", "Topology"]
 
 
@@ -72,9 +74,8 @@ class StarTopology(Topology):
 
     SERVER = "trainer"
 
+    @validate_parameters(n_agents=Integer(1))
     def __init__(self, n_agents: int) -> None:
-        if isinstance(n_agents, bool) or not isinstance(n_agents, numbers.Integral) or n_agents < 1:
-            raise ValueError(f"n_agents must be a positive integer, got {n_agents!r}")
         self._n_agents: int = int(n_agents)
         adjacency = np.zeros((self._n_agents, self._n_agents), dtype=bool)
         adjacency.setflags(write=False)

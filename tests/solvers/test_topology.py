@@ -22,9 +22,11 @@ def test_star_equality_and_repr():
     assert repr(StarTopology(3)) == "StarTopology(n_agents=3)"
 
 
-@pytest.mark.parametrize("n_agents", [0, -1, 2.0, True, "3"])
-def test_star_rejects_bad_sizes(n_agents):
-    with pytest.raises(ValueError, match="n_agents"):
+@pytest.mark.parametrize(
+    ("n_agents", "error"), [(0, ValueError), (-1, ValueError), (2.0, TypeError), (True, TypeError), ("3", TypeError)]
+)
+def test_star_rejects_bad_sizes(n_agents, error):
+    with pytest.raises(error, match=f"^n_agents must be an int >= 1, got {n_agents!r}$"):
         StarTopology(n_agents)
 
 
