@@ -56,7 +56,7 @@ from solvers.decentralized.steps import even_step, exact_step, neighbour_sum
 from solvers.engine.plan import RunPlan
 from solvers.engine.recording import ChannelSpec
 from solvers.engine.step import Agents, Combined, Release, StepSolver
-from solvers.graph_routing import Broadcasts, neighbourhoods, outbound_to, received_broadcasts, required
+from solvers.graph_routing import GraphRouting, required
 from solvers.horizontal import HorizontalSolver
 from solvers.horizontal_recorder import Recorder
 from solvers.regularizers import L2Regularizer
@@ -151,7 +151,9 @@ class DecentralizedPlan:
 
 
 @dataclass(frozen=True)
-class DecentralizedSolver(HorizontalSolver[DecentralizedProblem], StepSolver[DecentralizedProblem, Recorder]):
+class DecentralizedSolver(
+    GraphRouting, HorizontalSolver[DecentralizedProblem], StepSolver[DecentralizedProblem, Recorder]
+):
     """Shared engine (module docstring). Subclasses implement ``step_schedule``."""
 
     n_iterations: int = 50
@@ -306,20 +308,6 @@ class DecentralizedSolver(HorizontalSolver[DecentralizedProblem], StepSolver[Dec
         self, agents: Agents, plan: RunPlan[Any], k: int, state: NodeState, inbound: Any, release: Release
     ) -> NodeState:
         return release.kept
-
-    def coordinator_state(self, problem: DecentralizedProblem, plan: RunPlan[Any], n_trials: int) -> Any:
-        """The broadcasts f(t−1) and the duals λ(t−1) (None before round 0)."""
-        return None
-
-    def inbound(self, problem: DecentralizedProblem, plan: RunPlan[Any], k: int, state: Any) -> np.ndarray | None:
-        return None if state is None else state[0]
-
-    def route(self, problem: DecentralizedProblem, message: np.ndarray | None, agent: int) -> Broadcasts | None:
-        """Only the broadcasts of node ``agent``'s neighbours (and its own) reach it."""
-        return None if message is None else outbound_to(message, neighbourhoods(problem.graph)[agent])
-
-    def delivered(self, agents: Agents, routed: Broadcasts | None) -> np.ndarray | None:
-        return None if routed is None else received_broadcasts(routed, agents.data.adjacency.shape[1])
 
     def combine(
         self, problem: DecentralizedProblem, plan: RunPlan[DecentralizedPlan], k: int, state: Any, received: Release

@@ -53,7 +53,7 @@ from solvers.engine.plan import RunPlan
 from solvers.engine.recording import ChannelSpec
 from solvers.engine.step import Agents, Combined, Release, StepSolver
 from solvers.graph import GraphTopology
-from solvers.graph_routing import Broadcasts, neighbourhoods, outbound_to, received_broadcasts
+from solvers.graph_routing import GraphRouting
 from solvers.horizontal import HorizontalSolver
 from solvers.horizontal_recorder import Recorder
 from solvers.pdml.privacy import (
@@ -202,7 +202,7 @@ class PDMLPlan:
 
 
 @dataclass(frozen=True)
-class PDML(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem, Recorder]):
+class PDML(GraphRouting, HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem, Recorder]):
     """PDML: randomized response on the labels, then perturbed decentralized ADMM (module docstring).
 
     Args:
@@ -440,20 +440,6 @@ class PDML(HorizontalSolver[HorizontalProblem], StepSolver[HorizontalProblem, Re
             return state
         w, gamma = release.kept
         return dataclasses.replace(state, w=w, gamma=gamma)
-
-    def coordinator_state(self, problem: HorizontalProblem, plan: RunPlan[Any], n_trials: int) -> Any:
-        """The broadcasts w̃(t−1) and the duals γ(t−1) (None before round 0)."""
-        return None
-
-    def inbound(self, problem: HorizontalProblem, plan: RunPlan[Any], k: int, state: Any) -> np.ndarray | None:
-        return None if state is None else state[0]
-
-    def route(self, problem: HorizontalProblem, message: np.ndarray | None, agent: int) -> Broadcasts | None:
-        """Only the broadcasts of server ``agent``'s neighbours (and its own) reach it."""
-        return None if message is None else outbound_to(message, neighbourhoods(_graph(problem))[agent])
-
-    def delivered(self, agents: Agents, routed: Broadcasts | None) -> np.ndarray | None:
-        return None if routed is None else received_broadcasts(routed, agents.data.adjacency.shape[1])
 
     def combine(
         self, problem: HorizontalProblem, plan: RunPlan[Any], k: int, state: Any, received: Release
