@@ -389,6 +389,7 @@ def test_run_seed_arguments_are_validated(problem):
 # Adult: the paper's setting, reduced
 
 
+@pytest.mark.slow  # nine runs on the paper's data set (three seeds of Adult, 100 agents)
 def test_adult_dpadmm_close_to_algorithm1_and_naive_far_worse():
     """Huang et al. 2020, §VI-B (Figs. 4–6), reduced to 3 seeds and T = 20: DP-ADMM's accuracy is within
     2 points of Algorithm 1 (the 2-point margin is the project's acceptance threshold; the paper gives no
