@@ -1,4 +1,4 @@
-"""Utility of ``DPADMMClassifier``'s defaults against scikit-learn's and diffprivlib's ``LogisticRegression``.
+"""Utility of every private estimator's defaults against scikit-learn's and diffprivlib's ``LogisticRegression``.
 
 Four tabular data sets (scikit-learn's breast cancer, digits 0 vs rest, wine class 0 vs rest, and
 5,000 rows of the bundled Adult set drawn with the seed) × three preprocessings (``StandardScaler``,
@@ -8,8 +8,10 @@ rows and the same public data bound B: sqrt(d) after the two scalers (the defaul
 libraries' users), 1 after ``Normalizer`` (declared with ``data_norm=1.0``).
 
 - ``LogisticRegression(C=1)`` of scikit-learn, not private.
-- ``DPADMMClassifier(epsilon=ε, delta=1e-5, data_norm=B)`` (total (ε, δ) for the whole fit), ε = 1
-  and ε = 10^6.
+- Each estimator of the toolkit (``--estimators``, default all four: ``DPADMMClassifier``,
+  ``DecentralizedClassifier``, ``PDMLClassifier``, ``VerticalLogisticRegression``) with its defaults
+  and ``epsilon=ε, data_norm=B`` (and ``delta=1e-5`` where the guarantee is approximate; the
+  decentralized one is pure ε-DP), a total budget for the whole fit, at ε = 1 and ε = 10^6.
 - diffprivlib 0.6.6's ``LogisticRegression(epsilon=ε, data_norm=B, C=1)`` (objective perturbation,
   pure ε-DP: at the same ε its guarantee is the stronger one, δ = 0 against 10^-5). diffprivlib needs
   an older scikit-learn, so it runs in its own virtualenv (``--dpl-python``, default
@@ -22,11 +24,14 @@ same for both libraries) and the split's accuracy is their mean: with 54 test ro
 draw moves the cell by several points, more than the gaps to be read. At ε = 10^6 the noise is
 negligible and one draw is kept.
 
-It also times one default fit (ε = 1) on 10^4 rows × 50 features against ``LogisticRegression``'s
-(best of 3, wall and CPU seconds, the ratio reported, with the load average: the machine is shared).
+It also times one default fit (ε = 1) of each estimator on 10^4 rows × 50 features against
+``LogisticRegression()``'s in the same run (wall seconds, median of 3, the ratio reported, with the
+load average: the machine is shared; ``--timing-only`` runs just that, e.g. under ``nice -n -20``).
+Runs can be split by estimator (``--out`` each) and joined with ``--join a.json b.json ...``.
 
-    python benchmarks/bench_estimator_utility.py [--seeds 5] [--draws 3] [--out results.json]
-        [--table table.md] [--plot utility.png]
+    python benchmarks/bench_estimator_utility.py [--seeds 5] [--draws 3] [--estimators NAME ...]
+        [--out results.json] [--table table.md] [--plot utility.png] [--no-timing | --timing-only]
+    python benchmarks/bench_estimator_utility.py --join a.json b.json --table table.md --plot utility.png
 """
 
 from __future__ import annotations
@@ -35,13 +40,16 @@ import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 if not __package__:  # run as a file (python benchmarks/NAME.py): the benchmarks package is in the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -53,8 +61,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
 
-from benchmarks.timing import best_of
 from solvers.datasets import load_adult
+from solvers.decentralized.estimator import DecentralizedClassifier
+from solvers.pdml.estimator import PDMLClassifier
+from solvers.sharing.estimator import VerticalLogisticRegression
 from solvers.star.estimator import DPADMMClassifier
 
 DELTA = 1e-5
@@ -130,6 +140,24 @@ print(json.dumps(out))
 """
 
 
+#: Every estimator of the toolkit with its defaults at a total ε and the public bound B (δ = DELTA where
+#: the guarantee is approximate; the decentralized one is pure ε-DP), and the noise seed.
+ESTIMATORS: dict[str, Callable[[float, float, int], Any]] = {
+    "DPADMMClassifier": lambda epsilon, bound, seed: DPADMMClassifier(
+        epsilon=epsilon, delta=DELTA, data_norm=bound, random_state=seed
+    ),
+    "DecentralizedClassifier": lambda epsilon, bound, seed: DecentralizedClassifier(
+        epsilon=epsilon, data_norm=bound, random_state=seed
+    ),
+    "PDMLClassifier": lambda epsilon, bound, seed: PDMLClassifier(
+        epsilon=epsilon, delta=DELTA, data_norm=bound, random_state=seed
+    ),
+    "VerticalLogisticRegression": lambda epsilon, bound, seed: VerticalLogisticRegression(
+        epsilon=epsilon, delta=DELTA, data_norm=bound, random_state=seed
+    ),
+}
+
+
 def splits(seeds: int) -> list[dict]:
     """Every (data set, preprocessing, seed): the scaled split and the public bound."""
     tasks = []
@@ -159,25 +187,30 @@ def draws_at(epsilon: float, draws: int) -> int:
     return draws if epsilon <= NOISY_EPSILON else 1
 
 
-def ours_and_sklearn(task: dict, draws: int = 1) -> dict[str, float]:
-    """Accuracy of ``LogisticRegression(C=1)`` and of the estimator at each ε (mean over the noise
-    draws); the warnings it raised (count over the draws, and how many were ``ConvergenceWarning``)."""
+def sklearn_scores(task: dict) -> dict[str, float]:
+    """Accuracy of ``LogisticRegression(C=1)`` and the majority rate of the test rows."""
     X_train, X_test, y_train, y_test = task["X_train"], task["X_test"], task["y_train"], task["y_test"]
-    scores: dict[str, float] = {
+    return {
         "sklearn": LogisticRegression(C=1.0, max_iter=10000).fit(X_train, y_train).score(X_test, y_test),
         "majority": max(float(np.mean(y_test)), 1.0 - float(np.mean(y_test))),
     }
+
+
+def estimator_scores(task: dict, name: str, draws: int = 1) -> dict[str, float]:
+    """Accuracy of the estimator ``name`` at each ε (mean over the noise draws), keyed "NAME ε"; the
+    warnings it raised (count over the draws, and how many were ``ConvergenceWarning``)."""
+    X_train, X_test, y_train, y_test = task["X_train"], task["X_test"], task["y_train"], task["y_test"]
+    scores: dict[str, float] = {}
     for epsilon in EPSILONS:
         accuracies = []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for r in range(draws_at(epsilon, draws)):
-                seed = 1000 * task["seed"] + r
-                model = DPADMMClassifier(epsilon=epsilon, delta=DELTA, data_norm=task["bound"], random_state=seed)
+                model = ESTIMATORS[name](epsilon, task["bound"], 1000 * task["seed"] + r)
                 accuracies.append(model.fit(X_train, y_train).score(X_test, y_test))
-        scores[f"ours {epsilon:g}"] = float(np.mean(accuracies))
-        scores[f"warnings {epsilon:g}"] = float(len(caught))
-        scores[f"convergence warnings {epsilon:g}"] = float(
+        scores[f"{name} {epsilon:g}"] = float(np.mean(accuracies))
+        scores[f"{name} warnings {epsilon:g}"] = float(len(caught))
+        scores[f"{name} convergence warnings {epsilon:g}"] = float(
             sum(issubclass(w.category, ConvergenceWarning) for w in caught)
         )
     return scores
@@ -214,85 +247,149 @@ def diffprivlib_scores(tasks: Sequence[dict], python: str, draws: int = 1) -> li
     return [{f"dpl {e:g}": found[f"{i:04d}"][str(e)] for e in EPSILONS} for i in range(len(tasks))]
 
 
-def fit_time(repeats: int = 3) -> dict[str, float]:
-    """Seconds (wall, best of ``repeats``, and CPU of this process, best of ``repeats``) of one default
-    fit (ε = 1) on 10^4 rows × 50 features and of ``LogisticRegression``'s, with the 1-minute load
-    average when the timing ended (wall time on a shared machine grows with it)."""
+def fit_time(names: Sequence[str], repeats: int = 3) -> dict[str, Any]:
+    """Wall seconds (median of ``repeats``) of one default fit (ε = 1) of each estimator on 10^4 rows ×
+    50 features and of ``LogisticRegression()``'s, timed in turns within one run, each estimator's
+    ratio to it, and the 1-minute load average when the timing ended (wall time on a shared machine
+    grows with it)."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((10_000, 50))
     y = (X @ rng.standard_normal(50) + rng.standard_normal(10_000) > 0).astype(int)
-    ours, _ = best_of(lambda: DPADMMClassifier(random_state=0).fit(X, y), repeats)
-    sklearn, _ = best_of(lambda: LogisticRegression().fit(X, y), repeats)
-    ours_cpu = min(_cpu_seconds(lambda: DPADMMClassifier(random_state=0).fit(X, y)) for _ in range(repeats))
-    sklearn_cpu = min(_cpu_seconds(lambda: LogisticRegression().fit(X, y)) for _ in range(repeats))
+    fits: dict[str, Callable[[], object]] = {"LogisticRegression": lambda: LogisticRegression().fit(X, y)}
+    for name in names:
+        fits[name] = partial(_default_fit, type(ESTIMATORS[name](1.0, 1.0, 0)), X, y)
+    seconds: dict[str, list[float]] = {name: [] for name in fits}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(repeats):
+            for name, fit in fits.items():
+                start = time.perf_counter()
+                fit()
+                seconds[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(values) for name, values in seconds.items()}
+    sklearn = medians["LogisticRegression"]
     return {
-        "ours_s": ours,
-        "sklearn_s": sklearn,
-        "ratio": ours / sklearn,
-        "ours_cpu_s": ours_cpu,
-        "sklearn_cpu_s": sklearn_cpu,
+        "seconds": medians,
+        "ratio": {name: medians[name] / sklearn for name in names},
+        "repeats": repeats,
         "load_average": os.getloadavg()[0],
     }
 
 
-def _cpu_seconds(function: Callable[[], object]) -> float:
-    start = time.process_time()
-    function()
-    return time.process_time() - start
+def _default_fit(estimator: type, X: np.ndarray, y: np.ndarray) -> object:
+    """One fit of ``estimator`` with its defaults (ε = 1) and a fixed noise seed."""
+    return estimator(random_state=0).fit(X, y)
 
 
-def table(rows: Sequence[dict]) -> str:
-    """Markdown: mean test accuracy (%) over the seeds per data set × preprocessing."""
-    columns = ["sklearn", *(f"ours {e:g}" for e in EPSILONS), *(f"dpl {e:g}" for e in EPSILONS)]
-    header = (
-        "| data set | preprocessing | majority | LogisticRegression(C=1) | ours ε=1 | ours ε=1e6 | diffprivlib ε=1 "
-        "| diffprivlib ε=1e6 | ours − diffprivlib at ε=1 |"
-    )
-    lines = [header, "|" + "---|" * 9]
+def _cell_means(rows: Sequence[dict]) -> dict[tuple[str, str], dict[str, float]]:
+    """Per (data set, preprocessing), the mean over the seeds (in %) of every column present in all
+    of its rows (warning columns: their sum)."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for row in rows:
         groups.setdefault((row["data"], row["pre"]), []).append(row)
-    gaps = []
-    for (name, pre), group in groups.items():
-        means = {c: (100 * float(np.mean([r[c] for r in group])) if c in group[0] else math.nan) for c in columns}
-        gap = means["ours 1"] - means["dpl 1"]
-        gaps.append(gap)
-        majority = 100 * float(np.mean([r["majority"] for r in group]))
-        cells = " | ".join("n/a" if math.isnan(means[c]) else f"{means[c]:.1f}" for c in columns)
-        lines.append(f"| {name} | {pre} | {majority:.1f} | {cells} | {_signed(gap)} |")
-    lines.append(f"\nMean over the grid of ours − diffprivlib at ε = 1: {_signed(float(np.mean(gaps)))} points.")
+    means = {}
+    for key, group in groups.items():
+        columns = set.intersection(*(set(r) for r in group)) - {"data", "pre", "seed"}
+        means[key] = {
+            c: float(np.sum([r[c] for r in group])) if "warnings" in c else 100 * float(np.mean([r[c] for r in group]))
+            for c in columns
+        }
+    return means
+
+
+def estimators_in(rows: Sequence[dict]) -> list[str]:
+    """The estimators with a column in ``rows``, in the order of ``ESTIMATORS``."""
+    present = set().union(*(set(r) for r in rows)) if rows else set()
+    return [name for name in ESTIMATORS if f"{name} 1" in present]
+
+
+def table(rows: Sequence[dict]) -> str:
+    """Markdown: per estimator, mean test accuracy (%) over the seeds per data set × preprocessing at
+    ε = 10^6 against ``LogisticRegression(C=1)`` and at ε = 1 against diffprivlib, with the gaps and
+    a summary of both criteria (within 1 point of scikit-learn at ε = 10^6; ahead of diffprivlib on
+    average at ε = 1 and never more than 2 points behind)."""
+    cells = _cell_means(rows)
+    seeds = len({r["seed"] for r in rows})
+    parts = []
+    for name in estimators_in(rows):
+        lines = [
+            f"### {name}",
+            "",
+            "| data set | preprocessing | majority | LogisticRegression(C=1) | ε=1e6 | − LR | ConvergenceWarnings "
+            "at ε=1e6 | ε=1 | diffprivlib ε=1 | − diffprivlib |",
+            "|" + "---|" * 10,
+        ]
+        behind_lr, behind_dpl, gaps, warned = [], [], [], 0.0
+        for (data, pre), m in cells.items():
+            big, small = m[f"{name} 1e+06"], m[f"{name} 1"]
+            dpl = m.get("dpl 1", math.nan)
+            lr_gap, dpl_gap = big - m["sklearn"], small - dpl
+            warned += m[f"{name} convergence warnings 1e+06"]
+            gaps.append(dpl_gap)
+            if lr_gap < -1.0:
+                behind_lr.append(f"{data} + {pre} ({lr_gap:+.1f})")
+            if dpl_gap < -2.0:
+                behind_dpl.append(f"{data} + {pre} ({dpl_gap:+.1f})")
+            lines.append(
+                f"| {data} | {pre} | {m['majority']:.1f} | {m['sklearn']:.1f} | {big:.1f} | {_signed(lr_gap)} "
+                f"| {m[f'{name} convergence warnings 1e+06']:.0f} | {small:.1f} | {_number(dpl)} | {_signed(dpl_gap)} |"
+            )
+        lines += [
+            "",
+            f"{name}, {seeds} seeds: at ε = 1e6, {len(cells) - len(behind_lr)} of {len(cells)} cells within 1 point of "
+            f"LogisticRegression(C=1)"
+            + (f" (more than 1 behind: {'; '.join(behind_lr)})" if behind_lr else "")
+            + f", {warned:.0f} ConvergenceWarnings; at ε = 1, ahead of diffprivlib by {_signed(float(np.mean(gaps)))} "
+            "points on average"
+            + (f", more than 2 behind on {'; '.join(behind_dpl)}." if behind_dpl else ", never more than 2 behind."),
+        ]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def timing_text(timing: dict[str, Any]) -> str:
+    """One line per estimator: its median wall time and its ratio to ``LogisticRegression()``'s."""
+    sklearn = timing["seconds"]["LogisticRegression"]
+    lines = [
+        f"Fit time, 10^4 rows × 50 features, defaults (ε = 1), wall seconds, median of {timing['repeats']} "
+        f"(load average {timing['load_average']:.1f} on {os.cpu_count()} cores): LogisticRegression() {sklearn:.2f} s"
+    ]
+    lines += [f"- {name}: {timing['seconds'][name]:.2f} s ({ratio:.1f}×)" for name, ratio in timing["ratio"].items()]
     return "\n".join(lines)
 
 
 def plot(rows: Sequence[dict], path: Path) -> None:
-    """Per data set × preprocessing, mean test accuracy of every model at ε = 1 (left) and ε = 10^6
-    (right), with the majority rate; saved to ``path``."""
+    """Per data set × preprocessing, mean test accuracy of every model at ε = 1 (top) and ε = 10^6
+    (bottom), with the majority rate; saved to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    groups: dict[tuple[str, str], list[dict]] = {}
-    for row in rows:
-        groups.setdefault((row["data"], row["pre"]), []).append(row)
-    labels = [f"{name.split(' (')[0].replace(' vs rest', '')}\n{pre.replace('Scaler', '')}" for name, pre in groups]
-    x = np.arange(len(groups))
+    cells = _cell_means(rows)
+    labels = [f"{name.split(' (')[0].replace(' vs rest', '')}\n{pre.replace('Scaler', '')}" for name, pre in cells]
+    x = np.arange(len(cells))
+    names = estimators_in(rows)
+    markers = "o^vD"
+    width = 0.6 / max(len(names), 1)
 
     def mean(column: str) -> np.ndarray:
-        return np.array([100 * float(np.mean([r.get(column, math.nan) for r in g])) for g in groups.values()])
+        return np.array([m.get(column, math.nan) for m in cells.values()])
 
-    figure, axes = plt.subplots(2, 1, figsize=(11, 7.5), sharex=True)
+    figure, axes = plt.subplots(2, 1, figsize=(12, 8), sharex=True)
     for axis, epsilon in zip(axes, EPSILONS, strict=True):
-        axis.bar(x, mean("majority"), width=0.8, color="0.88", label="majority class")
-        axis.plot(x, mean("sklearn"), "k_", markersize=22, markeredgewidth=2, label="LogisticRegression(C=1)")
-        axis.plot(x - 0.15, mean(f"ours {epsilon:g}"), "o", color="C0", markersize=8, label="DPADMMClassifier")
-        axis.plot(x + 0.15, mean(f"dpl {epsilon:g}"), "s", color="C1", markersize=7, label="diffprivlib 0.6.6")
-        axis.set_ylim(40, 101)
+        axis.bar(x, mean("majority"), width=0.9, color="0.88", label="majority class")
+        axis.plot(x, mean("sklearn"), "k_", markersize=26, markeredgewidth=2, label="LogisticRegression(C=1)")
+        for k, name in enumerate(names):
+            offset = -0.3 + width * (k + 0.5)
+            axis.plot(x + offset, mean(f"{name} {epsilon:g}"), markers[k], color=f"C{k}", markersize=6, label=name)
+        axis.plot(x + 0.38, mean(f"dpl {epsilon:g}"), "s", color="C7", markersize=6, label="diffprivlib 0.6.6")
+        axis.set_ylim(20, 101)
         axis.set_ylabel("test accuracy (%)")
-        budget = "ε = 1, δ = 1e-5 (diffprivlib: δ = 0)" if epsilon == 1.0 else f"ε = {epsilon:g} (negligible noise)"
+        budget = "ε = 1, δ = 1e-5 (diffprivlib and Decentralized: δ = 0)" if epsilon == 1.0 else f"ε = {epsilon:g}"
         axis.set_title(budget, fontsize=10)
         axis.grid(axis="y", alpha=0.3)
-    axes[0].legend(loc="lower left", fontsize=8, ncol=4)
+    axes[0].legend(loc="lower left", fontsize=7, ncol=4)
     axes[1].set_xticks(x, labels, fontsize=8)
     figure.suptitle("Mean test accuracy over seeds (70/30 splits), same rows and data bound for every model")
     figure.tight_layout()
@@ -304,44 +401,70 @@ def _signed(points: float) -> str:
     return "n/a" if math.isnan(points) else f"{points:+.1f}"
 
 
+def _number(points: float) -> str:
+    return "n/a" if math.isnan(points) else f"{points:.1f}"
+
+
+def join(paths: Sequence[Path]) -> tuple[list[dict], dict[str, Any] | None]:
+    """The rows of several runs' JSON merged by (data set, preprocessing, seed), and the last timing found."""
+    merged: dict[tuple[str, str, int], dict] = {}
+    timing = None
+    for path in paths:
+        found = json.loads(path.read_text())
+        for row in found["rows"]:
+            merged.setdefault((row["data"], row["pre"], row["seed"]), {}).update(row)
+        timing = found.get("fit_time") or timing
+    return list(merged.values()), timing
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=5, help="seeds per data set and preprocessing (default 5)")
     parser.add_argument("--dpl-python", default=DEFAULT_DPL_PYTHON, help="the python of diffprivlib's virtualenv")
     parser.add_argument("--draws", type=int, default=3, help="noise draws per split at ε = 1 (default 3)")
+    parser.add_argument("--estimators", nargs="+", choices=sorted(ESTIMATORS), default=list(ESTIMATORS))
     parser.add_argument("--out", type=Path, help="also write the rows and timings as JSON")
     parser.add_argument("--table", type=Path, help="also write the Markdown table")
     parser.add_argument("--plot", type=Path, help="also draw the accuracies (PNG)")
+    timing_mode = parser.add_mutually_exclusive_group()
+    timing_mode.add_argument("--no-timing", action="store_true", help="skip the fit-time measurement")
+    timing_mode.add_argument("--timing-only", action="store_true", help="only the fit-time measurement")
+    timing_mode.add_argument("--join", type=Path, nargs="+", help="merge these runs' JSON instead of running")
     args = parser.parse_args(argv)
     if args.seeds < 1:
         parser.error(f"--seeds must be a positive integer, got {args.seeds}")
     if args.draws < 1:
         parser.error(f"--draws must be a positive integer, got {args.draws}")
-    tasks = splits(args.seeds)
-    rows = []
-    for task in tasks:
-        scores = ours_and_sklearn(task, args.draws)
-        rows.append({"data": task["data"], "pre": task["pre"], "seed": task["seed"], **scores})
-    peer = diffprivlib_scores(tasks, args.dpl_python, args.draws)
-    if peer is not None:
-        for row, scores in zip(rows, peer, strict=True):
-            row.update(scores)
-    timing = fit_time()
-    text = table(rows)
-    warned = sum(row["convergence warnings 1e+06"] > 0 for row in rows)
-    text += f"\nSplits with a ConvergenceWarning at ε = 1e6: {warned} of {len(rows)}."
-    text += (
-        f"\n\nFit time, 10^4 rows × 50 features, defaults (ε = 1): {timing['ours_s']:.2f} s wall, "
-        f"{timing['ours_cpu_s']:.2f} s CPU; LogisticRegression() {timing['sklearn_s']:.2f} s wall, "
-        f"{timing['sklearn_cpu_s']:.2f} s CPU (load average {timing['load_average']:.1f} on {os.cpu_count()} cores)."
-    )
+    rows: list[dict] = []
+    timing = None
+    if args.join:
+        missing = [str(path) for path in args.join if not path.is_file()]
+        if missing:
+            parser.error(f"--join needs existing JSON files, missing: {', '.join(missing)}")
+        rows, timing = join(args.join)
+    elif not args.timing_only:
+        tasks = splits(args.seeds)
+        for task in tasks:
+            scores = sklearn_scores(task)
+            for name in args.estimators:
+                scores.update(estimator_scores(task, name, args.draws))
+            rows.append({"data": task["data"], "pre": task["pre"], "seed": task["seed"], **scores})
+        peer = diffprivlib_scores(tasks, args.dpl_python, args.draws)
+        if peer is not None:
+            for row, found in zip(rows, peer, strict=True):
+                row.update(found)
+    if not (args.join or args.no_timing):
+        timing = fit_time(args.estimators)
+    if args.out is not None:  # before the table, which a run's rows are all it needs to redraw
+        args.out.write_text(json.dumps({"rows": rows, "fit_time": timing}, indent=1))
+    text = table(rows) if rows else ""
+    if timing is not None:
+        text += ("\n\n" if text else "") + timing_text(timing)
     print(text)
     if args.table is not None:
         args.table.write_text(text + "\n")
-    if args.plot is not None:
+    if args.plot is not None and rows:
         plot(rows, args.plot)
-    if args.out is not None:
-        args.out.write_text(json.dumps({"rows": rows, "fit_time": timing}, indent=1))
     return 0
 
 

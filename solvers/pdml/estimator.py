@@ -44,6 +44,7 @@ from accountants import ACCOUNTANTS, Ledger, PureDpEvent
 from accountants.constraints import Constraint, NonNegative, Optional, Positive, check_parameters
 from solvers.datasets import near_equal_sizes
 from solvers.engine.backends import BackendLike
+from solvers.estimator_defaults import AUTO_AGENTS, agent_count
 from solvers.graph import GraphTopology
 from solvers.losses import LogisticLoss
 from solvers.pdml.admm import PDML
@@ -57,7 +58,6 @@ from solvers.private_estimator import (
     fit_one_vs_rest,
     graph_topology,
     noise_seed_sequence,
-    positive_integer,
     shared_constraints,
     sklearn_lam,
     validate_classification_data,
@@ -105,6 +105,10 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
 
     Args:
       n_agents: N user groups and servers; the rows are split at random, as equally as possible.
+        "auto" (default): N = 2, the fewest a graph of servers allows: a server's broadcast has a
+        sensitivity Δ_i that falls as 1/B_i with its B_i = n/N rows (``broadcast_sensitivity``), so
+        the noise grows with N at a fixed n (``solvers.estimator_defaults``); give the number of
+        groups of the deployment you simulate. ``info_["n_agents"]`` is the N used.
       graph: the servers' graph, "complete" (default), "ring" or a ``solvers.graph.GraphTopology``.
       epsilon, delta: the total budget of the fit, all K one-vs-rest fits included (default ε = 1,
         ``DEFAULT_EPSILON``, the same for every estimator of the toolkit, and δ = 10⁻⁵; module
@@ -162,7 +166,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_agents: int = 5,
+        n_agents: int | str = AUTO_AGENTS,
         graph: str | GraphTopology = "complete",
         epsilon: float = DEFAULT_EPSILON,
         delta: float = 1e-5,
@@ -236,9 +240,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         if self.classes_.size > 2:
             fit_one_vs_rest(self, X, y, ("epsilon", "delta", "label_epsilon"))
             return self
-        n_agents = positive_integer(self.n_agents, "n_agents")
-        if n_agents > X.shape[0]:
-            raise ValueError(f"n_agents={n_agents} exceeds the number of rows ({X.shape[0]})")
+        n_agents = agent_count(self.n_agents, X.shape[0], fewest=2)
         keep, clip = bool(self.keep_secrets), bool(self.clip)
         epsilon, delta = float(self.epsilon), float(self.delta)
         if not self.accountants or any(name not in ACCOUNTANTS for name in self.accountants):
@@ -286,6 +288,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             "noise_multiplier": phase2,
             "epsilon_phase2": {name: float(value) for name, value in result.privacy.items()},
             "data_norm": records.data_norm,
+            "n_agents": n_agents,
         }
         self.n_iter_ = T
         if self.tol is not None and result.transcript is not None:

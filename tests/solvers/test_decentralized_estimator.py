@@ -72,7 +72,7 @@ def test_total_budget_is_split_over_the_noisy_iterations(cancer, variant, K):
     X, y, _, _ = cancer
     growth = 1.02 if variant in ("mradmm", "pp") else 1.0
     model = DecentralizedClassifier(
-        variant=variant, epsilon=20.0, eta_growth=growth, n_iterations=40, tol=None, random_state=0
+        variant=variant, n_agents=5, epsilon=20.0, eta_growth=growth, n_iterations=40, tol=None, random_state=0
     ).fit(X, y)
     # every node spends the total ε of the theorems' pure composition, never more
     assert model.privacy_["pure"] == pytest.approx(20.0, rel=1e-10) and model.privacy_["pure"] <= 20.0
@@ -86,7 +86,7 @@ def test_unreachable_budget_is_refused_naming_epsilon(cancer):
     with pytest.raises(ValueError, match=r"epsilon=0.1 cannot be reached by variant='radmm'"):
         DecentralizedClassifier(epsilon=0.1, eta=0.01, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=r"epsilon=1 cannot be reached by variant='dvp'"):
-        DecentralizedClassifier(variant="dvp", epsilon=1.0, eta=0.01, random_state=0).fit(X, y)
+        DecentralizedClassifier(variant="dvp", epsilon=1.0, eta=0.01, n_iterations=100, random_state=0).fit(X, y)
     # eta="auto" raises the penalty until the fixed cost is half the budget: the same budget is reached
     auto = DecentralizedClassifier(epsilon=0.1, tol=None, random_state=0).fit(X, y)
     assert auto.info_["eta"] > 0.01 and auto.privacy_["pure"] == pytest.approx(0.1, rel=1e-10)

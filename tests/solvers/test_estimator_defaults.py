@@ -103,7 +103,7 @@ def test_unit_rows_under_the_default_bound_warn_and_name_the_fix():
 
 def test_a_noisy_default_fit_keeps_300_iterations():
     X_train, _, y_train, _ = _split()
-    model = DPADMMClassifier(tol=None, random_state=0, accountants=())
+    model = DPADMMClassifier(n_agents=5, tol=None, random_state=0, accountants=())
     with pytest.warns(OneClassWarning):  # ε = 1 on 398 rows: the noise drowns a signal at a quarter of the bound
         model.fit(MinMaxScaler().fit_transform(X_train), y_train)
     assert model.n_iter_ == 300
@@ -153,7 +153,7 @@ def test_a_vertical_noise_multiplier_overrides_the_default_epsilon():
 def test_a_model_that_predicts_one_class_warns():
     X, y = _unit_rows()
     with pytest.warns(OneClassWarning, match="DPADMMClassifier predicts the class 1 for every training row"):
-        DPADMMClassifier(tol=None, random_state=0, accountants=()).fit(X * math.sqrt(X.shape[1]), y)  # min-max
+        DPADMMClassifier(n_agents=5, tol=None, random_state=0, accountants=()).fit(X * math.sqrt(X.shape[1]), y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", OneClassWarning)
         DPADMMClassifier(epsilon=math.inf, data_norm=1.0, n_iterations=300, tol=None, random_state=0).fit(X, y)
@@ -172,7 +172,7 @@ def test_the_one_class_check_reads_its_predictions_only():
     [
         (lambda **kw: DecentralizedClassifier(variant="radmm", **kw), 1.05, 1e6, 106),  # ⌈5κ⌉ = 105, made even
         (lambda **kw: DecentralizedClassifier(variant="pp", **kw), 1.05, 1e6, 105),
-        (lambda **kw: DecentralizedClassifier(variant="pp", **kw), 1.05, 10.0, 100),
+        (lambda **kw: DecentralizedClassifier(variant="pp", **kw), 1.05, 10.0, 2),  # one noisy iteration
         (PDMLClassifier, 2.0, math.inf, 200),
         (PDMLClassifier, 2.0, 3.0, 100),
     ],

@@ -54,7 +54,7 @@ def test_total_budget_composes_label_and_broadcasts(cancer):
     assert model.privacy_["rdp"] == pytest.approx(2.0, rel=1e-6) and model.privacy_["rdp"] <= 2.0
     assert model.info_["label_epsilon"] == 1.0
     assert 0 < model.info_["epsilon_phase2"]["rdp"] < 2.0
-    assert len(model.ledger_) == 5 + 5 * 20 and not hasattr(model, "secret_result_")
+    assert len(model.ledger_) == 2 + 2 * 20 and not hasattr(model, "secret_result_")  # the default 2 groups
     split = PDMLClassifier(epsilon=2.0, label_epsilon=1.5, n_iterations=20, tol=None, random_state=0).fit(X, y)
     assert split.privacy_["rdp"] <= 2.0 and split.info_["noise_multiplier"] > model.info_["noise_multiplier"]
     with pytest.raises(ValueError, match="label_epsilon=2 leaves no budget"):

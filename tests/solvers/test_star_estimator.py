@@ -204,7 +204,7 @@ def test_defaults_total_budget_and_derived_per_iteration_epsilon(tabular):
     assert model.privacy_["exact_gaussian"] == pytest.approx(1.0, rel=1e-8)
     assert model.privacy_["exact_gaussian"] <= 1.0 + 1e-8
     assert 0 < model.info_["epsilon_per_iteration"] < 1.0 / 300 * 20
-    assert len(model.ledger_) == 5 * 300 and model.n_iter_ == 300
+    assert len(model.ledger_) == 1 * 300 and model.n_iter_ == 300 and model.info_["n_agents"] == 1  # one holder
     per_iteration = DPADMMClassifier(
         budget="per_iteration", epsilon=model.info_["epsilon_per_iteration"], random_state=0
     ).fit(X, y)
@@ -212,7 +212,7 @@ def test_defaults_total_budget_and_derived_per_iteration_epsilon(tabular):
     for name in ("lam", "data_norm", "noise_multiplier"):
         assert name in model.info_
     assert model.info_["data_norm"] == math.sqrt(8)
-    assert model.info_["lam"] == pytest.approx(5 / (400 * 8 * 2))
+    assert model.info_["lam"] == pytest.approx(1 / (400 * 8 * 2))
 
 
 def test_no_noise_matches_logistic_regression_with_intercept(tabular):
