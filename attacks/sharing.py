@@ -225,9 +225,9 @@ class SharingNP:
     """Neyman–Pearson test for party m's block in output mode (ũ_m = D_m x_m + N(0, σ²I_N)).
 
     Threat model: the adversary reads the public transcript (ũ_m, r, y), and knows D_m and D′_m,
-    λ, ρ, b_1 and σ (public parameters); it never reads x_m or the noise. It replays (6) — the
-    ball-constrained closed form of the solver (``solvers.sharing.ball_constrained_l2_coefficients``)
-    — under both hypotheses from the state the transcript reveals (y^t, r^t, ũ_m^t).
+    λ, ρ, b_1 and σ (public parameters); it never reads x_m or the noise. It replays (6) — the solver's
+    own step (``solvers.engine.StepSolver.replay``) — under both hypotheses from the state the transcript
+    reveals (y^t, r^t, ũ_m^t).
 
     Args:
       solver: the ``ADMMSharing`` run (output mode, R = ½‖·‖²).
@@ -262,30 +262,12 @@ class SharingNP:
             raise ValueError("problem_in and problem_out must share λ and the labels (only D_m differs)")
         _block(self.problem_in, self.party), _block(self.problem_out, self.party)
 
-    def _clean(self, problem, rho: float, u_prev, r_prev, y_prev) -> np.ndarray:
-        """Party m's noise-free release D_m x_m^{t+1} under ``problem`` for states (..., N)."""
-        from solvers.sharing import ball_constrained_l2_coefficients
-
-        svd = problem.block_svd
-        m = self.party
-        U, s = svd.U[m], svd.s[m]
-        shape = u_prev.shape
-        state = (y_prev + rho * (r_prev - u_prev)).reshape(1, -1, shape[-1])
-        with np.errstate(divide="ignore", invalid="ignore"):  # the secular equation at rows where it is unused
-            a = ball_constrained_l2_coefficients(state @ U, s[None, :], problem.lam, rho, self.solver.b1)
-        return ((a * s) @ U.T).reshape(shape)
-
     def replay(self, result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(ũ_m, c_D, c_D′), each (T, R, N): the releases and the noise-free releases under D and D′."""
-        u, r, y = _public(result, self.party, batched=True)
-        rho = float(result.details.rho)
-        zeros = np.zeros_like(u[:1])
-        u_prev, r_prev, y_prev = (np.concatenate([zeros, a[:-1]]) for a in (u, r, y))
-        return (
-            u,
-            self._clean(self.problem_in, rho, u_prev, r_prev, y_prev),
-            self._clean(self.problem_out, rho, u_prev, r_prev, y_prev),
-        )
+        """(ũ_m, c_D, c_D′), each (T, R, N): the releases and the noise-free releases under D and D′, replayed
+        by the solver's own step from the public transcript (``solvers.engine.StepSolver.replay``)."""
+        _public(result, self.party, batched=True)  # a batched ADMM-sharing transcript that holds party m
+        replay = self.solver.replay(self.problem_in, self.problem_out, self.party, result.transcript)
+        return replay.sent, replay.mean_in, replay.mean_out
 
     def statistics(self, result) -> tuple[np.ndarray, np.ndarray]:
         """(LLR (R,), realised μ² (R,)): the summed log-likelihood ratio and Σ_t ‖c_D − c_D′‖²/σ²."""

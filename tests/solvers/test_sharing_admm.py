@@ -428,22 +428,24 @@ def _neighbours(n=30, widths=(2, 3), seed=4):
     return (VerticalProblem(partition_vertical(A, y, list(widths))) for A in (X, X_out))
 
 
-def test_the_engines_replay_is_the_np_attacks_own_replay(small):
-    """``StepSolver.replay`` (derived from the step) recomputes party 0's noise-free shares under D and D′
-    as ``attacks.sharing.SharingNP`` does with its own code (a 1e-10 agreement, of 1e-16 rounding), and
-    reads back the released shares and σ."""
-    from attacks.sharing import SharingNP
-
+def test_the_engines_replay_recomputes_the_noise_free_shares_under_d_and_d_prime():
+    """``StepSolver.replay`` (derived from the step) gives party 0's noise-free shares from the public
+    transcript: under D the white-box ``u_clean``, under D′ a naive solve of (6) (``x_update_reference``)."""
     problem, other = _neighbours()
-    solver = ADMMSharing(n_iterations=4, noise="output", noise_multiplier=0.5, b1=0.5)
-    result = solver.run(problem, seed=3, trials=2, **NO_ACCOUNTANTS)
-    replay = solver.replay(problem, other, 0, result.transcript)
-    u, c_in, c_out = SharingNP(solver, problem, other, 0).replay(result)
-    np.testing.assert_array_equal(replay.sent, u)
-    np.testing.assert_allclose(replay.mean_in, c_in, rtol=0, atol=1e-10)
-    np.testing.assert_allclose(replay.mean_out, c_out, rtol=0, atol=1e-10)
-    assert np.abs(c_in - c_out).max() > 1e-3  # the two data sets' shares differ: the check can fail
-    np.testing.assert_array_equal(replay.sigma, np.full(4, result.details.sigma[0]))
+    solver = ADMMSharing(n_iterations=4, noise="output", sigma=0.05, b1=50.0)
+    result = solver.run(problem, seed=3, trials=2, record_white_box=True, **NO_ACCOUNTANTS)
+    assert result.info["max_x_norm"] < 50.0  # the ball is inactive: (6) is the unconstrained solve
+    replay, t = solver.replay(problem, other, 0, result.transcript), result.transcript
+    np.testing.assert_array_equal(replay.sent, t["u"][:, :, 0])
+    np.testing.assert_allclose(replay.mean_in, t["u_clean"][:, :, 0], rtol=0, atol=1e-13)
+    block, rho = other.partition.D[0, :, :2], result.details.rho
+    previous = [np.concatenate([np.zeros_like(a[:1]), a[:-1]]) for a in (t["u"][:, :, 0], t["r"], t["y"])]
+    for k, r in np.ndindex(4, 2):
+        u, residual, dual = (a[k, r] for a in previous)
+        x = x_update_reference(block, dual, residual - u, other.lam, rho)
+        np.testing.assert_allclose(replay.mean_out[k, r], block @ x, rtol=0, atol=1e-10)
+    assert np.abs(replay.mean_in - replay.mean_out).max() > 1e-3  # D and D′ differ: the check can fail
+    np.testing.assert_array_equal(replay.sigma, np.full(4, 0.05))
 
 
 def test_what_the_step_cannot_replay_is_refused(small):
