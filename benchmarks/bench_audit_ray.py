@@ -13,6 +13,14 @@ runtime removed), its seconds for the trials and its peak resident memory (``ru_
 - ``driver memory``: the peak resident memory of a driver at ``--memory-trials`` trials per side
   (skipped with ``--memory-trials 0``).
 
+With ``--cluster`` the speed and equality runs use real node processes started the documented way
+(``ray start --head``, then ``ray start --address``; benchmarks/ray_cluster.py): ``dp-audit TARGET
+--backend ray --address ADDR`` on a head of 1 CPU alone, then on the head plus a second node of 1 CPU,
+against the in-process command with the same seed (the reports compared without their runtime and
+command line)::
+
+  python benchmarks/bench_audit_ray.py --cluster --trials 2000000
+
 Exit status 0 when every report agrees, 1 otherwise.
 """
 
@@ -25,9 +33,16 @@ import resource
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script: the repository's packages, benchmarks included
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.ray_cluster import local_cluster  # noqa: E402
 
 #: Seconds after the chunks started before a worker is killed.
 KILL_AFTER = 5.0
@@ -69,9 +84,11 @@ def driver(target: str, trials: int, cpus: int, backend: str, kill: bool) -> Non
     if backend == "ray":
         import ray
 
-        root = str(Path(__file__).resolve().parents[1])
         ray.init(
-            num_cpus=cpus, include_dashboard=False, log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": root}}
+            num_cpus=cpus,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}},
         )
     killed: list[int] = []
     if kill:
@@ -94,11 +111,77 @@ def _measure(target: str, trials: int, cpus: int, backend: str = "ray", kill: bo
     return result
 
 
+# A driver on the cluster at argv[1]: prints the live nodes, the cluster's CPUs and the seconds of the command.
+CLUSTER_DRIVER = """
+import sys, time, ray
+from audits.run import main
+ray.init(address=sys.argv[1], log_to_driver=False, configure_logging=False)
+alive = [node for node in ray.nodes() if node["Alive"]]
+start = time.perf_counter()
+status = main(sys.argv[2:])
+print(len(alive), int(ray.cluster_resources().get("CPU", 0)), time.perf_counter() - start, flush=True)
+sys.exit(status)
+"""
+
+
+def _report(folder: Path) -> str:
+    report = json.loads((folder / "report.json").read_text())
+    report.pop("runtime_seconds")
+    report.pop("command")  # as typed: --backend, --address and --out differ
+    return json.dumps(report, sort_keys=True)
+
+
+def _on_cluster(target: str, trials: int, cpus: list[int], folder: Path) -> float:
+    """Seconds of ``dp-audit TARGET --backend ray`` on a local cluster of nodes with ``cpus`` CPUs each."""
+    command = [target, "--trials", str(trials), "--no-figures", "--quiet", "--backend", "ray"]
+    with local_cluster(cpus, folder, [str(ROOT)]) as cluster:
+        for _ in range(24):  # the nodes join within two minutes
+            done = subprocess.run(
+                [sys.executable, "-c", CLUSTER_DRIVER, cluster.address, *command, "--address", cluster.address]
+                + ["--out", str(folder / "report")],
+                cwd=ROOT,
+                env=cluster.environment,
+                capture_output=True,
+                text=True,
+            )
+            nodes, total, seconds = done.stdout.split()[-3:] if done.stdout.strip() else ("0", "0", "0")
+            if (int(nodes), int(total)) == (len(cpus), sum(cpus)):
+                if done.returncode not in (0, 1):
+                    raise RuntimeError(f"the audit on the cluster failed: {done.stderr[-2000:]}")
+                return float(seconds)
+            time.sleep(5.0)
+        raise RuntimeError(f"the cluster of {cpus} CPUs did not start: {cluster.tail()} {done.stderr[-500:]}")
+
+
+def cluster_speed_up(target: str, trials: int) -> bool:
+    """Print the 1-node and 2-node seconds, the speed-up and the equality with the in-process report."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folders = {name: Path(scratch) / name for name in ("local", "one", "two")}
+        for folder in folders.values():
+            folder.mkdir()
+        start = time.perf_counter()
+        command = [sys.executable, "-m", "audits.run", target, "--trials", str(trials), "--no-figures", "--quiet"]
+        subprocess.run(
+            [*command, "--out", str(folders["local"] / "report")], cwd=ROOT, capture_output=True, check=False
+        )
+        local = time.perf_counter() - start
+        one = _on_cluster(target, trials, [1], folders["one"])
+        two = _on_cluster(target, trials, [1, 1], folders["two"])
+        reports = [_report(folder / "report") for folder in folders.values()]
+    print(f"{target}, {trials:,} trials per side, on a local cluster started with ray start")
+    print(f"in process (2 worker processes): {local:.1f} s (with start-up)")
+    print(f"head of 1 CPU: {one:.1f} s; head + second node, 1 CPU each: {two:.1f} s; speed-up {one / two:.2f}x")
+    same = reports[0] == reports[1] == reports[2]
+    print(f"same report (in process, 1 node, 2 nodes): {same}")
+    return same
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=200_000, help="trials per side of the speed runs")
     parser.add_argument("--memory-trials", type=int, default=10_000_000, help="trials per side of the memory run")
     parser.add_argument("--target", default="dpadmm")
+    parser.add_argument("--cluster", action="store_true", help="speed and equality on node processes (ray start)")
     parser.add_argument("--driver", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--cpus", type=int, default=2, help=argparse.SUPPRESS)
     parser.add_argument("--backend", default="ray", help=argparse.SUPPRESS)
@@ -107,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.driver:
         driver(args.target, args.trials, args.cpus, args.backend, args.kill)
         return 0
+    if args.cluster:
+        return 0 if cluster_speed_up(args.target, args.trials) else 1
     local = _measure(args.target, args.trials, 1, backend="processes")
     one, two = (_measure(args.target, args.trials, cpus) for cpus in (1, 2))
     killed = _measure(args.target, args.trials, 2, kill=True)
