@@ -44,6 +44,7 @@ from accountants.constraints import (
     OneOf,
     Optional,
     Positive,
+    validate_parameters,
 )
 from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.gaussian_dp import gaussian_mu
@@ -67,11 +68,9 @@ __all__ = [
     "noise_seed_sequence",
     "per_release_epsilon",
     "positive_integer",
-    "positive_number",
     "public_info",
     "shared_constraints",
     "sklearn_lam",
-    "true_or_false",
     "validate_classification_data",
     "warn_if_loose_bound",
     "warn_if_not_converged",
@@ -190,9 +189,7 @@ def fit_one_vs_rest(estimator: BaseEstimator, X: np.ndarray, y: np.ndarray, budg
     """
     K = int(estimator.classes_.size)
     params = estimator.get_params(deep=False)
-    split = {
-        name: positive_number(params[name], name, allow_inf=True) / K for name in budget if params[name] is not None
-    }
+    split = {name: float(params[name]) / K for name in budget if params[name] is not None}
     seeds: list[object] = [None] * K
     if params.get("random_state") is not None:
         seeds = [int(child.generate_state(1)[0]) for child in noise_seed_sequence(params["random_state"]).spawn(K)]
@@ -223,21 +220,6 @@ def fit_one_vs_rest(estimator: BaseEstimator, X: np.ndarray, y: np.ndarray, budg
     warn_if_one_class(estimator.classes_[scores.argmax(axis=1)], type(estimator).__name__)
 
 
-def positive_number(value: object, name: str, *, allow_inf: bool = False) -> float:
-    """``value`` as a float if it is a real number > 0 (finite unless ``allow_inf``).
-
-    Raises:
-      ValueError: anything else; the message names the argument.
-    """
-    kind = "a positive number" + (" (or inf)" if allow_inf else "")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    number = float(value)
-    if math.isnan(number) or number <= 0 or (math.isinf(number) and not allow_inf):
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return number
-
-
 @dataclass(frozen=True)
 class UnitBallRecords:
     """The public map of a user's rows into the unit ball that the papers' analyses assume.
@@ -265,20 +247,23 @@ class UnitBallRecords:
     intercept_scaling: float | None
 
     @classmethod
+    @validate_parameters(
+        n_features=Integer(1),
+        data_norm=SHARED_CONSTRAINTS["data_norm"],
+        fit_intercept=SHARED_CONSTRAINTS["fit_intercept"],
+        intercept_scaling=SHARED_CONSTRAINTS["intercept_scaling"],
+    )
     def create(
-        cls, n_features: int, data_norm: object, fit_intercept: object, intercept_scaling: object
+        cls, n_features: int, data_norm: float | None, fit_intercept: bool, intercept_scaling: float
     ) -> UnitBallRecords:
         """From estimator parameters: ``data_norm`` None is sqrt(d) (the norm of a row whose d
         features are each within [−1, 1], e.g. standardised features), a public value.
 
         Raises:
-          ValueError: a bad parameter (the message names it).
+          TypeError / ValueError: a bad parameter (the message names it).
         """
-        if not isinstance(fit_intercept, (bool, np.bool_)):
-            raise ValueError(f"fit_intercept must be True or False, got {fit_intercept!r}")
-        norm = math.sqrt(n_features) if data_norm is None else positive_number(data_norm, "data_norm")
-        scaling = positive_number(intercept_scaling, "intercept_scaling")
-        return cls(norm, scaling if fit_intercept else None)
+        norm = math.sqrt(n_features) if data_norm is None else float(data_norm)
+        return cls(norm, float(intercept_scaling) if fit_intercept else None)
 
     @property
     def scale(self) -> float:
@@ -306,15 +291,20 @@ class UnitBallRecords:
         return w[None, :-1] / (self.data_norm * s), np.array([w[-1] * self.intercept_scaling / s])
 
 
-def sklearn_lam(C: object, n_rows: int, n_agents: int, records: UnitBallRecords) -> float:
+@validate_parameters(
+    C=SHARED_CONSTRAINTS["C"],
+    n_rows=Integer(1),
+    n_agents=Integer(1),
+    records=Instance(UnitBallRecords, "a UnitBallRecords", UnitBallRecords(1.0, None)),
+)
+def sklearn_lam(C: float, n_rows: int, n_agents: int, records: UnitBallRecords) -> float:
     """λ of F = Σ_i [(1/m_i) Σ_j ℓ + (λ/N) R] on the records x̃ that matches scikit-learn's
     C Σ_j ℓ(wᵀx_j) + ½‖w‖² on the raw rows: with m_i = n/N, F is (N/n)·(Σ_j ℓ + (λ n/N)·½‖w̃‖²) and
     w̃ = (B s)·w, so λ = N / (C n (B s)²).
 
     Raises:
-      ValueError: C is not a positive number.
+      TypeError / ValueError: a bad argument (the message names it).
     """
-    C = positive_number(C, "C")
     return n_agents / (C * n_rows * (records.data_norm * records.scale) ** 2)
 
 
@@ -473,17 +463,6 @@ def positive_integer(value: object, name: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
-
-
-def true_or_false(value: object, name: str) -> bool:
-    """``value`` as a bool if it is one (numpy's included).
-
-    Raises:
-      ValueError: anything else; the message names the argument.
-    """
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def graph_topology(graph: object, n_agents: int) -> GraphTopology:

@@ -42,7 +42,6 @@ of Theorem 1 analyses):
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -51,8 +50,9 @@ import numpy as np
 from dp_accounting import dp_event
 
 from accountants import gaussian_epsilon
+from accountants.constraints import Integer, NonNegative, OneOf, Optional, Positive
 from mechanisms import GaussianMechanism, Mechanism
-from mechanisms.gaussian import Calibration
+from mechanisms.gaussian import CALIBRATION, DELTA, Calibration
 from solvers.engine.plan import RunPlan, details_info
 from solvers.engine.recording import ChannelSpec
 from solvers.engine.step import Agents, Combined, Release, StepSolver
@@ -181,9 +181,6 @@ class ClaimedSharingPlan(NoisySharingPlan):
     claim_reason: str
 
 
-_NOISE_MODES = (None, "parameter", "output")
-
-
 class _UnaccountedGaussian(Mechanism):
     """N(0, σ²) draws for the modes whose privacy is only claimed: no event, nothing to register."""
 
@@ -257,27 +254,26 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
         ),
     }
 
+    parameter_constraints = {
+        "rho": Optional(Positive()),
+        "n_iterations": Integer(1),
+        "noise": Optional(OneOf("parameter", "output")),
+        "epsilon": Optional(Positive()),
+        "noise_multiplier": Optional(Positive()),
+        "sigma": Optional(NonNegative()),
+        "delta": DELTA,
+        "delta_target": Optional(DELTA),
+        "delta_prime": DELTA,
+        "b1": Optional(Positive()),
+        "sensitivity": OneOf("safe", "paper"),
+        "calibration": CALIBRATION,
+        "tol": Positive(),
+        "inner_tol": Positive(),
+    }
+
     def __post_init__(self) -> None:
-        T = self.n_iterations
-        if isinstance(T, bool) or not isinstance(T, numbers.Integral) or T < 1:
-            raise ValueError(f"n_iterations must be an integer >= 1, got {T!r}")
-        if self.rho is not None:
-            _check_positive(self.rho, "rho")
-        if self.noise not in _NOISE_MODES:
-            raise ValueError(f"noise must be None, 'parameter' or 'output', got {self.noise!r}")
-        if self.sensitivity not in ("safe", "paper"):
-            raise ValueError(f"sensitivity must be 'safe' or 'paper', got {self.sensitivity!r}")
-        if self.calibration not in ("classic", "analytic"):
-            raise ValueError(f"calibration must be 'classic' or 'analytic', got {self.calibration!r}")
+        super().__post_init__()
         self._check_noise_scale()
-        if self.b1 is not None:
-            _check_positive(self.b1, "b1")
-        for name in ("delta", "delta_prime") + (("delta_target",) if self.delta_target is not None else ()):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
-                raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-        _check_positive(self.tol, "tol")
-        _check_positive(self.inner_tol, "inner_tol")
 
     def _check_noise_scale(self) -> None:
         """Exactly one of epsilon, noise_multiplier, sigma with a noise mode (and b1), none without."""
@@ -295,12 +291,6 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
                 f"noise={self.noise!r} needs b1, the radius of the ball that keeps every ‖x_m‖ ≤ b1 "
                 "(the bound the sensitivity rests on)"
             )
-        if self.epsilon is not None:
-            _check_positive(self.epsilon, "epsilon")
-        if self.noise_multiplier is not None:
-            _check_positive(self.noise_multiplier, "noise_multiplier")
-        if self.sigma is not None:
-            _check_positive(self.sigma, "sigma", allow_zero=True)
 
     @property
     def certified(self) -> bool:
@@ -568,10 +558,3 @@ class PartyState:
 
     x: np.ndarray | None
     shared: np.ndarray
-
-
-def _check_positive(value: object, name: str, allow_zero: bool = False) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    if value < 0 or (value == 0 and not allow_zero):
-        raise ValueError(f"{name} must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")

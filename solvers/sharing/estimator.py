@@ -39,6 +39,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from accountants.calibration import calibrate_noise_multiplier
+from accountants.constraints import (
+    AnyOf,
+    Constraint,
+    Integer,
+    Items,
+    Positive,
+    check_parameters,
+)
 from accountants.exact_gaussian import ExactGaussianAccountant
 from mechanisms.gaussian import Calibration
 from solvers.private_estimator import (
@@ -48,10 +56,8 @@ from solvers.private_estimator import (
     UnitBallRecords,
     fit_one_vs_rest,
     noise_seed_sequence,
-    positive_integer,
-    positive_number,
     public_info,
-    true_or_false,
+    shared_constraints,
     validate_classification_data,
     warn_if_one_class,
 )
@@ -105,6 +111,27 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
     """
 
     result_ = RemovedResult()
+    #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
+    parameter_constraints: dict[str, Constraint] = {
+        **shared_constraints("data_norm", "clip", "accountants", "random_state", "backend", "keep_secrets"),
+        **{
+            name: ADMMSharing.parameter_constraints[name]
+            for name in (
+                "n_iterations",
+                "noise",
+                "epsilon",
+                "noise_multiplier",
+                "sigma",
+                "delta",
+                "b1",
+                "sensitivity",
+                "calibration",
+            )
+        },
+        "blocks": AnyOf(Integer(1), Items("one sequence of column indices per party")),
+        "C": Positive(),
+        "rho_scale": Positive(),
+    }
 
     def __init__(
         self,
@@ -153,14 +180,11 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
           ValueError: y neither binary nor multiclass, bad blocks (overlap, missing columns), bad
             parameters, or rows with ‖x‖ > ``data_norm`` and ``clip=False`` in a private mode.
         """
+        check_parameters(self)
         X, y = validate_classification_data(self, X, y)
         if self.classes_.size > 2:
             fit_one_vs_rest(self, X, y, ("epsilon", "delta"))
             return self
-        if not (isinstance(self.C, (int, float)) and 0 < self.C < math.inf):
-            raise ValueError(f"C must be a positive finite number (λ = 1/(C·N·B²), the regularisation), got {self.C!r}")
-        if not (isinstance(self.rho_scale, (int, float)) and self.rho_scale > 0):
-            raise ValueError(f"rho_scale must be a positive number, got {self.rho_scale!r}")
         if isinstance(self.blocks, numbers.Integral) and not isinstance(self.blocks, bool) and self.blocks > X.shape[1]:
             raise ValueError(f"blocks={self.blocks} parties need a column each, got n_features = {X.shape[1]}")
         records = UnitBallRecords.create(X.shape[1], self.data_norm, False, 1.0)
@@ -169,7 +193,7 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         if not 0 < lam < math.inf:
             raise ValueError(f"C={self.C!r} is too large: the regularisation λ = 1/(C·N·B²) with N = {n} rows is 0")
         labels = np.where(y == self.classes_[1], 1.0, -1.0)
-        rows = records.transform(X, clip=true_or_false(self.clip, "clip"))
+        rows = records.transform(X, clip=bool(self.clip))
         problem = VerticalProblem(partition_vertical(rows, labels, self.blocks), lam=lam)
         epsilon, noise_multiplier = self._per_release_budget()
         b1 = self.b1
@@ -187,8 +211,6 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
             sensitivity=self.sensitivity,
             calibration=self.calibration,
         )
-        if not isinstance(self.keep_secrets, (bool, np.bool_)):
-            raise ValueError(f"keep_secrets must be True or False, got {self.keep_secrets!r}")
         keep = bool(self.keep_secrets)
         seed = noise_seed_sequence(self.random_state)
         result = solver.run(
@@ -218,20 +240,14 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         T-fold exact Gaussian composition in the certified mode, ε/T in the claim modes; the user's
         ``noise_multiplier`` or ``sigma`` as they are when one is given (it overrides ``epsilon``);
         nothing without noise.
-
-        Raises:
-          ValueError: ``epsilon`` is not a positive finite number (in a noise mode, with neither
-            ``noise_multiplier`` nor ``sigma``), or ``n_iterations`` is not a positive integer.
         """
         if self.noise is None:
             return None, None
         if self.noise_multiplier is not None or self.sigma is not None or self.epsilon is None:
             return None, self.noise_multiplier
-        epsilon = positive_number(self.epsilon, "epsilon")
-        T = positive_integer(self.n_iterations, "n_iterations")
+        epsilon, T = float(self.epsilon), int(self.n_iterations)
         if self.noise == "output" and self.sensitivity == "safe":
-            delta = positive_number(self.delta, "delta")
-            z = calibrate_noise_multiplier(epsilon, delta, count=T, accountant=ExactGaussianAccountant)
+            z = calibrate_noise_multiplier(epsilon, float(self.delta), count=T, accountant=ExactGaussianAccountant)
             return None, float(z)
         return epsilon / T, self.noise_multiplier
 

@@ -19,7 +19,6 @@ comparison).
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 from dp_accounting import dp_event
 
+from accountants.constraints import Integer, NonNegative, OneOf, Positive
 from mechanisms import make_rng
 from solvers.engine.plan import RunPlan
 from solvers.engine.recording import ChannelSpec
@@ -81,18 +81,13 @@ class VerticalSGD(VerticalSolver):
         ),
     }
 
-    def __post_init__(self) -> None:
-        for name, positive in (("learning_rate", True), ("init_scale", False)):
-            value = getattr(self, name)
-            real = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
-            if not real or value < 0 or (positive and value == 0):
-                raise ValueError(f"{name} must be a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
-        for name in ("batch_size", "n_epochs"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if self.schedule not in ("constant", "inverse_sqrt"):
-            raise ValueError(f"schedule must be 'constant' or 'inverse_sqrt', got {self.schedule!r}")
+    parameter_constraints = {
+        "learning_rate": Positive(),
+        "batch_size": Integer(1),
+        "n_epochs": Integer(1),
+        "init_scale": NonNegative(),
+        "schedule": OneOf("constant", "inverse_sqrt"),
+    }
 
     def plan(self, problem: VerticalProblem) -> RunPlan[VerticalSGDPlan]:
         M = problem.n_parties

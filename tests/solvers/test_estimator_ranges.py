@@ -31,7 +31,7 @@ def data():
         (lambda: PDMLClassifier(epsilon=1e-300), "epsilon must be >= 0.01 \\(or inf\\) with label_epsilon=None"),
         (lambda: PDMLClassifier(epsilon=0.003), "epsilon must be >= 0.01"),
         (lambda: PDMLClassifier(epsilon=1.0, label_epsilon=1e-4), "label_epsilon must be >= 0.005"),
-        (lambda: VerticalLogisticRegression(C=math.inf), "C must be a positive finite number .*got inf"),
+        (lambda: VerticalLogisticRegression(C=math.inf), "^C must be finite and > 0 \\(a real number\\), got inf$"),
         (lambda: VerticalLogisticRegression(C=1e307), "C=1e\\+307 is too large: the regularisation λ"),
     ],
 )

@@ -167,7 +167,7 @@ def test_keep_secrets_must_be_a_bool(data):
     X, y = data
     with pytest.raises(TypeError, match="^keep_secrets must be True or False, got 'yes'$"):
         DPADMMClassifier(n_agents=2, n_iterations=2, keep_secrets="yes").fit(X, y)
-    with pytest.raises(ValueError, match="keep_secrets"):
+    with pytest.raises(TypeError, match="^keep_secrets must be True or False, got 1$"):
         VerticalLogisticRegression(n_iterations=2, keep_secrets=1).fit(X, y)
 
 

@@ -52,15 +52,15 @@ def test_sgd_starts_from_a_small_random_model_and_admm_from_zero(problem):
 
 
 @pytest.mark.parametrize(
-    "kwargs, message",
+    "kwargs, error, message",
     [
-        ({"learning_rate": 0.0}, "learning_rate"),
-        ({"batch_size": 0}, "batch_size"),
-        ({"n_epochs": 1.5}, "n_epochs"),
-        ({"schedule": "cosine"}, "schedule"),
-        ({"init_scale": -1.0}, "init_scale"),
+        ({"learning_rate": 0.0}, ValueError, "^learning_rate must be finite and > 0"),
+        ({"batch_size": 0}, ValueError, "^batch_size must be an int >= 1, got 0$"),
+        ({"n_epochs": 1.5}, TypeError, "^n_epochs must be an int >= 1, got 1.5$"),
+        ({"schedule": "cosine"}, ValueError, "^schedule must be 'constant' or 'inverse_sqrt', got 'cosine'$"),
+        ({"init_scale": -1.0}, ValueError, "^init_scale must be finite and >= 0"),
     ],
 )
-def test_bad_parameters(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_parameters(kwargs, error, message):
+    with pytest.raises(error, match=message):
         VerticalSGD(**kwargs)
