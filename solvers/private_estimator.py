@@ -20,7 +20,6 @@ models only).
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -67,7 +66,6 @@ __all__ = [
     "graph_topology",
     "noise_seed_sequence",
     "per_release_epsilon",
-    "positive_integer",
     "public_info",
     "shared_constraints",
     "sklearn_lam",
@@ -452,17 +450,6 @@ def warn_if_not_converged(
             stacklevel=3,
         )
     return turn
-
-
-def positive_integer(value: object, name: str) -> int:
-    """``value`` as an int if it is an integer ≥ 1 (not a bool).
-
-    Raises:
-      ValueError: anything else; the message names the argument.
-    """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def graph_topology(graph: object, n_agents: int) -> GraphTopology:
