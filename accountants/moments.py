@@ -47,6 +47,9 @@ LOGGER = logging.getLogger(__name__)
 #: Largest order at which the curves of sampled releases are taken from dp-accounting (each costs
 #: O(α) there; its default grid stops at 1024).
 DELEGATED_MAX_ORDER = 1024.0
+#: Largest noise multiplier of a Poisson-sampled Gaussian whose series are summed: beyond it σ² can
+#: overflow, and the unsampled Gaussian's curve α/(2σ²) < 1e-197 at α <= 1e3 bounds the release.
+SERIES_MAX_SIGMA = 1e100
 #: Assumed relative error of dp-accounting's randomized-response curve above DELEGATED_MAX_ORDER.
 HIGH_ORDER_RR_ERROR = 1e-9
 #: Relative error bound of the closed-form curves here (Gaussian, Laplace, pure ε): a few
@@ -246,12 +249,15 @@ class MomentsAccountant(Accountant[FloatArray]):
     def _array_curve(self, event: dp_event.DpEvent, own: NDArray[np.bool_], integer: NDArray[np.bool_]) -> FloatArray:
         """The curve of a Poisson-sampled Gaussian release at the orders ``own`` (∞ elsewhere):
         dp-accounting's sums on arrays, its integer-order one without cancellation
-        (:mod:`accountants.sampled_rdp`); above ``DELEGATED_MAX_ORDER`` the unsampled Gaussian's
-        curve, which bounds it (see :meth:`_delegated_curve`)."""
+        (:mod:`accountants.sampled_rdp`); above ``DELEGATED_MAX_ORDER``, and at every order when σ
+        exceeds ``SERIES_MAX_SIGMA``, the unsampled Gaussian's curve, which bounds it (see
+        :meth:`_delegated_curve`)."""
         assert isinstance(event, dp_event.PoissonSampledDpEvent)
         q, sigma = event.sampling_probability, event.event.noise_multiplier
         curve = np.full_like(self.orders, math.inf)
         high = self.orders > DELEGATED_MAX_ORDER
+        if sigma > SERIES_MAX_SIGMA:  # σ² can overflow the series; the Gaussian's curve is below 1e-197
+            high, own = high | own, np.zeros_like(own)
         curve[high] = gaussian_rdp(self.orders[high], sigma)
         with np.errstate(all="ignore"):  # ∞ is a valid curve value
             curve[own & integer] = sampled_gaussian_integer_rdp(self.orders[own & integer], q, sigma)

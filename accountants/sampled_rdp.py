@@ -71,6 +71,8 @@ def sampled_gaussian_fractional_rdp(orders: FloatArray, sampling_probability: fl
     q = sampling_probability
     orders = np.asarray(orders, dtype=float)
     result = np.full(orders.shape, math.inf)
+    if orders.size == 0:
+        return result
     log_q, log_1mq = math.log(q), math.log1p(-q)
     z0 = sigma**2 * math.log(1 / q - 1) + 0.5
     alphas = orders[:, None]

@@ -8,7 +8,8 @@ from dp_accounting import dp_event
 from dp_accounting.rdp import RdpAccountant
 
 from accountants import MomentsAccountant
-from accountants.moments import DELEGATED_CURVE_ERROR
+from accountants.moments import DELEGATED_CURVE_ERROR, SERIES_MAX_SIGMA
+from accountants.rdp import gaussian_rdp
 from accountants.sampled_rdp import sampled_gaussian_integer_rdp
 
 SETTINGS = [(0.01, 1.0), (0.3, 0.5), (0.001, 5.0), (0.999, 0.8), (0.5, 0.05), (1e-6, 1.0), (1e-9, 30.0)]
@@ -74,3 +75,16 @@ def test_the_moments_accountant_answers_as_dp_accounting(q, sigma, count, delta)
 def test_bad_arguments_are_named(orders, q, sigma, name):
     with pytest.raises(ValueError, match=name):
         sampled_gaussian_integer_rdp(orders, q, sigma)
+
+
+@pytest.mark.parametrize("sigma", [1e101, 1.3407807929942597e154, 1e300])
+def test_a_noise_multiplier_whose_square_overflows_gets_the_unsampled_gaussians_curve(sigma):
+    """Beyond SERIES_MAX_SIGMA the series are not summed (σ² overflows a float near 1.34e154, a case
+    hypothesis found): the curve is the unsampled Gaussian's α/(2σ²), which bounds the sampled one."""
+    assert sigma > SERIES_MAX_SIGMA
+    sampled = MomentsAccountant().register(dp_event.PoissonSampledDpEvent(0.5, dp_event.GaussianDpEvent(sigma)), 3)
+    plain = MomentsAccountant().register(dp_event.GaussianDpEvent(sigma), 3)
+    assert sampled.get_epsilon(1e-5) == plain.get_epsilon(1e-5)
+    assert sampled.get_delta(1.0) == plain.get_delta(1.0)
+    # At SERIES_MAX_SIGMA, where the series is still summed, it stays below the unsampled curve.
+    assert np.all(sampled_gaussian_integer_rdp(ORDERS, 0.5, SERIES_MAX_SIGMA) <= gaussian_rdp(ORDERS, SERIES_MAX_SIGMA))
