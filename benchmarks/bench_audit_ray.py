@@ -111,15 +111,21 @@ def _measure(target: str, trials: int, cpus: int, backend: str = "ray", kill: bo
     return result
 
 
-# A driver on the cluster at argv[1]: prints the live nodes, the cluster's CPUs and the seconds of the command.
-CLUSTER_DRIVER = """
+#: Exit status of the cluster driver when not every node has joined yet (it then runs nothing).
+NOT_JOINED = 3
+# A driver on the cluster at argv[1] with argv[2] CPUs: when they have all joined, runs the command and prints
+# the live nodes, the cluster's CPUs and the command's seconds; otherwise exits NOT_JOINED at once.
+CLUSTER_DRIVER = f"""
 import sys, time, ray
 from audits.run import main
 ray.init(address=sys.argv[1], log_to_driver=False, configure_logging=False)
 alive = [node for node in ray.nodes() if node["Alive"]]
+cpus = int(ray.cluster_resources().get("CPU", 0))
+if cpus != int(sys.argv[2]):
+    sys.exit({NOT_JOINED})
 start = time.perf_counter()
-status = main(sys.argv[2:])
-print(len(alive), int(ray.cluster_resources().get("CPU", 0)), time.perf_counter() - start, flush=True)
+status = main(sys.argv[3:])
+print(len(alive), cpus, time.perf_counter() - start, flush=True)
 sys.exit(status)
 """
 
@@ -137,19 +143,22 @@ def _on_cluster(target: str, trials: int, cpus: list[int], folder: Path) -> floa
     with local_cluster(cpus, folder, [str(ROOT)]) as cluster:
         for _ in range(24):  # the nodes join within two minutes
             done = subprocess.run(
-                [sys.executable, "-c", CLUSTER_DRIVER, cluster.address, *command, "--address", cluster.address]
-                + ["--out", str(folder / "report")],
+                [sys.executable, "-c", CLUSTER_DRIVER, cluster.address, str(sum(cpus)), *command]
+                + ["--address", cluster.address, "--out", str(folder / "report")],
                 cwd=ROOT,
                 env=cluster.environment,
                 capture_output=True,
                 text=True,
             )
-            nodes, total, seconds = done.stdout.split()[-3:] if done.stdout.strip() else ("0", "0", "0")
-            if (int(nodes), int(total)) == (len(cpus), sum(cpus)):
-                if done.returncode not in (0, 1):
-                    raise RuntimeError(f"the audit on the cluster failed: {done.stderr[-2000:]}")
-                return float(seconds)
-            time.sleep(5.0)
+            if done.returncode == NOT_JOINED:
+                time.sleep(5.0)
+                continue
+            if done.returncode not in (0, 1):  # 1: a violation, still a report
+                raise RuntimeError(f"the audit on the cluster failed: {done.stderr[-2000:]}")
+            nodes, total, seconds = done.stdout.split()[-3:]
+            if (int(nodes), int(total)) != (len(cpus), sum(cpus)):
+                raise RuntimeError(f"the cluster has {nodes} nodes and {total} CPUs, expected {len(cpus)} and {cpus}")
+            return float(seconds)
         raise RuntimeError(f"the cluster of {cpus} CPUs did not start: {cluster.tail()} {done.stderr[-500:]}")
 
 
