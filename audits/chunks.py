@@ -19,8 +19,9 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Callable, Generator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from audits.spec import AuditSpec
 from audits.workers import die_with_parent, terminate
 
 __all__ = [
+    "IN_FLIGHT",
     "MIN_PARALLEL_JOBS",
     "ChunkJob",
     "ChunkOutcome",
@@ -44,6 +46,10 @@ __all__ = [
 
 #: Fewer chunks than this run here: starting workers would cost more than it saves.
 MIN_PARALLEL_JOBS = 4
+#: Chunks submitted ahead of the one the driver reads, per worker process (or per CPU of a Ray cluster):
+#: enough to keep every worker busy while the driver reads, few enough that the driver holds a few
+#: chunks' outcomes whatever the trial count.
+IN_FLIGHT = 4
 
 
 @dataclass(frozen=True)
@@ -184,9 +190,15 @@ def run_chunks(
     try:
         # Submitted here rather than by ``pool.map``, whose clean-up cancels the futures: Python 3.11's
         # pool then fails in its manager thread when it marks them broken after the workers are stopped.
-        futures = [pool.submit(_inherited_job, index) for index in range(len(jobs))]
-        for future in futures:
-            outcome = future.result()
+        # A read chunk's future is dropped: the driver holds IN_FLIGHT chunks' outcomes per worker at most.
+        ahead = IN_FLIGHT * min(workers, len(jobs))
+        pending: deque[Future[ChunkOutcome]] = deque()
+        submitted = 0
+        while pending or submitted < len(jobs):
+            while submitted < len(jobs) and len(pending) < ahead:
+                pending.append(pool.submit(_inherited_job, submitted))
+                submitted += 1
+            outcome = pending.popleft().result()
             done(outcome.trials)
             yield outcome
     except BaseException:

@@ -7,7 +7,7 @@ node dies is run again (``max_retries``), and the same seeds give the same outco
 read in chunk order. So the report is the same, bit for bit, for any number of workers, nodes or
 retries, and equal to the in-process one (:mod:`audits.chunks`).
 
-At most :data:`IN_FLIGHT` tasks per cluster CPU are submitted ahead of the chunk being read, so the
+At most :data:`audits.chunks.IN_FLIGHT` tasks per cluster CPU are submitted ahead of the chunk being read, so the
 driver and the object store hold a bounded number of outcomes whatever the trial count.
 
 A Ray this module starts (or joins, by address) gets the driver's module path, so that a target
@@ -26,18 +26,16 @@ from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
-from audits.chunks import ChunkJob, ChunkOutcome, Record, run_chunk
+from audits.chunks import IN_FLIGHT, ChunkJob, ChunkOutcome, Record, run_chunk
 from audits.spec import AuditSpec
 from solvers.engine.backends.ray_backend import INSTALL_HINT
 
-__all__ = ["BACKENDS", "IN_FLIGHT", "MAX_RETRIES", "RayUnavailable", "check_backend", "ray_chunks"]
+__all__ = ["BACKENDS", "MAX_RETRIES", "RayUnavailable", "check_backend", "ray_chunks"]
 
 #: The backends of the audited chunks: forked processes of this machine, or Ray tasks.
 BACKENDS = ("processes", "ray")
 #: Times a chunk's task is run again after its worker died (Ray's ``max_retries``).
 MAX_RETRIES = 5
-#: Tasks submitted ahead of the chunk being read, per CPU of the cluster.
-IN_FLIGHT = 4
 
 
 class RayUnavailable(ValueError):

@@ -3,14 +3,20 @@ curve's arrays, with the same report bit for bit: roc_metrics equals the curve's
 exactly (integer counts), ChunkScores copies each chunk's scores into one array per attack and side,
 and chunk_scores turns the chunks it joins into views of the joined scores."""
 
+import gc
+import multiprocessing
+import time
+import weakref
+
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from attacks import metrics
 from attacks.base import AttackScores, chunk_scores
 from attacks.metrics import roc_curve, roc_metrics
-from audits.chunks import ChunkScores
+from audits.chunks import IN_FLIGHT, ChunkJob, ChunkScores, run_chunk, run_chunks
 
 FPRS = (0.0, 0.001, 0.01, 0.1, 0.5, 1.0)
 
@@ -115,3 +121,47 @@ def test_an_audits_chunks_are_views_of_the_attacks_scores():
         assert all(part.base is scores.scores_out for part in seen_out)
     a, b = result.attacks
     assert np.array_equal(b.scores_in, 2.0 * a.scores_in)
+
+
+class _ScoredMean:
+    """A spec's solver and attack for :func:`run_chunks`: each chunk releases its trials' Gaussian means,
+    scored as they are."""
+
+    def __init__(self) -> None:
+        from audits import ScoreAttack
+
+        self.solver = self
+        self.problem_in, self.problem_out = 1.0, 0.0
+        self.run_options: dict = {}
+        self.quiet_floating_point = False
+        self.utility = None
+        self.attacks = (ScoreAttack("identity", lambda result: result.model),)
+
+    def run(self, problem, *, seeds, **options):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(model=np.random.default_rng(seeds[0]).normal(problem, 1.0, len(seeds)), info=None)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="workers are forked")
+def test_the_worker_processes_run_a_few_chunks_ahead_and_the_driver_drops_each_chunk_it_read(tmp_path):
+    """The driver holds IN_FLIGHT chunks per worker at most, however fast the workers are: a chunk read
+    (and dropped by the reader) is freed, and the chunks not yet submitted are not run."""
+    seeds = np.random.SeedSequence(0).spawn(24)
+    jobs = [ChunkJob(k % 2 == 0, seeds[k : k + 1], index=k) for k in range(24)]
+
+    def record(index, outcome):  # in the worker that ran the chunk
+        (tmp_path / str(index)).touch()
+
+    read, expected = [], [run_chunk(_ScoredMean(), job).observations[0].tolist() for job in jobs]
+    for k, outcome in enumerate(run_chunks(_ScoredMean(), jobs, workers=2, done=lambda trials: None, record=record)):
+        if k == 0:
+            time.sleep(0.5)  # the workers would run every chunk meanwhile if they could
+            assert len(list(tmp_path.iterdir())) <= IN_FLIGHT * 2
+        if read:
+            gc.collect()
+            assert read[-1]() is None  # the previous chunk's scores were freed once read
+        read.append(weakref.ref(outcome.observations[0]))
+        assert outcome.observations[0].tolist() == expected[k]
+        del outcome
+    assert len(read) == 24
