@@ -59,7 +59,7 @@ from audits.floating_point import LowBitsTest, floating_point_section
 from audits.mechanism_runs import MechanismRuns, Releases, describe_callable, reproducibility_section
 from audits.neighbour_search import candidate_pairs, search_neighbours
 from audits.ray_backend import BACKENDS
-from audits.runner import MAX_CALIBRATION_TRIALS, MAX_SEED, MAX_TRIALS, deciding_bounds, run_spec
+from audits.runner import MAX_CALIBRATION_TRIALS, MAX_TRIALS, SEED, TRIALS, deciding_bounds, run_spec
 from audits.spec import AuditSpec, Claim
 from audits.verdict import AuditReport
 
@@ -73,8 +73,8 @@ AUDIT_CONSTRAINTS = {
         AnyOf(OneOf("patterns"), Items("an iterable of candidate data sets for D′ (or of CandidatePair)"))
     ),
     "effort": OneOf(*EFFORTS),
-    "trials": Optional(Integer(10, MAX_TRIALS, f"an int in [10, {MAX_TRIALS:,}] (audited trials per hypothesis)")),
-    "seed": Integer(0, MAX_SEED - 1, "an int in [0, 2**128)"),
+    "trials": Optional(TRIALS),
+    "seed": SEED,
     "search_trials": Optional(
         Integer(20, MAX_CALIBRATION_TRIALS, f"an int in [20, {MAX_CALIBRATION_TRIALS:,}] (calibration trials per side)")
     ),

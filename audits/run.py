@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import os
 import shlex
 import shutil
@@ -45,8 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import numpy as np
-
+from accountants.constraints import PROBABILITY, Positive
 from accountants.crash import internal_error
 from accountants.logs import log_to_stderr
 from accountants.version import __version__
@@ -57,7 +55,11 @@ if TYPE_CHECKING:  # the spec and the runner are imported on first use
     from audits.spec import AuditSpec
     from audits.verdict import AuditReport
 
-__all__ = ["EPILOG", "build_spec", "check_options", "check_output", "main", "run_audit"]
+__all__ = ["EPILOG", "EPSILON", "build_spec", "check_options", "check_output", "main", "run_audit"]
+
+
+#: What ``--epsilon`` must be (each target then says which values it accepts).
+EPSILON = Positive()
 
 
 def run_audit(
@@ -97,7 +99,8 @@ def run_audit(
       histograms: keep each attack's scores as histograms (:mod:`audits.chunk_histograms`; the same report).
 
     Raises:
-      ValueError: unknown name or bad value.
+      ValueError: unknown name or a value out of range. TypeError: a value of a wrong type (the message names
+        the argument and what it must be, as :func:`audits.audit`'s).
     """
     from audits.runner import run_spec
 
@@ -119,19 +122,21 @@ def run_audit(
 
 
 def check_options(*, trials: int | None, delta: float, confidence: float, seed: int) -> None:
-    """Check the options of :func:`run_audit` that every target shares (trials within
-    :data:`audits.runner.MAX_TRIALS`, seeds below :data:`audits.runner.MAX_SEED`).
+    """Check the options of :func:`run_audit` that every target shares against their declarations
+    (:data:`audits.runner.TRIALS`, :data:`audits.runner.SEED`, ``accountants.constraints.PROBABILITY``), in
+    their message format.
 
     Raises:
-      ValueError: the first bad value (the message names the argument and the range).
+      TypeError: the first value of a wrong type. ValueError: the first value out of range (the message names
+        the argument and what it must be).
     """
-    from audits.runner import check_seed, check_trials
+    from audits.runner import SEED, TRIALS
 
-    _check(delta, "delta", 0, 1)
-    _check(confidence, "confidence", 0, 1)
-    check_seed(seed)
+    PROBABILITY.check(delta, "delta")
+    PROBABILITY.check(confidence, "confidence")
+    SEED.check(seed, "seed")
     if trials is not None:
-        check_trials(trials, "trials")
+        TRIALS.check(trials, "trials")
 
 
 def build_spec(target: AuditTarget, epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
@@ -145,7 +150,7 @@ def build_spec(target: AuditTarget, epsilon: float | None, delta: float, quick: 
     from audits.runner import solver_ledger
 
     if epsilon is not None:
-        _check(epsilon, "epsilon", 0, math.inf)
+        EPSILON.check(epsilon, "epsilon")
     try:
         spec = target.spec(epsilon, delta, quick)
         return dataclasses.replace(spec, ledger=solver_ledger(spec))  # checks that the solver runs on D
@@ -153,16 +158,6 @@ def build_spec(target: AuditTarget, epsilon: float | None, delta: float, quick: 
         raise ValueError(
             f"{target.name}: cannot build the audit with epsilon={epsilon!r}, delta={delta!r}: {error}"
         ) from error
-
-
-def _check(value: object, name: str, low: float, high: float) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float, np.integer, np.floating))
-        or not (low < value < high)
-    ):
-        interval = f"({low:g}, {'∞' if math.isinf(high) else format(high, 'g')})"
-        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
 
 
 class _Parser(argparse.ArgumentParser):

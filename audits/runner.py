@@ -23,10 +23,11 @@ import numbers
 import time
 from collections.abc import Callable, Generator, Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from accountants.constraints import Integer
 from audits.chunks import ChunkJob, ChunkOutcome, ChunkScores, default_workers, run_chunks, run_trials
 from audits.spec import AuditContext, AuditSpec, Claim
 from audits.verdict import AuditReport
@@ -40,16 +41,17 @@ if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on fir
 
 __all__ = [
     "CALIBRATION_CHUNK",
+    "CALIBRATION_TRIALS",
     "CHUNK",
     "MAX_CALIBRATION_TRIALS",
     "MAX_SEED",
     "MAX_TRIALS",
+    "SEED",
+    "TRIALS",
     "UTILITY_TRIALS",
-    "check_seed",
-    "check_trials",
+    "checked",
     "deciding_bounds",
     "run_spec",
-    "shown",
     "solver_ledger",
     "stream",
 ]
@@ -74,6 +76,14 @@ MAX_SEED = 2**128
 #: The utility (e.g. test accuracy, which can cost more than the run) is averaged over the first
 #: this many trials on D: its mean and spread are then known to far better than the report prints.
 UTILITY_TRIALS = 20_000
+#: What the audited trials per hypothesis and the root seed must be (``accountants.constraints``): checked
+#: before anything is allocated, by the command, :func:`run_spec` and :func:`audits.audit` alike.
+TRIALS = Integer(10, MAX_TRIALS, f"an int in [10, {MAX_TRIALS:,}] (audited trials per hypothesis)")
+SEED = Integer(0, MAX_SEED - 1, "an int in [0, 2**128)")
+#: What the calibration trials per hypothesis must be.
+CALIBRATION_TRIALS = Integer(
+    10, MAX_CALIBRATION_TRIALS, f"an int in [10, {MAX_CALIBRATION_TRIALS:,}] (calibration trials per hypothesis)"
+)
 #: Accountants' bounds by (ledger entries, δ, participant).
 _UPPER_CACHE: dict[tuple[Any, float, Hashable], dict[str, float]] = {}
 
@@ -105,39 +115,14 @@ def _accountant_bounds(ledger: Ledger, delta: float, participant: Hashable) -> d
     return dict(_UPPER_CACHE[key])
 
 
-def check_trials(value: object, name: str, minimum: int = 10, maximum: int = MAX_TRIALS) -> int:
-    """``value`` as an int if it is an integer in [minimum, maximum], checked before anything is allocated.
+def checked(constraint: Integer, value: object, name: str) -> int:
+    """``value`` as an int, checked against ``constraint`` (its error names ``name``).
 
     Raises:
-      ValueError: otherwise (the message names ``name`` and the bound it breaks).
+      TypeError: not an int. ValueError: out of the constraint's range.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum} (per hypothesis), got {shown(value)}")
-    if int(value) > maximum:
-        raise ValueError(
-            f"{name} must be at most {maximum:,} per hypothesis (the ceiling of one audit, which keeps its memory "
-            f"and time bounded), got {shown(value)}"
-        )
-    return int(value)
-
-
-def check_seed(value: object) -> int:
-    """``value`` as an int if it is an integer in [0, :data:`MAX_SEED`).
-
-    Raises:
-      ValueError: otherwise (the message names the seed and the range).
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= int(value) < MAX_SEED:
-        raise ValueError(f"seed must be a non-negative integer below 2**128, got {shown(value)}")
-    return int(value)
-
-
-def shown(value: object) -> str:
-    """``value`` for an error message: an integer too long to print by its size, anything else by its
-    repr cut to 60 characters."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value).bit_length() > 128:
-        return f"an integer of {int(value).bit_length():,} bits"
-    return f"{value!r:.60}"
+    constraint.check(value, name)
+    return int(cast(numbers.Integral, value))
 
 
 def deciding_bounds(claim: Claim) -> tuple[str, ...]:
@@ -194,10 +179,13 @@ def run_spec(
     start = time.perf_counter()
     if not isinstance(histograms, bool):
         raise TypeError(f"histograms must be True or False, got {histograms!r:.60}")
-    n = check_trials((spec.quick_trials if quick else spec.trials) if trials is None else trials, "trials")
-    seed = check_seed(seed)
-    n_cal = min(2000, max(200, n // 50)) if calibration_trials is None else calibration_trials
-    n_cal = check_trials(n_cal, "calibration_trials", maximum=MAX_CALIBRATION_TRIALS)
+    n = checked(TRIALS, (spec.quick_trials if quick else spec.trials) if trials is None else trials, "trials")
+    seed = checked(SEED, seed, "seed")
+    n_cal = checked(
+        CALIBRATION_TRIALS,
+        min(2000, max(200, n // 50)) if calibration_trials is None else calibration_trials,
+        "calibration_trials",
+    )
     if spec.calibration is not None and spec.merge is None and n_cal > CALIBRATION_CHUNK:
         raise ValueError(
             f"calibration_trials must be at most {CALIBRATION_CHUNK:,} for {spec.name!r}, whose spec cannot join "

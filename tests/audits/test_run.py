@@ -1,10 +1,12 @@
 """audits.run: the CLI (list, help, errors), report.json contents, and an end-to-end --quick run."""
 
 import json
+import re
 
 import numpy as np
 import pytest
 
+from audits import Claim
 from audits.registry import TARGETS, get_target
 from audits.run import main, run_audit
 
@@ -33,18 +35,49 @@ def test_help_mentions_every_option(capsys):
     "argv, message",
     [
         (["nonsense"], "unknown solver name 'nonsense'"),
-        (["dpadmm", "--delta", "2"], "delta must be a number in (0, 1), got 2.0"),
-        (["dpadmm", "--delta", "0"], "delta must be a number in (0, 1)"),
-        (["dpadmm", "--trials", "1"], "trials must be an integer >= 10"),
-        (["dpadmm", "--epsilon", "-1"], "epsilon must be a number in (0, ∞)"),
+        (["dpadmm", "--delta", "2"], "delta must be a probability in (0, 1), got 2.0"),
+        (["dpadmm", "--delta", "0"], "delta must be a probability in (0, 1), got 0.0"),
+        (
+            ["dpadmm", "--trials", "1"],
+            "trials must be an int in [10, 100,000,000] (audited trials per hypothesis), got 1",
+        ),
+        (["dpadmm", "--trials", "100000001"], "trials must be an int in [10, 100,000,000] (audited trials"),
+        (["dpadmm", "--epsilon", "-1"], "epsilon must be finite and > 0 (a real number), got -1.0"),
         (["dpadmm", "--epsilon", "5"], "cannot build the audit with epsilon=5.0"),
-        (["dpadmm", "--seed", "-3"], "seed must be a non-negative integer"),
-        (["dpadmm", "--confidence", "1"], "confidence must be a number in (0, 1)"),
+        (["dpadmm", "--seed", "-3"], "seed must be an int in [0, 2**128), got -3"),
+        (["dpadmm", "--seed", str(2**128)], "seed must be an int in [0, 2**128), got an integer of 129 bits"),
+        (["dpadmm", "--confidence", "1"], "confidence must be a probability in (0, 1), got 1.0"),
     ],
 )
 def test_bad_names_and_values_give_a_clear_error(argv, message, capsys):
     assert main(argv) == 2
-    assert message in capsys.readouterr().err
+    printed = capsys.readouterr().err
+    assert message in printed and printed.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "name, value, error",
+    [("trials", 9, ValueError), ("trials", 2.5, TypeError), ("seed", -1, ValueError), ("seed", "0", TypeError)],
+)
+def test_the_command_checks_trials_and_seed_with_the_declarations_of_audits_audit(name, value, error):
+    """run_audit (the command's checks) and audits.audit refuse the same value with the same error, from one
+    declaration (audits.runner.TRIALS, SEED) in the one message format."""
+    from audits import audit
+    from audits.run import run_audit
+    from audits.runner import SEED, TRIALS
+
+    declared = {"trials": TRIALS, "seed": SEED}[name]
+    with pytest.raises(error) as from_command:
+        run_audit("dpadmm", **{name: value})
+    assert str(from_command.value) == f"{name} must be {declared.expected}, got {value!r}"
+    with pytest.raises(error, match=re.escape(f"{declared.expected}, got {value!r}")):
+        audit(
+            lambda data, rng, n: rng.normal(data, 1.0, n),
+            0.0,
+            1.0,
+            claim=Claim(epsilon=1.0, delta=1e-5),
+            **{name: value},
+        )
 
 
 def test_no_name_and_non_numbers_are_usage_errors(capsys):

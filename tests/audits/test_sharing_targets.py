@@ -93,7 +93,7 @@ def test_neighbours_differ_in_one_row_of_party_0_only():
     "argv, message",
     [
         (["sharing-parameter", "--epsilon", "1.5", "--trials", "10"], "per-iteration ε in [1e-06, 1]"),
-        (["sharing-output", "--trials", "5"], "trials must be an integer >= 10"),
+        (["sharing-output", "--trials", "5"], "trials must be an int in [10, 100,000,000]"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_clear_message(argv, message, capsys):
