@@ -276,8 +276,8 @@ def clopper_pearson_audit(
     sel = select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta))
     share = 0.5
     if isinstance(strategy, Split) and sel.details["selection_fallback"] == "none":
-        (sel_in, _), (sel_out, _) = strategy.partition(scores_in.size, scores_out.size)
-        share = chosen_share(scores_in[sel_in], scores_out[sel_out], sel, alpha, delta)
+        select_in, select_out = strategy.part_scores(scores_in, scores_out, "select")
+        share = chosen_share(select_in, select_out, sel, alpha, delta)
     return clopper_pearson_selected(sel, delta=delta, confidence=confidence, fpr_share=share)
 
 

@@ -274,9 +274,7 @@ def select_threshold(
             {"n_thresholds": k},
         )
     if isinstance(strategy, Split):
-        (sel_in, ev_in), (sel_out, ev_out) = strategy.partition(scores_in.size, scores_out.size)
-        s_in, e_in, s_out, e_out = scores_in[sel_in], scores_in[ev_in], scores_out[sel_out], scores_out[ev_out]
-        del sel_in, ev_in, sel_out, ev_out  # 8 bytes a trial, not needed beyond here: the audit's peak memory
+        s_in, s_out = strategy.part_scores(scores_in, scores_out, "select")
         level = alpha if selection_alpha is None else selection_alpha
         choice = choose_test(
             s_in,
@@ -284,9 +282,11 @@ def select_threshold(
             bound,
             alpha=alpha,
             selection_alpha=level,
-            evaluation_sizes=(e_out.size, e_in.size),
+            evaluation_sizes=(scores_out.size - s_out.size, scores_in.size - s_in.size),
             randomise=strategy.randomise,
         )
+        del s_in, s_out  # the evaluation part is copied once the selection part is freed: the audit's peak memory
+        e_in, e_out = strategy.part_scores(scores_in, scores_out, "evaluate")
         value, counts, stated = _evaluate(
             e_in, e_out, choice.threshold, choice.tie_probability, strategy.seed, bound, alpha
         )
@@ -300,8 +300,8 @@ def select_threshold(
             alpha,
             strategy.describe(),
             {
-                "n_select_in": int(s_in.size),
-                "n_select_out": int(s_out.size),
+                "n_select_in": scores_in.size - e_in.size,
+                "n_select_out": scores_out.size - e_out.size,
                 "selection_alpha": level,
                 "selection_value": choice.value,
                 "selection_fallback": choice.stage,

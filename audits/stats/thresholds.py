@@ -84,6 +84,26 @@ class Split:
             parts.append((np.sort(order[:k]), np.sort(order[k:])))
         return parts[0], parts[1]
 
+    def part_scores(self, scores_in: np.ndarray, scores_out: np.ndarray, part: str) -> tuple[np.ndarray, np.ndarray]:
+        """Each side's scores in the ``part`` ("select" or "evaluate") of :meth:`partition`, in trial order:
+        equal to indexing by it, through :meth:`selection_masks` (a byte per trial for a moment rather than
+        the partition's 16), one part at a time (the audit's peak memory).
+
+        Raises:
+          ValueError: a side has fewer than 2 trials, or ``part`` is neither.
+        """
+        if part not in ("select", "evaluate"):
+            raise ValueError(f"part must be 'select' or 'evaluate', got {part!r:.60}")
+        for scores, name in ((scores_in, "scores_in"), (scores_out, "scores_out")):
+            if scores.size < 2:
+                raise ValueError(f"{name} needs at least 2 trials to split, got {scores.size}")
+        masks = self.selection_masks(scores_in.size, scores_out.size)
+        sides = []
+        for scores, mask in zip((scores_in, scores_out), masks, strict=True):
+            chosen = np.unpackbits(mask, count=scores.size).view(bool)
+            sides.append(scores[chosen] if part == "select" else scores[~chosen])
+        return sides[0], sides[1]
+
     def selected(self, n: int) -> int:
         """The trials of a side of ``n`` (≥ 2) in the selection part."""
         return min(max(int(round(self.fraction * n)), 1), n - 1)

@@ -43,6 +43,21 @@ def test_split_partition_is_disjoint_complete_and_seeded():
     assert Split(0.5).describe() == "split (50% select / 50% evaluate, seed 0)"
 
 
+@pytest.mark.parametrize("n_in, n_out, seed, fraction", [(2, 2, 0, 0.2), (1000, 801, 0, 0.2), (77, 1003, 5, 0.5)])
+def test_the_parts_scores_are_the_scores_indexed_by_the_partition(n_in, n_out, seed, fraction):
+    rng = np.random.default_rng(seed)
+    scores_in, scores_out = rng.normal(size=n_in), rng.normal(size=n_out)
+    split = Split(fraction, seed=seed)
+    (sel_in, ev_in), (sel_out, ev_out) = split.partition(n_in, n_out)
+    for part, index_in, index_out in (("select", sel_in, sel_out), ("evaluate", ev_in, ev_out)):
+        part_in, part_out = split.part_scores(scores_in, scores_out, part)
+        assert part_in.tolist() == scores_in[index_in].tolist() and part_out.tolist() == scores_out[index_out].tolist()
+    with pytest.raises(ValueError, match="part must be 'select' or 'evaluate', got 'all'"):
+        split.part_scores(scores_in, scores_out, "all")
+    with pytest.raises(ValueError, match="scores_out needs at least 2 trials to split, got 1"):
+        split.part_scores(scores_in, scores_out[:1], "select")
+
+
 @pytest.mark.parametrize("audit", [clopper_pearson_audit, gdp_audit])
 def test_selected_threshold_ignores_the_evaluation_part(audit):
     rng = np.random.default_rng(11)
