@@ -45,6 +45,8 @@ __all__ = [
     "NonNegative",
     "OneOf",
     "Optional",
+    "PRIVACY_EPSILON",
+    "PROBABILITY",
     "Positive",
     "Seed",
     "check_parameter_constraints",
@@ -369,6 +371,12 @@ class AnyOf(Constraint):
         generated = [value for constraint in self.constraints for value, _ in constraint.invalid()]
         refused = [(value, self.problem(value)) for value in generated]
         return tuple((value, problem[0]) for value, problem in refused if problem is not None)
+
+
+#: A probability strictly between 0 and 1: δ of an (ε, δ) guarantee, the confidence of a bound.
+PROBABILITY = Interval(0, 1, closed="neither", what="a probability")
+#: ε of a privacy guarantee or budget: > 0, or inf for none (the noise switched off).
+PRIVACY_EPSILON = Positive(allow_inf=True)
 
 
 def validate_parameters(**constraints: Constraint) -> Callable[[Callable[P, R]], Callable[P, R]]:

@@ -7,7 +7,7 @@ only the light ``audits.spec`` and ``audits.encoding``, so that the pytest plugi
 
 from __future__ import annotations
 
-from accountants.constraints import Anything, Boolean, Constraint, Function, Instance, Interval, Optional
+from accountants.constraints import PROBABILITY, Anything, Boolean, Constraint, Function, Instance, Optional
 from audits.encoding import ReleaseFormat
 from audits.spec import Claim
 
@@ -19,7 +19,7 @@ SHARED_CONSTRAINTS: dict[str, Constraint] = {
     "D": Anything("the data set D, in whatever form the mechanism takes"),
     "D_prime": Anything("the neighbour D′ of D (None with neighbours)"),
     "claim": Instance(Claim, "an audits.Claim, e.g. Claim(epsilon=1.0, delta=1e-5)", Claim(epsilon=1.0, delta=1e-5)),
-    "confidence": Interval(0, 1, closed="neither", what="a probability"),
+    "confidence": PROBABILITY,
     "score": Optional(Function("a callable releases -> scores")),
     "batched": Boolean(),
     "release": Optional(Instance(ReleaseFormat, "an audits.encoding.ReleaseFormat")),

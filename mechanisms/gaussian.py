@@ -19,7 +19,7 @@ import numpy as np
 from dp_accounting import dp_event
 from numpy.typing import ArrayLike
 
-from accountants.constraints import Interval, OneOf, Positive, validate_parameters
+from accountants.constraints import PROBABILITY, OneOf, Positive, validate_parameters
 from accountants.gaussian_dp import gaussian_mu
 from mechanisms._validation import FloatArray, Shape, readonly, scalar_or_array
 from mechanisms.base import AccountedMechanism
@@ -30,7 +30,7 @@ Calibration = Literal["classic", "analytic"]
 #: Δ, σ and z: finite and > 0, scalars or arrays that broadcast together.
 POSITIVE_ARRAY = Positive(arrays=True)
 EPSILON = Positive()
-DELTA = Interval(0, 1, closed="neither", what="a probability")
+DELTA = PROBABILITY
 CALIBRATION = OneOf("classic", "analytic")
 
 

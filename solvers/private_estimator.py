@@ -34,6 +34,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from accountants.constraints import (
+    PRIVACY_EPSILON,
+    PROBABILITY,
     AnyOf,
     Boolean,
     Constraint,
@@ -48,7 +50,6 @@ from accountants.constraints import (
 from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.gaussian_dp import gaussian_mu
 from accountants.ledger import Ledger
-from mechanisms.gaussian import DELTA
 from solvers.engine.backends import BACKENDS, Backend
 from solvers.graph import GraphTopology
 
@@ -87,8 +88,8 @@ AUTO_ITERATIONS = (300, 300, 10_000)
 SHARED_CONSTRAINTS: dict[str, Constraint] = {
     "n_agents": AnyOf(OneOf("auto"), Integer(1)),
     "graph": AnyOf(OneOf("complete", "ring"), Instance(GraphTopology, "a solvers.graph.GraphTopology")),
-    "epsilon": Positive(allow_inf=True),
-    "delta": DELTA,
+    "epsilon": PRIVACY_EPSILON,
+    "delta": PROBABILITY,
     "C": Positive(),
     "lam": Optional(Positive()),
     "n_iterations": AnyOf(OneOf("auto"), Integer(1)),

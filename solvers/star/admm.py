@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from dp_accounting import dp_event
 
-from accountants.constraints import AnyOf, Integer, OneOf, Optional, Positive
+from accountants.constraints import PRIVACY_EPSILON, AnyOf, Integer, OneOf, Optional, Positive
 from mechanisms import GaussianMechanism
 from mechanisms.gaussian import CALIBRATION, DELTA, Calibration
 from solvers.engine.plan import RunPlan
@@ -54,8 +54,6 @@ from solvers.star.privacy import (
 from solvers.topology import StarTopology
 
 __all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "StarState", "linearized_update"]
-#: ε per iteration: ε = inf switches the noise off.
-EPSILON = Positive(allow_inf=True)
 
 
 _BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, broadcast to every agent")
@@ -317,7 +315,7 @@ class NaiveNoisyADMM(ExactLocalADMM):
     sent_channel = "w_tilde"
     parameter_constraints = {
         **ExactLocalADMM.parameter_constraints,
-        "epsilon": EPSILON,
+        "epsilon": PRIVACY_EPSILON,  # per iteration: inf switches the noise off
         "delta": DELTA,
         "delta_target": Optional(DELTA),
         "sensitivity": OneOf("paper", "tight"),
@@ -414,7 +412,7 @@ class DPADMM(StarADMM):
     }
     parameter_constraints = {
         **StarADMM.parameter_constraints,
-        "epsilon": EPSILON,
+        "epsilon": PRIVACY_EPSILON,  # per iteration: inf switches the noise off
         "delta": DELTA,
         "delta_target": Optional(DELTA),
         "step_size": AnyOf(OneOf("auto", "theorem3", "theorem4"), Positive()),
