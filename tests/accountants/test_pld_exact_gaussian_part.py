@@ -9,7 +9,6 @@ import mpmath
 import numpy as np
 import pytest
 from dp_accounting import dp_event
-from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from accountants import BudgetFilter, PLDAccountant, PrivacyBudgetExceeded
 from accountants.pld_arrays import LossPmf, gaussian_hockey_stick_sum, gaussian_hockey_stick_terms
@@ -70,41 +69,17 @@ def test_delta_with_gaussian_from_kept_bounds_is_the_exact_sum():
         assert exact <= pmf.delta_with_gaussian(epsilon, mu) <= exact * (1 + 1e-12) + 1e-17, (lower, size)
 
 
-SAMPLED = dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0))
-MIXED = [dp_event.LaplaceDpEvent(20.0), dp_event.GaussianDpEvent(10.0), SAMPLED]
-
-
-def dp_accounting_pld(counts: dict, pessimistic: bool) -> pld_lib.PrivacyLossDistribution:
-    """dp-accounting's PLD of the releases (event: count), composed from scratch on the COARSE grid."""
-    composed = None
-    for event, count in counts.items():
-        grid = {"pessimistic_estimate": pessimistic, "value_discretization_interval": COARSE}
-        if isinstance(event, dp_event.LaplaceDpEvent):
-            single = pld_lib.from_laplace_mechanism(event.noise_multiplier, **grid)
-        elif isinstance(event, dp_event.GaussianDpEvent):
-            single = pld_lib.from_gaussian_mechanism(event.noise_multiplier, use_connect_dots=pessimistic, **grid)
-        else:
-            single = pld_lib.from_gaussian_mechanism(
-                event.event.noise_multiplier,
-                sampling_prob=event.sampling_probability,
-                use_connect_dots=pessimistic,
-                **grid,
-            )
-        piece = single.self_compose(count)
-        composed = piece if composed is None else composed.compose(piece)
-    return composed
-
-
 @pytest.mark.parametrize("counts", [(2, 2, 2), (7, 7, 7), (3, 12, 5), (12, 3, 5)])
-def test_delta_lies_between_dp_accountings_optimistic_and_pessimistic_pld(counts):
+def test_delta_lies_between_dp_accountings_optimistic_and_pessimistic_pld(mixed, counts):
     """Ours >= dp-accounting's optimistic estimate (theirs minus their grid error, 2-14 % lower
     here) and within 2e-4 (relative) + 1e-13 (the FFT slack) of their pessimistic PLD: the
     Gaussian part, exact here, is what differs."""
-    releases = dict(zip(MIXED, counts, strict=True))
+    releases = dict(zip(mixed.events, counts, strict=True))
     ours = PLDAccountant(COARSE)
     for event, count in releases.items():
         ours.register(event, count)
-    pessimistic, optimistic = dp_accounting_pld(releases, True), dp_accounting_pld(releases, False)
+    pessimistic = mixed.dp_accounting_pld(releases, COARSE, pessimistic=True)
+    optimistic = mixed.dp_accounting_pld(releases, COARSE, pessimistic=False)
     for epsilon in (0.5, 1.2, 2.0):
         delta = ours.get_delta(epsilon)
         theirs = pessimistic.get_delta_for_epsilon(epsilon)
@@ -112,12 +87,12 @@ def test_delta_lies_between_dp_accountings_optimistic_and_pessimistic_pld(counts
         assert abs(delta - theirs) <= 2e-4 * theirs + 1e-13, (epsilon, delta, theirs)
 
 
-def test_a_ledger_of_one_kind_keeps_its_own_path():
+def test_a_ledger_of_one_kind_keeps_its_own_path(mixed):
     gaussians = PLDAccountant(COARSE).register(dp_event.GaussianDpEvent(2.0), 3)
     assert gaussians.get_delta(1.0) == pytest.approx(float(exact_hockey_stick(1.0, math.sqrt(3) / 2)), rel=1e-12)
-    laplace = PLDAccountant(COARSE).register(MIXED[0], 5)
+    laplace = PLDAccountant(COARSE).register(mixed.laplace, 5)
     assert laplace.get_delta(0.1) == pytest.approx(
-        dp_accounting_pld({MIXED[0]: 5}, True).get_delta_for_epsilon(0.1), rel=1e-6
+        mixed.dp_accounting_pld({mixed.laplace: 5}, COARSE, pessimistic=True).get_delta_for_epsilon(0.1), rel=1e-6
     )
 
 
@@ -126,13 +101,13 @@ POOL = [
     dp_event.LaplaceDpEvent(40.0),
     dp_event.GaussianDpEvent(10.0),
     dp_event.GaussianDpEvent(25.0),
-    SAMPLED,
+    dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0)),
     dp_event.PoissonSampledDpEvent(0.02, dp_event.GaussianDpEvent(2.0)),
 ]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_a_filter_on_random_interleavings_admits_only_what_a_from_scratch_composition_admits(seed):
+def test_a_filter_on_random_interleavings_admits_only_what_a_from_scratch_composition_admits(mixed, seed):
     """The admitted ledger is within the budget by dp-accounting's PLD composed from scratch, up to
     2e-4 relative (the grids' difference, as above), so is every earlier one (δ(ε) only grows with
     releases); the refused release would exceed it."""
@@ -150,9 +125,11 @@ def test_a_filter_on_random_interleavings_admits_only_what_a_from_scratch_compos
             break
         counts[event] = counts.get(event, 0) + 1
     assert refused is not None and sum(counts.values()) == len(budget.ledger) > 10
-    assert dp_accounting_pld(counts, True).get_delta_for_epsilon(epsilon) <= delta * (1 + 2e-4)
+    assert mixed.dp_accounting_pld(counts, COARSE, pessimistic=True).get_delta_for_epsilon(epsilon) <= delta * (
+        1 + 2e-4
+    )
     counts[refused] = counts.get(refused, 0) + 1
-    assert dp_accounting_pld(counts, True).get_delta_for_epsilon(epsilon) > delta * (1 - 2e-4)
+    assert mixed.dp_accounting_pld(counts, COARSE, pessimistic=True).get_delta_for_epsilon(epsilon) > delta * (1 - 2e-4)
 
 
 @pytest.mark.parametrize("sizes", [(3000, 2500), (3000, 100), (3000, 20), (20, 3000)])
