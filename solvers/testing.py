@@ -19,11 +19,11 @@
     every agent's release replayed from the public transcript with the agent's own noise is what it
     released, and the replay's noise-free releases are the step's;
   - ``check_budget_refusal``: a run a ``BudgetFilter`` cannot cover is refused whole, before any noise
-    is drawn, with nothing registered, recorded or written;
+    is drawn, with nothing registered, recorded or written; one it covers records through it;
   - ``check_privacy_scope``: a batched run's ledger and ε are per simulated trial, and say so (the
     result and the run record next to the ledger file); a single run is one deployment;
-  - ``check_secure_generator``: a ``SecureReseedingGenerator`` seed gives trials that differ and keeps
-    no seed that could replay them.
+  - ``check_secure_generator``: a ``SecureReseedingGenerator`` seed reseeds every agent's own generator,
+    gives trials that differ and keeps no seed that could replay them.
 
 Each check is a plain function ``check(solver, problem)``, so a test suite can parametrize over
 them (``pytest.mark.parametrize("check", SOLVER_CHECKS)``). A check that does not apply to a solver
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -224,7 +225,9 @@ def check_replay(solver: AnySolver, problem: object) -> None:
 
 def check_budget_refusal(solver: AnySolver, problem: object) -> None:
     """A run over a ``BudgetFilter``'s budget is refused whole: before any noise is drawn, with nothing
-    registered (by the filter or an accountant beside it), recorded or written."""
+    registered (by the filter or an accountant beside it), recorded or written. A run within the budget
+    records through the filter like any accountant: its releases, and the ε of the accountant it wraps
+    (for a private solver: no finite budget covers releases of infinite ε)."""
     plan = solver.plan(problem)
     events = {event for row in plan.events for event in row}
     names = [n for n in solver.default_accountants if all(ACCOUNTANTS[n]().supports(e) for e in events)]
@@ -249,6 +252,23 @@ def check_budget_refusal(solver: AnySolver, problem: object) -> None:
                 raise AssertionError("a refused run wrote to its ledger file")
     if drawn:
         raise AssertionError("a refused run drew noise")
+    alone = ACCOUNTANTS[names[0]]()
+    epsilon = solver.run(problem, seed=CHECK_SEED, accountants=[alone]).privacy[alone.name]
+    if not math.isfinite(epsilon):
+        return  # releases no finite budget covers (not private): only the refusal applies
+    budget = BudgetFilter(ACCOUNTANTS[names[0]](), epsilon=1e6, delta=1e-5, unproven="ignore")
+    result = probe.run(problem, seed=CHECK_SEED, accountants=[budget, bystander])
+    if not len(budget.ledger) or budget.ledger != alone.ledger or bystander.ledger != alone.ledger:
+        raise AssertionError(
+            f"a run within the budget of {budget.name} did not record through it what its accountant does"
+        )
+    if result.privacy[budget.name] != epsilon or result.privacy[bystander.name] != epsilon:
+        raise AssertionError(
+            f"{budget.name} reported ε {result.privacy[budget.name]!r}, the accountant beside it "
+            f"{result.privacy[bystander.name]!r}, alone {epsilon!r}"
+        )
+    if epsilon > 0 and not drawn:
+        raise AssertionError("a run within the budget drew no noise")
 
 
 def check_privacy_scope(solver: AnySolver, problem: object) -> None:
@@ -268,13 +288,32 @@ def check_privacy_scope(solver: AnySolver, problem: object) -> None:
 
 
 def check_secure_generator(solver: AnySolver, problem: object) -> None:
-    """A ``SecureReseedingGenerator`` seed: the trials differ and no seed that could replay them is kept
+    """A ``SecureReseedingGenerator`` seed, in a batched and in a single run: every agent of every trial
+    reseeds a generator of its own, the trials differ and no seed that could replay them is kept
     (running with one is refused)."""
-    if solver.plan(problem).mechanism is None and type(solver).trial_draws is Solver.trial_draws:
+    plan = solver.plan(problem)
+    if plan.mechanism is None and type(solver).trial_draws is Solver.trial_draws:
         raise SolverCheckSkipped(f"{type(solver).__name__} draws no noise on this problem")
-    result = solver.run(problem, seed=SecureReseedingGenerator(), trials=2, accountants=())
-    if not all(isinstance(seed, UnreplayableSeed) for seed in result.seeds):
-        raise AssertionError(f"a secure run kept replayable seeds: {result.seeds!r}")
+    # the agents' privacy noise (without a mechanism, only the trial's own draws, e.g. an initial model)
+    n_agents = 0 if plan.mechanism is None else problem.n_agents  # type: ignore[attr-defined]
+    reseeded: list[SecureReseedingGenerator] = []  # kept alive, so that distinct generators have distinct ids
+
+    class Counted(SecureReseedingGenerator):  # the trials' and the agents' generators are its children
+        def reseed(self) -> None:
+            reseeded.append(self)
+            super().reseed()
+
+    for trials in (1, 2):
+        reseeded.clear()
+        result = solver.run(problem, seed=Counted(), trials=None if trials == 1 else trials, accountants=())
+        generators = len({id(generator) for generator in reseeded})
+        if generators < trials * n_agents:
+            raise AssertionError(
+                f"{generators} generators reseeded in a secure run of {trials} trial(s) of {n_agents} agents: "
+                "every agent of every trial reseeds its own"
+            )
+        if len(result.seeds) != trials or not all(isinstance(seed, UnreplayableSeed) for seed in result.seeds):
+            raise AssertionError(f"a secure run kept replayable seeds: {result.seeds!r}")
     if result.transcript is not None and all(
         np.array_equal(channel.values[:, 0], channel.values[:, 1]) for channel in result.transcript.channels
     ):

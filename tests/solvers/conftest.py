@@ -6,7 +6,8 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from solvers.datasets import twonorm
+from solvers import HorizontalProblem
+from solvers.datasets import partition_horizontal, twonorm
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +24,13 @@ def cancer():
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
     scaler = StandardScaler().fit(X_train)
     return scaler.transform(X_train), y_train, scaler.transform(X_test), y_test
+
+
+@pytest.fixture(scope="session")
+def star_problem():
+    """60 rows of 4 features scaled into the unit ball, labels ±1, over 3 agents of a star with λ = 0.5."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
+    return HorizontalProblem(partition_horizontal(X, y, 3, seed=0), lam=0.5)
