@@ -9,8 +9,12 @@ their upper bounds, through the bound on the audited trials' evaluation part
 rare to bound anything on a validation half of 5 × 10^4, is worth its fewer errors. Predictions
 within 0.01 of the best, such as every one being 0, are tied: on a categorical release, every
 coordinate a few repeated values, the joint-category ratio wins the tie, as without evidence the
-estimated Neyman–Pearson test is the best guess; otherwise the bounds at 50 % confidence on the
-validation half itself decide. A chosen candidate of :data:`REFITTED` (the joint-category ratio and the
+estimated Neyman–Pearson test is the best guess; on a one-dimensional release that repeats no value,
+the tie goes to the candidates strictly monotone in the release (:data:`MONOTONE`), the form of the
+most powerful test of a family with a monotone likelihood ratio (Karlin & Rubin 1956), such as a
+location shift of Laplace or Gaussian noise (a two-variance Gaussian ratio turns back at its vertex and
+its top scores form a band, not a tail); otherwise the bounds at 50 % confidence on the validation half
+itself decide. A chosen candidate of :data:`REFITTED` (the joint-category ratio and the
 classifiers, whose precision is their count of fitting releases) is then refitted on both halves. The
 chosen score is run on fresh trials, which alone give the audit's bounds: selecting among
 candidates on data the bounds never see (only their number enters the prediction) keeps the bounds
@@ -30,6 +34,10 @@ Candidates (:data:`CANDIDATES`), each fitted in closed form, by counting, or by 
 * ``pooled laplace likelihood ratio``: the Laplace log-likelihood ratio with one scale per
   coordinate pooled over both sides, monotone in every coordinate and constant in the tails (with
   two scales the ratio turns back in the tails and the top threshold selects a band, not a tail);
+* ``differenced laplace likelihood ratio``: the pooled Laplace ratio of a release's first coordinate and
+  its successive differences x_j − x_{j−1}, the Neyman–Pearson test of a running sum of Laplace-noised
+  answers (DP-Sniper's prefix sum, Bichsel et al. 2021; the counters of Chan, Shi & Song 2011), whose
+  coordinates are correlated but whose increments are independent;
 * ``joint-category likelihood ratio`` and ``category likelihood ratio``: the smoothed frequency
   ratio of a release's joint category, or the product over its coordinates' categories
   (:mod:`audits.categories`: repeated values such as abort codes and sentinels, quantile bins of the
@@ -72,6 +80,7 @@ __all__ = [
     "CANDIDATES",
     "DEFAULT_RESOLUTION",
     "JOINT",
+    "MONOTONE",
     "REFITTED",
     "TIE_BREAK_CONFIDENCE",
     "TIE_TOLERANCE",
@@ -79,6 +88,7 @@ __all__ = [
     "Score",
     "SearchedScore",
     "category_likelihood_ratio",
+    "differenced_laplace_likelihood_ratio",
     "evaluated_trials",
     "flat",
     "gaussian_likelihood_ratio",
@@ -92,6 +102,7 @@ __all__ = [
     "pooled_laplace_likelihood_ratio",
     "power_of_two_scales",
     "quantize",
+    "successive_differences",
 ]
 
 #: A score function: releases (R, ...) → (R,) scores, higher meaning "ran on D".
@@ -244,6 +255,31 @@ def pooled_laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarra
     return score
 
 
+def successive_differences(x: np.ndarray) -> np.ndarray:
+    """The rows of ``x`` (m, p) as their first coordinate and their p − 1 successive differences."""
+    return np.concatenate([x[:, :1], np.diff(x, axis=1)], axis=1)
+
+
+def differenced_laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+    """:func:`pooled_laplace_likelihood_ratio` of the first coordinate and the successive differences
+    (:func:`successive_differences`) of the releases scaled by one power of two that brings them into
+    [−1, 1]; None for a release of one coordinate or one that repeats values."""
+    x_in, x_out = flat(values_in), flat(values_out)
+    pooled = np.concatenate([x_in, x_out])
+    if x_in.shape[1] < 2 or repeats_values(pooled):
+        return None
+    common = float(power_of_two_scales(pooled.reshape(-1, 1))[0])  # one scale for all: differences stay exact
+    inner = pooled_laplace_likelihood_ratio(
+        successive_differences(x_in * common), successive_differences(x_out * common)
+    )
+
+    def score(values: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused as a non-finite score
+            return inner(successive_differences(flat(values) * common))
+
+    return score
+
+
 @_scaled
 def joint_category_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
     """The smoothed frequency ratio of the releases' joint category (:class:`audits.categories.CategoryTable`);
@@ -352,11 +388,17 @@ CANDIDATES: Mapping[str, Fit] = {
     "laplace likelihood ratio": laplace_likelihood_ratio,
     "logistic classifier": logistic_classifier,
     "pooled laplace likelihood ratio": pooled_laplace_likelihood_ratio,
+    "differenced laplace likelihood ratio": differenced_laplace_likelihood_ratio,
     "category likelihood ratio": category_likelihood_ratio,
     "one-hot mean-difference projection": one_hot_mean_difference_projection,
     "one-hot logistic classifier": one_hot_logistic_classifier,
     "gradient boosting": gradient_boosting,
 }
+
+
+#: The candidates whose score is strictly monotone in a one-dimensional release (a linear function of it):
+#: on such a release a tie goes to them (module docstring), the first listed of equal median bounds.
+MONOTONE = ("mean-difference projection", "logistic classifier")
 
 
 #: The candidates refitted on both calibration halves once chosen: their precision is their count of
@@ -377,6 +419,12 @@ def _categorical(values_in: np.ndarray, values_out: np.ndarray) -> bool:
     joint-category ratio is then the Neyman–Pearson test estimated without a model)."""
     pooled = np.concatenate([flat(values_in), flat(values_out)])
     return repeats_values(pooled) and not any(c.continuous for c in ColumnCategories(pooled).columns)
+
+
+def _one_dimensional(values_in: np.ndarray, values_out: np.ndarray) -> bool:
+    """Whether the releases are one number each and repeat no value (a continuous scalar release)."""
+    x_in, x_out = flat(values_in), flat(values_out)
+    return x_in.shape[1] == 1 and not repeats_values(np.concatenate([x_in, x_out]))
 
 
 def evaluated_trials(n: int) -> int:
@@ -535,6 +583,9 @@ class SearchedScore:
         else:
             if JOINT in tied and len(tied) > 1:  # it bins the continuous part: a tie goes to one that sees the values
                 tied.remove(JOINT)
+            monotone = [n for n in tied if n in MONOTONE]
+            if monotone and _one_dimensional(values_in[:half_in], values_out[:half_out]):
+                tied = monotone  # a threshold on the release itself: a tail, never a band
             if len(tied) > 1:  # e.g. every bound 0 on a small validation half: the median bounds decide
                 self.tie_break = {n: self._tie_break_epsilon(*quantized[n]) for n in tied}
             self.chosen = max(tied, key=lambda n: self.tie_break.get(n, 0.0))  # first on ties
