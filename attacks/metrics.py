@@ -124,8 +124,8 @@ def roc_metrics(
     scores_in: ArrayLike, scores_out: ArrayLike, fpr: ArrayLike = DEFAULT_FPRS
 ) -> tuple[float, NDArray[np.float64]]:
     """``(roc.auroc, roc.tpr_at_fpr(fpr))`` of ``roc = roc_curve(scores_in, scores_out)``, equal bit for
-    bit, without the curve: from the two sorted score arrays and counts taken in blocks of
-    :data:`METRICS_BLOCK`, so that its memory is that of the scores (the curve holds five arrays of
+    bit, without the curve: from the sorted in-scores, the out-scores' order statistics and counts taken in
+    blocks of :data:`METRICS_BLOCK`, so that its memory is one side's scores (the curve holds five arrays of
     up to N + 1 entries).
 
     The area is the Mann–Whitney count, summed exactly in integers: Σ over out-scores o of 2·#{in > o}
@@ -134,22 +134,25 @@ def roc_metrics(
     :meth:`ROC.tpr_at_fpr` compares counts): #{in > o*}/n_in, o* the (L + 1)-th largest out-score (1
     when L ≥ n_out).
     """
-    in_sorted = np.sort(check_scores(scores_in, "scores_in"))
-    out_sorted = np.sort(check_scores(scores_out, "scores_out"))
-    n_in, n_out = in_sorted.size, out_sorted.size
+    scores_in = check_scores(scores_in, "scores_in")
+    scores_out = check_scores(scores_out, "scores_out")
+    n_in, n_out = scores_in.size, scores_out.size
     target = np.atleast_1d(np.asarray(fpr, dtype=float))
     if np.any(~np.isfinite(target) | (target < 0) | (target > 1)):
         raise ValueError(f"fpr must be rates in [0, 1], got {fpr!r}")
+    limit = np.floor(target * n_out * (1 + 1e-12) + 1e-9)  # as ROC.tpr_at_fpr
+    below = limit < n_out
+    ranks = n_out - 1 - limit[below].astype(np.int64)
+    # the out-scores' order statistics first, then the sorted in-scores: one side's copy at a time
+    order_statistic = np.partition(scores_out, ranks)[ranks] if ranks.size else np.empty(0)
+    in_sorted = np.sort(scores_in)
     twice = 0
-    for lo in range(0, n_out, METRICS_BLOCK):
-        block = out_sorted[lo : lo + METRICS_BLOCK]
+    for lo in range(0, n_out, METRICS_BLOCK):  # the count is a sum over the out-scores: in any order
+        block = scores_out[lo : lo + METRICS_BLOCK]
         left = np.searchsorted(in_sorted, block, side="left")
         right = np.searchsorted(in_sorted, block, side="right")
         twice += int(np.sum(2 * (n_in - right) + (right - left), dtype=np.int64))
-    limit = np.floor(target * n_out * (1 + 1e-12) + 1e-9)  # as ROC.tpr_at_fpr
     tpr = np.ones(target.shape)
-    below = limit < n_out
-    order_statistic = out_sorted[n_out - 1 - limit[below].astype(np.int64)]
     tpr[below] = (n_in - np.searchsorted(in_sorted, order_statistic, side="right")) / n_in
     return float(twice) / (2.0 * n_in * n_out), tpr
 

@@ -3,10 +3,11 @@
 A fresh process runs an audit whose trials cost next to nothing (a Gaussian mean drawn from one
 generator per chunk) with three score attacks, as ``dpadmm`` has, so that the measurement shows what the
 driver holds and computes from the scores (the attacks' scores, the lower bounds' threshold selection,
-the attack metrics) rather than the solver. It prints the trials per hypothesis, the driver's peak
-resident memory (``ru_maxrss``) in MiB, and the seconds::
+the attack metrics) rather than the solver. The trials run in worker processes as the command's do
+(``--workers``, default the command's), and the driver reads their finished chunks. It prints the trials
+per hypothesis, the driver's peak resident memory (``ru_maxrss``) in MiB, and the seconds::
 
-  python benchmarks/bench_audit_memory.py [--trials 10000000] [--figures] [--histograms] [--grid 0.001]
+  python benchmarks/bench_audit_memory.py [--trials 10000000] [--figures] [--histograms] [--grid 0.001] [--workers 1]
 
 ``--histograms`` keeps each attack's scores as histograms (``run_spec(histograms=True)``,
 ``audits.chunk_histograms``), whose memory is in the distinct scores: ``--grid G`` rounds every score to a
@@ -56,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit-mib", type=float, default=1024.0, help="the peak the driver must stay within")
     parser.add_argument("--histograms", action="store_true", help="keep the scores as histograms")
     parser.add_argument("--grid", type=float, default=None, help="round every score to a multiple of this")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="worker processes of the trials (default: the command's, 2 here)"
+    )
     args = parser.parse_args(argv)
     if args.grid is not None and not args.grid > 0:
         parser.error(f"--grid must be a positive number, got {args.grid}")
@@ -76,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         accounted=False,
     )
     start = time.perf_counter()
-    result = run_spec(spec, trials=args.trials, workers=1, progress=False, histograms=args.histograms)
+    result = run_spec(spec, trials=args.trials, workers=args.workers, progress=False, histograms=args.histograms)
     if args.figures:
         from audits.report import write_audit
 
