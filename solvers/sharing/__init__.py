@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.sharing.privacy import lemma1_counterexample as lemma1_counterexample
     from solvers.sharing.privacy import realised_sensitivity as realised_sensitivity
     from solvers.sharing.privacy import safe_sensitivity as safe_sensitivity
+    from solvers.sharing.privacy import stability_input_bounds as stability_input_bounds
+    from solvers.sharing.privacy import stability_sensitivity as stability_sensitivity
     from solvers.sharing.privacy import theorem1_epsilon as theorem1_epsilon
     from solvers.sharing.privacy import theorem1_sigma as theorem1_sigma
     from solvers.sharing.privacy import x_update_reference as x_update_reference

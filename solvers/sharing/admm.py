@@ -35,6 +35,11 @@ of Theorem 1 analyses):
     neighbours; and Lemma 1 fails, see ``solvers.sharing.privacy``): nothing is registered as a guarantee
     (the ledger records ``NonPrivateDpEvent``s, so every accountant reports ∞) and ``Result.info`` holds the
     paper's claimed ε (Corollary 1) with ``claim_verified=False`` and the reason.
+  - ``"output"`` with ``sensitivity="stability"``: certified for a change of one row of D_m, σ_m
+    calibrated to Δ_stab = 2 sqrt(b_1 (2 b_1 + β + η/ρ)) (``solvers.sharing.privacy.stability_sensitivity``),
+    which does not grow with N: party m clips its inputs of (6) to the box |y_i| ≤ η = S_1/N,
+    |b_i| ≤ β = b_1 + 2S_1/(Nρ) that the noise-free run never leaves (``stability_input_bounds``), and
+    (6) is solved exactly (l2 only; the l1 update is iterative).
   - ``"output"`` with ``sensitivity="paper"``: output noise calibrated to Lemma 1's C: a claim as
     in parameter mode (an audit target).
 """
@@ -66,6 +71,8 @@ from solvers.sharing.privacy import (
     corollary1_epsilon,
     lemma1_bound,
     safe_sensitivity,
+    stability_input_bounds,
+    stability_sensitivity,
     theorem1_epsilon,
     theorem1_sigma,
 )
@@ -80,8 +87,13 @@ __all__ = [
     "PartyBlocks",
     "PartyState",
     "SharingPlan",
+    "StableSharingPlan",
     "ZeroNoiseSharingPlan",
 ]
+
+
+#: The sensitivities whose output noise the accountants certify.
+_CERTIFIED = ("safe", "stability")
 
 
 @dataclass(frozen=True)
@@ -157,6 +169,20 @@ class CertifiedSharingPlan(NoisySharingPlan):
 
 
 @dataclass(frozen=True)
+class StableSharingPlan(CertifiedSharingPlan):
+    """Output noise calibrated to Δ_stab (``sensitivity="stability"``): certified for a change of one row
+    of a party's block, with the party's inputs of (6) clipped.
+
+    Attributes:
+      dual_bound: η = S_1/N, the clip of |y_i^t|.
+      residual_bound: β = b_1 + 2S_1/(Nρ), the clip of |b_{m,i}^t|.
+    """
+
+    dual_bound: float
+    residual_bound: float
+
+
+@dataclass(frozen=True)
 class ClaimedSharingPlan(NoisySharingPlan):
     """The paper's claim (parameter mode, or output mode with Lemma 1's C): not verified.
 
@@ -214,8 +240,10 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
       delta_prime: δ' of Corollary 1 (claim modes): the claim is (ε', Tδ + δ').
       b1: radius of the ball X_m = {‖x_m‖ ≤ b_1}; required by every private mode (the bound of
         Assumption 2.1, enforced). Optional without noise (then the constrained problem is solved).
-      sensitivity: output mode: "safe" (Δ = 2√N b_1, certified) or "paper" (Lemma 1's C, claimed).
-      calibration: "classic" or "analytic" (output mode, safe sensitivity, from ``epsilon``).
+      sensitivity: output mode: "safe" (Δ = 2√N b_1, certified for any change of D_m), "stability"
+        (Δ_stab, certified for a change of one row of D_m, l2 only; module docstring) or "paper"
+        (Lemma 1's C, claimed).
+      calibration: "classic" or "analytic" (output mode, certified sensitivity, from ``epsilon``).
       tol: relative step tolerance of the per-sample z Newton solves.
       inner_tol: l1 only: tolerance of the exact x_m solve (prox-gradient mapping norm).
     """
@@ -265,7 +293,7 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
         "delta_target": Optional(DELTA),
         "delta_prime": DELTA,
         "b1": Optional(Positive()),
-        "sensitivity": OneOf("safe", "paper"),
+        "sensitivity": OneOf("safe", "stability", "paper"),
         "calibration": CALIBRATION,
         "tol": Positive(),
         "inner_tol": Positive(),
@@ -295,7 +323,7 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
     @property
     def certified(self) -> bool:
         """Whether the releases carry a guarantee the accountants can state (output mode, Δ_safe)."""
-        return self.noise == "output" and self.sensitivity == "safe" and self.sigma != 0
+        return self.noise == "output" and self.sensitivity in _CERTIFIED and self.sigma != 0
 
     @property
     def target_delta(self) -> float | None:
@@ -308,7 +336,12 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
         T, M, N = self.n_iterations, problem.n_parties, problem.n_samples
         rho = 1.0 / N if self.rho is None else float(self.rho)
         l2 = isinstance(problem.regularizer, L2Regularizer)
-        claim = self.noise is not None and not (self.noise == "output" and self.sensitivity == "safe")
+        claim = self.noise is not None and not (self.noise == "output" and self.sensitivity in _CERTIFIED)
+        if self.noise is not None and self.sensitivity == "stability" and not l2:
+            raise ValueError(
+                "sensitivity='stability' needs the exact x-update of R = ½‖·‖² (the l1 update is iterative): "
+                "use sensitivity='safe'"
+            )
         if claim and not l2:
             raise ValueError(
                 f"noise={self.noise!r} with the paper's analysis needs a twice-differentiable R_m (Assumption 2.2); "
@@ -338,6 +371,9 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
                 ),
                 dtype=np.float64,
             ).reshape(M)
+        elif self.sensitivity == "stability":
+            dual_bound, residual_bound = stability_input_bounds(N, rho, b1, problem.loss.gradient_bound)
+            sensitivity = np.full(M, stability_sensitivity(b1, rho, dual_bound, residual_bound))
         else:
             sensitivity = np.full(M, safe_sensitivity(N, b1))
         if self.sigma is not None:
@@ -367,15 +403,22 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
             target_delta = self.target_delta
             if target_delta is None:  # certified: output noise of σ > 0 calibrated to Δ_safe
                 raise ValueError("a certified run reports ε at a target δ")
-            certified = CertifiedSharingPlan(
+            kind: type[CertifiedSharingPlan] = CertifiedSharingPlan
+            extra: dict[str, Any] = {}
+            adjacency = "per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)"
+            if self.sensitivity == "stability":
+                kind, extra = StableSharingPlan, {"dual_bound": dual_bound, "residual_bound": residual_bound}
+                adjacency = "per party: a change of one row of D_m, rows in the unit ball (Δ_stab)"
+            certified = kind(
                 **common,
                 noise_multiplier=z,
                 claim_verified=True,
-                adjacency="per party: any change of D_m with rows in the unit ball (Δ_safe bounds ‖D_m x‖ for all)",
+                adjacency=adjacency,
                 epsilon_joint_rows=gaussian_epsilon(mu, target_delta),
                 not_accounted=(
                     "the labels, the server's broadcasts' dependence on them, and test-time shares D_m^te x_m"
                 ),
+                **extra,
             )
             return RunPlan(T, [events[t * M : (t + 1) * M] for t in range(T)], mechanism, noise_shape, certified)
         per_iteration = self.epsilon if self.epsilon is not None else theorem1_epsilon(sensitivity, sigma, self.delta)
@@ -418,7 +461,11 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
         (+ its noise: N(0, σ_m² I_N) in output mode, D_m ξ = σ_m U_m g on col(D_m) in parameter mode (10))."""
         (r, y), blocks, rho = inbound, agents.data, plan.details.rho
         svd, Ut = blocks.svd, blocks.svd.U.transpose(0, 2, 1)
-        c = (y + rho * (r - state.shared)) @ svd.U  # Uᵀ(y^t + ρ b_m^t), (M, R, K)
+        b = r - state.shared
+        if isinstance(plan.details, StableSharingPlan):  # the inputs Δ_stab assumes bounded (no-op without noise)
+            y = np.clip(y, -plan.details.dual_bound, plan.details.dual_bound)
+            b = np.clip(b, -plan.details.residual_bound, plan.details.residual_bound)
+        c = (y + rho * b) @ svd.U  # Uᵀ(y^t + ρ b_m^t), (M, R, K)
         if isinstance(blocks.regularizer, L2Regularizer):
             a = ball_constrained_l2_coefficients(c, svd.s, blocks.lam, rho, self.b1)
             x = a @ svd.Vt

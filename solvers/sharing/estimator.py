@@ -2,32 +2,41 @@
 
 ``VerticalLogisticRegression(blocks=[53, 51])`` splits the columns of X over the parties
 (``partition_vertical``), runs :class:`~solvers.sharing.admm.ADMMSharing` and keeps the joined
-model as a linear classifier without intercept. Each row is first mapped into the unit ball by the
-public rule of the horizontal estimators (x̃ = clip(x/B), B = ``data_norm``, default sqrt(d);
-``UnitBallRecords`` without intercept), so every party's block of a row has norm ≤ 1, as the
-sensitivity of Hu et al. 2019 assumes. ``C`` has scikit-learn's meaning: with ``noise=None`` and
-enough iterations the fit matches ``LogisticRegression(C=C, fit_intercept=False)`` on rows inside
-the bound; internally λ = 1/(C·N·B²) on the mapped rows (the mean-loss scaling of
-``solvers.sharing.problem``, with the model w̃ = B·w).
+model as a linear classifier. Each row is first mapped into the unit ball by the public rule of the
+horizontal estimators (x̃ = (clip(x/B), c)/s, B = ``data_norm``, default sqrt(d), c =
+``intercept_scaling``, s = sqrt(1 + c²); ``UnitBallRecords``), so every party's block of a row has norm
+≤ 1, as the sensitivity assumes. The intercept is the weight of the constant column c/s, held by the
+last party: a public constant, the same in neighbouring data sets, so it is covered by that party's
+sensitivity like any of its columns (and penalised like them, as liblinear's ``intercept_scaling``).
+``C`` has scikit-learn's meaning: with ``noise=None`` and enough iterations the fit matches
+``LogisticRegression(C=C)`` on rows inside the bound (exactly with ``fit_intercept=False``);
+internally λ = 1/(C·N·B²·s²) on the mapped rows (the mean-loss scaling of ``solvers.sharing.problem``).
 
 ``epsilon`` is the total budget of the fit, as for every estimator of the toolkit (default 1,
-``DEFAULT_EPSILON``), and the fit is private by default. With ``noise="output"`` (the default, the
-certified mode with the safe sensitivity) each party releases a Gaussian share in each of the T
-iterations; the noise multiplier z is the smallest whose T-fold composition the exact Gaussian
-accountant (Dong, Roth & Su 2022, Cor. 3.3, μ = sqrt(T)/z) bounds by (``epsilon``, ``delta``) for a
-change of one party's block of a row, and ``privacy_`` reports that total. The model is kept in the
-ball ‖x_m‖ ≤ b_1 (Assumption 2.1 of Hu et al. 2019); ``b1=None`` takes the public radius
-sqrt(2 ln 2/λ), which holds the l2 optimum (F(w*) ≤ F(0) = ln 2 gives (λ/2)‖w*‖² ≤ ln 2). The
-released shares have one entry per row and a sensitivity 2 sqrt(N) b_1 that grows with the rows, so
-at ε = 1 the noise drowns the model unless the rows are many and C small: the fit then warns
-(``OneClassWarning``). In the claim modes (``noise="parameter"`` or ``sensitivity="paper"``, not
-differentially private) each iteration is given ε/T, so the paper's claimed total by basic
-composition is ``epsilon``. ``noise=None`` is Algorithm 1 without noise: not private, and
-``privacy_`` says so (every ε is inf).
+``DEFAULT_EPSILON``), and the fit is private by default. With ``noise="output"`` (the default) each
+party releases a Gaussian share D_m x_m + N(0, σ² I_N) in each of the T iterations; the noise
+multiplier z is the smallest whose T-fold composition the exact Gaussian accountant (Dong, Roth & Su
+2022, Cor. 3.3, μ = sqrt(T)/z) bounds by (``epsilon``, ``delta``) for a change of one row of one party's
+block, and ``privacy_`` reports that total. The default ``sensitivity="stability"`` calibrates σ to
+Δ_stab = 2 sqrt(b_1 (2 b_1 + β + η/ρ)) (``solvers.sharing.privacy.stability_sensitivity``: the exact
+x-update (6) of Hu et al. 2019 is ρ-strongly convex in the other rows' predictions, so one row moves the
+share by a bound independent of N), with the model kept in the ball ‖x_m‖ ≤ b_1 (Assumption 2.1 of
+Hu et al. 2019) and the party's inputs of (6) clipped to the box the noise-free run never leaves;
+``sensitivity="safe"`` is the older Δ_safe = 2 sqrt(N) b_1, which grows with N. ρ, T and b_1 default
+to values chosen from public quantities (``solvers.sharing.defaults``). In the claim modes
+(``noise="parameter"`` or ``sensitivity="paper"``, not differentially private) each iteration is given
+ε/T, so the paper's claimed total by basic composition is ``epsilon``. ``noise=None`` is Algorithm 1
+without noise: not private, and ``privacy_`` says so (every ε is inf).
 
-Like ``DPADMMClassifier``, a fitted estimator holds only what is safe to publish (the model, the
-privacy spent, the ledger, the public run constants and claims); the noise seed and the training
-history only with ``keep_secrets=True`` (``secret_result_``, ``secret_seed_``).
+What ``privacy_`` covers is the shares the parties exchange in training (what the server and the other
+parties see). Not covered: the labels (the server's broadcasts depend on them without noise) and the
+model itself: x_m, the noise-free minimiser of (6), stays with party m in Hu et al. 2019, while
+``coef_`` joins every party's block. Publish ``coef_`` only where the parties' blocks x_m may be
+published.
+
+Like ``DPADMMClassifier``, a fitted estimator holds only the model, the privacy spent, the ledger, the
+public run constants and claims; the noise seed and the training history only with ``keep_secrets=True``
+(``secret_result_``, ``secret_seed_``).
 """
 
 from __future__ import annotations
@@ -44,6 +53,7 @@ from accountants.constraints import (
     Constraint,
     Integer,
     Items,
+    OneOf,
     Positive,
     check_parameters,
 )
@@ -62,6 +72,7 @@ from solvers.private_estimator import (
     warn_if_one_class,
 )
 from solvers.sharing.admm import ADMMSharing
+from solvers.sharing.defaults import auto_ball_radius, auto_iterations, auto_rho_scale
 from solvers.sharing.partition import partition_vertical
 from solvers.sharing.problem import VerticalProblem
 
@@ -80,9 +91,12 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
     Args:
       blocks: the column split (``partition_vertical``): a number of parties, block widths, or
         column-index lists.
-      C: inverse regularisation strength as in scikit-learn (λ = 1/(C·N·B²) on the mapped rows).
-      rho_scale: ρ = rho_scale/N (the toolkit's default ρ = 1/N; the paper gives no ρ).
-      n_iterations: T.
+      C: inverse regularisation strength as in scikit-learn (λ = 1/(C·N·B²·s²) on the mapped rows).
+      fit_intercept, intercept_scaling: an intercept, the weight of the public constant column c
+        (``intercept_scaling``) held by the last party (module docstring); default True, c = 1.
+      rho_scale: ρ = rho_scale/N; "auto" (default): 1.5·S_2 = 0.375 for the logistic loss, the
+        smallest ρ of Assumption 1.2(c) of Hu et al. 2019 with a margin (``solvers.sharing.defaults``).
+      n_iterations: T; "auto" (default): 100, fewer above N·d = 3·10^5 (``solvers.sharing.defaults``).
       noise: "output" (default, differentially private), "parameter" or None (see ``ADMMSharing``).
       epsilon: the total ε of the fit, all K one-vs-rest fits included (default 1,
         ``DEFAULT_EPSILON``, the same for every estimator of the toolkit; module docstring).
@@ -91,10 +105,12 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
       data_norm, clip: the public row map (``UnitBallRecords`` without intercept): B, a public bound
         on ‖x‖ (None: sqrt(d)); rows beyond it are scaled onto the sphere (``clip=True``, default) or
         refused in a private mode (``clip=False``).
-      b1: the radius of the model's ball (Assumption 2.1); None: sqrt(2 ln 2/λ) in a private mode
-        (module docstring), no ball without noise.
-      sensitivity, calibration: as ``ADMMSharing`` (``calibration`` only matters with a
-        per-release noise of the claim modes).
+      b1: the radius of the model's ball (Assumption 2.1); None: in a private mode the smaller of
+        sqrt(2 ln 2/λ) (which holds the l2 optimum) and the radius at which the noise moves a margin by
+        1/4 (``solvers.sharing.defaults.auto_ball_radius``); no ball without noise.
+      sensitivity: "stability" (default, certified, does not grow with N), "safe" (certified,
+        2 sqrt(N) b_1) or "paper" (Lemma 1's claim, not private); see ``ADMMSharing``.
+      calibration: as ``ADMMSharing`` (only matters with a per-release noise of the claim modes).
       accountants: accountant names reported in ``privacy_``.
       random_state: None (default: the noise comes from fresh OS entropy, never from numpy's
         global generator), or an int or RandomState that fixes the noise, for reproducibility (an
@@ -103,21 +119,30 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
       keep_secrets: also keep ``secret_result_`` (the solver's ``Result``: seeds, training
         history, diagnostics) and ``secret_seed_`` (default False). Never publish such a fit.
 
-    Attributes (after ``fit``), all safe to publish:
-      coef_ (1, d) or (K, d), intercept_ = 0, classes_, n_features_in_, privacy_ {name: ε of the
-      whole fit}, ledger_, info_ (public run constants and the claims of the unverified modes, the
-      data bound), n_iter_.
+    Attributes (after ``fit``) (``privacy_`` does not cover ``coef_``: module docstring):
+      coef_ (1, d) or (K, d), intercept_ (1,) or (K,) (0 without intercept), classes_,
+      n_features_in_, privacy_ {name: ε of the whole fit}, ledger_, info_ (public run constants and
+      the claims of the unverified modes, the data bound), n_iter_ (T).
       With ``keep_secrets=True`` also secret_result_ and secret_seed_.
     """
 
     result_ = RemovedResult()
     #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
     parameter_constraints: dict[str, Constraint] = {
-        **shared_constraints("data_norm", "clip", "accountants", "random_state", "backend", "keep_secrets"),
+        **shared_constraints(
+            "n_iterations",
+            "fit_intercept",
+            "intercept_scaling",
+            "data_norm",
+            "clip",
+            "accountants",
+            "random_state",
+            "backend",
+            "keep_secrets",
+        ),
         **{
             name: ADMMSharing.parameter_constraints[name]
             for name in (
-                "n_iterations",
                 "noise",
                 "epsilon",
                 "noise_multiplier",
@@ -130,15 +155,17 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         },
         "blocks": AnyOf(Integer(1), Items("one sequence of column indices per party")),
         "C": Positive(),
-        "rho_scale": Positive(),
+        "rho_scale": AnyOf(OneOf("auto"), Positive()),
     }
 
     def __init__(
         self,
         blocks=2,
         C: float = 1.0,
-        rho_scale: float = 1.0,
-        n_iterations: int = 300,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        rho_scale: float | str = "auto",
+        n_iterations: int | str = "auto",
         noise: str | None = "output",
         epsilon: float | None = DEFAULT_EPSILON,
         noise_multiplier: float | None = None,
@@ -147,7 +174,7 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         data_norm: float | None = None,
         clip: bool = True,
         b1: float | None = None,
-        sensitivity: str = "safe",
+        sensitivity: str = "stability",
         calibration: Calibration = "classic",
         accountants: tuple[str, ...] = ("rdp", "exact_gaussian"),
         random_state=None,
@@ -156,6 +183,8 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
     ) -> None:
         self.blocks = blocks
         self.C = C
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.rho_scale = rho_scale
         self.n_iterations = n_iterations
         self.noise = noise
@@ -187,21 +216,25 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
             return self
         if isinstance(self.blocks, numbers.Integral) and not isinstance(self.blocks, bool) and self.blocks > X.shape[1]:
             raise ValueError(f"blocks={self.blocks} parties need a column each, got n_features = {X.shape[1]}")
-        records = UnitBallRecords.create(X.shape[1], self.data_norm, False, 1.0)
+        records = UnitBallRecords.create(
+            X.shape[1], self.data_norm, bool(self.fit_intercept), float(self.intercept_scaling)
+        )
         n = X.shape[0]
-        lam = 1.0 / (self.C * n * records.data_norm**2)
+        lam = 1.0 / (self.C * n * (records.data_norm * records.scale) ** 2)
         if not 0 < lam < math.inf:
-            raise ValueError(f"C={self.C!r} is too large: the regularisation λ = 1/(C·N·B²) with N = {n} rows is 0")
+            raise ValueError(f"C={self.C!r} is too large: the regularisation λ = 1/(C·N·B²·s²) with N = {n} rows is 0")
         labels = np.where(y == self.classes_[1], 1.0, -1.0)
         rows = records.transform(X, clip=bool(self.clip))
-        problem = VerticalProblem(partition_vertical(rows, labels, self.blocks), lam=lam)
-        epsilon, noise_multiplier = self._per_release_budget()
+        problem = VerticalProblem(partition_vertical(rows, labels, self._blocks(X.shape[1], rows.shape[1])), lam=lam)
+        T = auto_iterations(n, rows.shape[1]) if self.n_iterations == "auto" else int(self.n_iterations)
+        epsilon, noise_multiplier = self._per_release_budget(T)
         b1 = self.b1
         if b1 is None and self.noise is not None:
-            b1 = math.sqrt(2.0 * math.log(2.0) / lam)
+            b1 = auto_ball_radius(lam, n, rows.shape[1], noise_multiplier)
+        rho_scale = auto_rho_scale(problem.loss.curvature_bound) if self.rho_scale == "auto" else self.rho_scale
         solver = ADMMSharing(
-            rho=self.rho_scale / n,
-            n_iterations=self.n_iterations,
+            rho=float(rho_scale) / n,
+            n_iterations=T,
             noise=self.noise,
             epsilon=epsilon,
             noise_multiplier=noise_multiplier,
@@ -225,7 +258,7 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
         self.ledger_ = result.ledger
         self.info_ = {**public_info(result.info, _PUBLIC_INFO, _PUBLIC_PREFIXES), "data_norm": records.data_norm}
-        self.n_iter_ = self.n_iterations
+        self.n_iter_ = T
         for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
             self.__dict__.pop(name, None)
         if keep:
@@ -235,7 +268,17 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
         return self
 
-    def _per_release_budget(self) -> tuple[float | None, float | None]:
+    def _blocks(self, n_features: int, n_columns: int):
+        """``blocks`` over the mapped rows' columns: the intercept's constant column (index d, when
+        ``fit_intercept``) goes to the last party."""
+        if n_columns == n_features or isinstance(self.blocks, numbers.Integral):
+            return self.blocks
+        blocks = list(self.blocks)
+        if blocks and isinstance(blocks[-1], numbers.Integral):
+            return [*blocks[:-1], int(blocks[-1]) + 1]
+        return [*blocks[:-1], [*blocks[-1], n_features]]
+
+    def _per_release_budget(self, T: int) -> tuple[float | None, float | None]:
         """(ε per iteration, z per release) for ``ADMMSharing`` from the total ``epsilon``: z of the
         T-fold exact Gaussian composition in the certified mode, ε/T in the claim modes; the user's
         ``noise_multiplier`` or ``sigma`` as they are when one is given (it overrides ``epsilon``);
@@ -245,8 +288,8 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
             return None, None
         if self.noise_multiplier is not None or self.sigma is not None or self.epsilon is None:
             return None, self.noise_multiplier
-        epsilon, T = float(self.epsilon), int(self.n_iterations)
-        if self.noise == "output" and self.sensitivity == "safe":
+        epsilon = float(self.epsilon)
+        if self.noise == "output" and self.sensitivity != "paper":
             z = calibrate_noise_multiplier(epsilon, float(self.delta), count=T, accountant=ExactGaussianAccountant)
             return None, float(z)
         return epsilon / T, self.noise_multiplier

@@ -11,9 +11,14 @@ Paper (Hu, Liu, Kong, Niu 2019, arXiv 1907.07735), Sec. 4:
   - Corollary 1, (11): ε' = sqrt(2T ln(1/δ')) ε + T ε (e^ε − 1) at δ_total = Tδ + δ' (advanced
     composition, Dwork & Roth 2014 Thm 3.20).
 
-Certified instead (this toolkit's bound, not the paper's): Δ_safe = 2 sqrt(N) b_1, valid for any
-change of D_m (row, column or operator-norm adjacency alike) whenever every row has ‖D_m^i‖ ≤ 1
-and x_m is kept in the ball ‖x_m‖ ≤ b_1, because then ‖D_m x_m‖ ≤ ‖D_m‖_F ‖x_m‖ ≤ sqrt(N) b_1.
+Certified instead (this toolkit's bounds, not the paper's):
+
+  - Δ_safe = 2 sqrt(N) b_1, valid for any change of D_m (row, column or operator-norm adjacency
+    alike) whenever every row has ‖D_m^i‖ ≤ 1 and x_m is kept in the ball ‖x_m‖ ≤ b_1, because then
+    ‖D_m x_m‖ ≤ ‖D_m‖_F ‖x_m‖ ≤ sqrt(N) b_1. It grows with N.
+  - Δ_stab = 2 sqrt(b_1 (2 b_1 + β + η/ρ)) (:func:`stability_sensitivity`), for a change of one row of
+    D_m, when the party solves (6) exactly over the ball with its public inputs clipped to the box
+    |y_i| ≤ η, |b_i| ≤ β. It does not grow with N (η = S_1/N and ρ ∝ 1/N keep η/ρ fixed).
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ __all__ = [
     "lemma1_counterexample",
     "realised_sensitivity",
     "safe_sensitivity",
+    "stability_input_bounds",
+    "stability_sensitivity",
     "theorem1_epsilon",
     "theorem1_sigma",
     "x_update_reference",
@@ -114,6 +121,56 @@ def safe_sensitivity(n_samples: int, b1: float, row_bound: float = 1.0) -> float
     if not (n_samples >= 1 and b1 > 0 and row_bound > 0):
         raise ValueError(f"need n_samples >= 1, b1 > 0, row_bound > 0; got {n_samples!r}, {b1!r}, {row_bound!r}")
     return 2.0 * math.sqrt(n_samples) * row_bound * b1
+
+
+def stability_input_bounds(n_samples: int, rho: float, b1: float, gradient_bound: float = 1.0) -> tuple[float, float]:
+    """(η, β): the box |y_i| ≤ η, |b_i| ≤ β that the noise-free run of ADMM sharing never leaves, so
+    clipping a party's inputs of (6) to it changes nothing without noise (Hu et al. 2019, (6)–(8)).
+
+    η = S_1/N: (7) and (8) give y^{t+1} = ∇l(z^{t+1}) (the optimality of z^{t+1}), and the mean loss
+    l(z) = (1/N) Σ_i φ(Y_i z_i) has |∂_i l| ≤ S_1/N (S_1 ≥ |φ'|, ``MarginLoss.gradient_bound``).
+    β = b_1 + 2 S_1/(Nρ): b_m^t = r^t − ũ_m^t with r^t = s^t − z^t = (∇l(z^t) − y^{t−1})/ρ by the same
+    optimality, so |r_i| ≤ 2 S_1/(Nρ), and |(D_m x_m)_i| ≤ ‖D_m^i‖ ‖x_m‖ ≤ b_1 for rows in the unit ball.
+    With noise, only party m's own noise can take b_m past β (r^t bounds hold for any s^t).
+
+    Golden value (the formula evaluated): N = 100, ρ = 0.01, b_1 = 2 → (0.01, 4.0).
+    """
+    if not (n_samples >= 1 and rho > 0 and b1 > 0 and gradient_bound > 0):
+        raise ValueError(
+            f"need n_samples >= 1, rho > 0, b1 > 0, gradient_bound > 0; got {n_samples!r}, {rho!r}, {b1!r}, "
+            f"{gradient_bound!r}"
+        )
+    return gradient_bound / n_samples, b1 + 2.0 * gradient_bound / (n_samples * rho)
+
+
+def stability_sensitivity(b1: float, rho: float, dual_bound: float, residual_bound: float) -> float:
+    """Δ_stab = 2 sqrt(b_1 (2 b_1 + β + η/ρ)): the L2 change of party m's share D_m x_m^{t+1} when one
+    row of D_m changes (rows in the unit ball), x_m^{t+1} the exact minimiser of (6) of Hu et al. 2019
+    over the ball ‖x‖ ≤ b_1, given public inputs y^t, b_m^t clipped to |y_i| ≤ η = ``dual_bound``,
+    |b_i| ≤ β = ``residual_bound`` (what the previous releases fix: a fully adaptive composition).
+
+    Proof (this toolkit's, for any convex R_m). Write (6) as Φ(x) = λR_m(x) + Σ_j g_j(D^j x) with
+    g_j(t) = y_j t + (ρ/2)(b_j + t)². Let D, D' differ in row i, x, x' the minimisers of Φ, Φ' over
+    the ball, and H = Φ − g_i(D^i ·) = Φ' − g_i(D'^i ·). Since every g_j'' = ρ, Φ and Φ' are
+    ρ-strongly convex in the seminorm ‖D_{−i} ·‖ (D without row i), and a constrained minimiser
+    satisfies Φ(x') − Φ(x) ≥ (ρ/2)‖D_{−i}(x' − x)‖² (the variational inequality), likewise for Φ'.
+    Adding the two, H cancels:
+
+        ρ‖D_{−i}(x − x')‖² ≤ [g_i(D^i x') − g_i(D^i x)] + [g_i(D'^i x) − g_i(D'^i x')] ≤ 2 L · 2 b_1,
+
+    since every argument lies in [−b_1, b_1] (‖D^i‖ ≤ 1, ‖x‖ ≤ b_1), where g_i is L-Lipschitz with
+    L = η + ρ(β + b_1). The changed entry itself moves by |D^i x − D'^i x'| ≤ 2 b_1, so
+    ‖D x − D' x'‖² ≤ 4 b_1² + 4 b_1 L/ρ. With η = S_1/N, β from :func:`stability_input_bounds` and
+    ρ = r/N this is 2 sqrt(3 b_1 (b_1 + S_1/r)): independent of N, against Δ_safe = 2 sqrt(N) b_1.
+
+    Golden value (the formula evaluated): b_1 = 2, ρ = 0.01, η = 0.01, β = 4 → 2 sqrt(18) = 8.48528.
+    """
+    if not (b1 > 0 and rho > 0 and dual_bound >= 0 and residual_bound >= 0):
+        raise ValueError(
+            f"need b1 > 0, rho > 0, dual_bound >= 0, residual_bound >= 0; got {b1!r}, {rho!r}, {dual_bound!r}, "
+            f"{residual_bound!r}"
+        )
+    return 2.0 * math.sqrt(b1 * (2.0 * b1 + residual_bound + dual_bound / rho))
 
 
 def x_update_reference(D: np.ndarray, y: np.ndarray, b: np.ndarray, lam: float, rho: float) -> np.ndarray:

@@ -466,3 +466,25 @@ def test_a_reported_value_must_be_on_a_white_box_channel(small):
     for backend in ("inprocess", "sequential"):
         with pytest.raises(ValueError, match="channel .x. is not released: declare it white-box"):
             mislabelled.run(small, seed=0, backend=backend, **NO_ACCOUNTANTS)
+
+
+def test_stability_sensitivity_bounds_every_replayed_share_change_and_clipping_is_a_no_op_without_noise():
+    """sensitivity="stability": the noise-free shares of D and D′ (one row of a block changed) recomputed
+    from the same public transcript (``StepSolver.replay``) differ by at most the plan's Δ_stab in every
+    iteration, for both parties, with the ball active; and at a negligible σ the clipped run equals the
+    unclipped one (the noise-free run stays inside the box)."""
+    problem, other = _neighbours()
+    stable = ADMMSharing(n_iterations=8, noise="output", noise_multiplier=0.5, b1=1.0, sensitivity="stability")
+    result = stable.run(problem, seed=3, trials=2, **NO_ACCOUNTANTS)
+    assert result.info["max_x_norm"] == pytest.approx(1.0, rel=1e-9)  # the ball is active
+    bound = float(result.details.sensitivity[0])
+    assert bound == pytest.approx(2 * math.sqrt(6.0), rel=1e-12)  # 2 sqrt(3 b1 (b1 + S1/(Nρ))), ρ = 1/N, b1 = 1
+    worst = 0.0
+    for party in (0, 1):
+        replay = stable.replay(problem, other, party, result.transcript)
+        worst = max(worst, float(np.linalg.norm(replay.mean_in - replay.mean_out, axis=-1).max()))
+    assert 0.05 * bound < worst <= bound
+    quiet = {"n_iterations": 8, "noise": "output", "sigma": 1e-12, "b1": 1.0}
+    clipped = ADMMSharing(**quiet, sensitivity="stability").run(problem, seed=3, **NO_ACCOUNTANTS)
+    plain = ADMMSharing(**quiet).run(problem, seed=3, **NO_ACCOUNTANTS)
+    np.testing.assert_allclose(clipped.model, plain.model, rtol=0, atol=1e-9)

@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import check_estimator
 
 from solvers.private_estimator import DEFAULT_EPSILON, OneClassWarning
-from solvers.sharing import VerticalLogisticRegression
+from solvers.sharing import VerticalLogisticRegression, stability_input_bounds, stability_sensitivity
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,9 @@ def data():
 
 def test_matches_sklearn_logistic_regression_without_noise(data):
     X, y = data
-    model = VerticalLogisticRegression(blocks=[2, 4], C=2.0, n_iterations=400, noise=None, data_norm=1.0).fit(X, y)
+    model = VerticalLogisticRegression(
+        blocks=[2, 4], C=2.0, n_iterations=400, noise=None, data_norm=1.0, fit_intercept=False
+    ).fit(X, y)
     reference = LogisticRegression(C=2.0, fit_intercept=False, tol=1e-12).fit(X, y)
     np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-5, atol=1e-7)
     assert list(model.classes_) == ["no", "yes"]
@@ -34,13 +36,31 @@ def test_matches_sklearn_logistic_regression_without_noise(data):
     assert all(math.isinf(v) for v in model.privacy_.values())
 
 
+def test_intercept_is_liblinears_penalised_intercept_held_by_the_last_party(data):
+    """With B = 1 the mapped rows (x, c)/sqrt(1 + c²) make the fit liblinear's (the intercept a weight of the
+    constant column c, penalised); widths and index lists get the constant column in the last block."""
+    X, y = data
+    X = X + 0.3  # an intercept to find
+    X /= np.linalg.norm(X, axis=1).max()  # inside the bound B = 1
+    reference = LogisticRegression(C=2.0, solver="liblinear", intercept_scaling=2.0, tol=1e-10).fit(X, y)
+    for blocks in ([2, 4], [[0, 1], [2, 3, 4, 5]], 2):
+        model = VerticalLogisticRegression(
+            blocks=blocks, C=2.0, intercept_scaling=2.0, n_iterations=300, noise=None, data_norm=1.0
+        ).fit(X, y)
+        np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-4)
+        np.testing.assert_allclose(model.intercept_, reference.intercept_, rtol=1e-4)
+        assert abs(model.intercept_[0]) > 0.1
+
+
 def test_private_fit_reports_privacy_and_claims(data):
     X, y = data
     model = VerticalLogisticRegression(
         blocks=3, noise="output", noise_multiplier=3.0, b1=1.0, n_iterations=5, random_state=0
     ).fit(X, y)
     assert 0 < model.privacy_["exact_gaussian"] < math.inf
-    claimed = clone(model).set_params(noise="parameter", noise_multiplier=None, epsilon=0.5).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OneClassWarning)  # the claim mode's noise at ε = 0.5
+        claimed = clone(model).set_params(noise="parameter", noise_multiplier=None, epsilon=0.5).fit(X, y)
     assert claimed.info_["claim_verified"] is False and math.isinf(claimed.privacy_["exact_gaussian"])
 
 
@@ -55,21 +75,33 @@ def test_errors(data):
 
 
 def test_private_by_default_at_the_shared_default_budget(data):
-    """noise="output" with the total ε = 1 at δ = 1e-5 (``DEFAULT_EPSILON``), the model's ball the public
-    radius sqrt(2 ln 2/λ) that holds the l2 optimum, the noise-free fit on rows under a looser bound the
-    same model (a reparametrisation: λ = 1/(C N B²) on x/B)."""
+    """noise="output" with the total ε = 1 at δ = 1e-5 (``DEFAULT_EPSILON``) calibrated to Δ_stab, ρ, T and
+    the model's ball from public quantities (``solvers.sharing.defaults``), the noise-free fit on rows under
+    a looser bound the same model (a reparametrisation: λ = 1/(C N B²) on x/B)."""
     X, y = data
-    model = VerticalLogisticRegression(blocks=2, n_iterations=20, random_state=0)
+    model = VerticalLogisticRegression(blocks=2, random_state=0)
     assert model.epsilon == DEFAULT_EPSILON == 1.0 and model.noise == "output"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)
         model.fit(X, y)
     assert model.privacy_["exact_gaussian"] == pytest.approx(1.0, rel=1e-9) and model.privacy_["exact_gaussian"] <= 1.0
-    lam = 1.0 / (1.0 * 150 * 6)  # C = 1, N = 150, B = sqrt(6)
+    assert model.n_iter_ == 100 and model.info_["rho"] == pytest.approx(0.375 / 150, rel=1e-15)
+    lam = 1.0 / (1.0 * 150 * 6 * 2)  # C = 1, N = 150, B = sqrt(6), s² = 1 + c² = 2
     assert model.info_["data_norm"] == pytest.approx(math.sqrt(6))
-    assert model.info_["b1"] == pytest.approx(math.sqrt(2 * math.log(2) / lam), rel=1e-15)
+    z = float(model.info_["noise_multiplier"][0])
+    assert model.info_["b1"] == pytest.approx(
+        min(math.sqrt(2 * math.log(2) / lam), 0.25 * math.sqrt(150 / 7) / (2 * math.sqrt(3) * z)), rel=1e-15
+    )
+    assert model.info_["sensitivity"][0] == pytest.approx(
+        stability_sensitivity(
+            model.info_["b1"], 0.375 / 150, *stability_input_bounds(150, 0.375 / 150, model.info_["b1"])
+        ),
+        rel=1e-15,
+    )
     reference = LogisticRegression(fit_intercept=False, tol=1e-12).fit(X, y)
-    loose = VerticalLogisticRegression(blocks=2, n_iterations=600, noise=None, data_norm=4.0).fit(X, y)
+    loose = VerticalLogisticRegression(blocks=2, n_iterations=600, noise=None, data_norm=4.0, fit_intercept=False).fit(
+        X, y
+    )
     np.testing.assert_allclose(loose.coef_, reference.coef_, rtol=1e-3)
 
 

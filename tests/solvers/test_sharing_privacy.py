@@ -16,6 +16,8 @@ from solvers.sharing import (
     lemma1_counterexample,
     realised_sensitivity,
     safe_sensitivity,
+    stability_input_bounds,
+    stability_sensitivity,
     theorem1_epsilon,
     theorem1_sigma,
     x_update_reference,
@@ -149,3 +151,72 @@ def test_corollary1_delta_splits_the_total_delta_over_the_iterations_and_delta_p
     for delta, T in ((1e-5, 20), (1e-3, 1)):
         share = corollary1_delta(delta, T)
         assert T * share + share == pytest.approx(delta, rel=1e-15)
+
+
+def test_stability_bounds_golden_values():
+    """The formulas evaluated (``stability_input_bounds``, ``stability_sensitivity``)."""
+    assert stability_input_bounds(100, 0.01, 2.0) == pytest.approx((0.01, 4.0), rel=1e-15)
+    assert stability_sensitivity(2.0, 0.01, 0.01, 4.0) == pytest.approx(2 * math.sqrt(18.0), rel=1e-15)
+    with pytest.raises(ValueError, match="b1 > 0"):
+        stability_sensitivity(0.0, 0.01, 0.01, 4.0)
+
+
+def _ball_minimiser(D, y, b, lam, rho, b1):
+    """argmin over ‖x‖ ≤ b1 of (λ/2)‖x‖² + <y, Dx> + (ρ/2)‖b + Dx‖², by bisection on the multiplier μ of the
+    ball (‖x(μ)‖ decreases in μ): independent of the solver's secular Newton."""
+
+    def x_of(mu):
+        return x_update_reference(D, y, b, lam + mu, rho)
+
+    if np.linalg.norm(x_of(0.0)) <= b1:
+        return x_of(0.0)
+    low, high = 0.0, 1.0
+    while np.linalg.norm(x_of(high)) > b1:
+        high *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if np.linalg.norm(x_of(mid)) > b1 else (low, mid)
+    return x_of(high)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 8),
+    d=st.integers(1, 3),
+    lam=st.floats(1e-3, 1.0),
+    r=st.floats(0.05, 5.0),
+    b1=st.floats(0.05, 20.0),
+)
+def test_stability_sensitivity_bounds_the_exact_x_update(seed, n, d, lam, r, b1):
+    """Δ_stab bounds ‖D x − D′ x′‖ of the exact ball-constrained (6) for a change of one row (rows in the
+    unit ball, inputs anywhere in the box |y_i| ≤ η, |b_i| ≤ β), on random data; the safe bound too."""
+    rng = np.random.default_rng(seed)
+    rho = r / n
+    eta, beta = stability_input_bounds(n, rho, b1)
+    D = rng.normal(size=(n, d))
+    D /= np.maximum(np.linalg.norm(D, axis=1, keepdims=True), 1.0) * rng.uniform(1.0, 2.0, size=(n, 1))
+    other = D.copy()
+    row = rng.normal(size=d)
+    other[rng.integers(n)] = row / max(np.linalg.norm(row), 1.0)
+    y = rng.uniform(-eta, eta, size=n) * rng.choice([0.5, 1.0])
+    b = rng.uniform(-beta, beta, size=n) * rng.choice([0.5, 1.0])
+    change = np.linalg.norm(
+        D @ _ball_minimiser(D, y, b, lam, rho, b1) - other @ _ball_minimiser(other, y, b, lam, rho, b1)
+    )
+    bound = stability_sensitivity(b1, rho, eta, beta)
+    assert change <= bound * (1 + 1e-9)
+    assert change <= safe_sensitivity(n, b1) * (1 + 1e-9)
+
+
+def test_stability_sensitivity_is_within_a_small_factor_of_a_realised_change():
+    """The bound is not vacuous: removing the one row that drives the model moves the share by b_1, a fifth of
+    Δ_stab = 2 sqrt(6) b_1 here (so the property above is a test that can fail)."""
+    n, rho, b1 = 6, 1.0 / 6, 1.0
+    eta, beta = stability_input_bounds(n, rho, b1)
+    D = np.zeros((n, 1))
+    D[0, 0] = 1.0
+    y, b = np.full(n, -eta), np.full(n, -beta)
+    change = np.linalg.norm(D @ _ball_minimiser(D, y, b, 1e-3, rho, b1) - 0.0)
+    assert change == pytest.approx(b1, rel=1e-9)
+    assert stability_sensitivity(b1, rho, eta, beta) == pytest.approx(2 * math.sqrt(6.0) * b1, rel=1e-15)

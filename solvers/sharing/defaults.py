@@ -1,0 +1,54 @@
+"""The defaults of ``VerticalLogisticRegression``, chosen from public quantities only.
+
+The fit runs ADMM sharing (Hu et al. 2019, Algorithm 1) on rows mapped into the unit ball, with the output
+noise calibrated to the per-row sensitivity Δ_stab = 2 sqrt(b_1 (2 b_1 + β + η/ρ)) of
+``solvers.sharing.privacy.stability_sensitivity``. Each default depends on the shapes (N rows, d columns),
+the loss, λ and the per-release noise multiplier z (itself a function of ε, δ and T), never on a row:
+
+- ρ = r/N with r = 1.5·S_2 (S_2 ≥ φ'', ``MarginLoss.curvature_bound``): the mean loss l(z) has an
+  L-Lipschitz gradient with L = S_2/N, and Assumption 1.2(c) of Hu et al. 2019 asks for ρ ≥ L and ρ·γ(ρ) > 2L²
+  with γ(ρ) ≥ ρ the modulus of (7), i.e. ρ > sqrt(2)·L; 1.5 L meets both. Smaller ρ diverges (the Jacobi
+  x-updates overshoot), larger ρ converges more slowly on ill-conditioned blocks.
+- T: each iteration is one more release per party, so the noise multiplier of a total budget grows like
+  sqrt(T), and each costs O(N·d); T = 100 while N·d ≤ 3·10^5, fewer beyond so that a default fit stays
+  under a second (T = ⌊3·10^7/(N·d)⌋, at least 50). An ill-conditioned two-party split (normalised
+  breast-cancer rows, whose columns are nearly collinear) needs about 300 iterations to reach the
+  optimum's accuracy: pass ``n_iterations`` there.
+- b_1, the radius of the model's ball (Assumption 2.1, enforced): the smaller of sqrt(2 ln 2/λ), which
+  holds the l2 optimum (F(w*) ≤ F(0) = ln 2 gives (λ/2)‖w*‖² ≤ ln 2), and the radius at which the
+  noise's effect on the margins stays below κ = 1/4. A share's noise σ = z Δ_stab ≈ 2 sqrt(3) z b_1 reaches
+  the model through (6) as a least-squares fit of the noise on the block, which moves a margin by about
+  σ sqrt(d/N); so b_1 ≤ κ sqrt(N/d)/(2 sqrt(3) z). A smaller ball biases the model (it solves the
+  constrained problem), a larger one drowns it.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["MARGIN_NOISE", "auto_ball_radius", "auto_iterations", "auto_rho_scale"]
+
+#: κ: the margin noise σ sqrt(d/N) the default ball radius allows.
+MARGIN_NOISE = 0.25
+_MAX_ITERATIONS = 100
+_MIN_ITERATIONS = 50
+_WORK_BUDGET = 3e7  # N·d·T of a default fit
+
+
+def auto_rho_scale(curvature_bound: float) -> float:
+    """r = 1.5·S_2 of ρ = r/N (module docstring; S_2 = 1/4 for the logistic loss: r = 0.375)."""
+    return 1.5 * curvature_bound
+
+
+def auto_iterations(n_samples: int, n_columns: int) -> int:
+    """T = 100 while N·d ≤ 3·10^5, else ⌊3·10^7/(N·d)⌋, at least 50 (module docstring)."""
+    return max(_MIN_ITERATIONS, min(_MAX_ITERATIONS, int(_WORK_BUDGET // (n_samples * n_columns))))
+
+
+def auto_ball_radius(lam: float, n_samples: int, n_columns: int, noise_multiplier: float | None) -> float:
+    """b_1 = min(sqrt(2 ln 2/λ), κ sqrt(N/d)/(2 sqrt(3) z)) (module docstring); the first alone when z is
+    unknown (None: the noise was given as σ) or 0."""
+    optimum = math.sqrt(2.0 * math.log(2.0) / lam)
+    if not noise_multiplier:
+        return optimum
+    return min(optimum, MARGIN_NOISE * math.sqrt(n_samples / n_columns) / (2.0 * math.sqrt(3.0) * noise_multiplier))
