@@ -69,8 +69,9 @@ from solvers.problem import HorizontalProblem
 
 __all__ = ["MIN_LABEL_EPSILON", "PDMLClassifier"]
 
-#: ``auto_iterations``'s (T when the noise dominates, fewest, most) for exact local minimisations.
-_AUTO_ITERATIONS = (100, 100, 1000)
+#: ``auto_iterations``'s (T when the noise dominates, fewest, most) for exact local minimisations; with
+#: the noise dominating, T = 3 broadcasts per server (class docstring).
+_AUTO_ITERATIONS = (3, 100, 1000)
 
 #: The label randomization's ε1 is at least this: the debiased loss (Wang et al. 2020, eq. (19)) weighs
 #: the flipped term by 1/(e^ε1 − 1), 200 here, beyond which the servers' Newton solves stop converging
@@ -120,10 +121,14 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
       eta_bound: R, the bound on the objective perturbation η (default 0: none; never accounted).
       beta: the ADMM penalty β (default 0.01, near the curvature of the mean loss on unit rows).
       C, lam: as in ``DPADMMClassifier`` (λ is the paper's a; ``lam`` overrides ``C``).
-      n_iterations: T, or "auto" (default): 100 for a total ε ≤ 10, else ⌈5κ⌉ within [100, 1000],
+      n_iterations: T, or "auto" (default): 3 for a total ε ≤ 10, else ⌈5κ⌉ within [100, 1000],
         κ = N/(4λ) = C n (B s)²/4 (``private_estimator.auto_iterations``, public quantities only;
         DPADMMClassifier's rule with the bounds of a solver whose local steps are exact
-        minimisations). ``n_iter_`` is the T used.
+        minimisations). With ε ≤ 10 the noise limits the model: at ρ = 1 the T broadcasts share one
+        budget, V_i = z Δ_i sqrt(T) (module docstring), so every broadcast w̃_i(t) (16), the released
+        mean broadcast included, carries noise of scale z Δ_i sqrt(T), and each w_i(t + 1) of (15) is
+        pulled towards its neighbours' noisy broadcasts: a few iterations, each server's ridge fit and
+        two rounds of averaging, are all the budget pays for. ``n_iter_`` is the T used.
       tol: ``ConvergenceWarning`` threshold on the mean broadcasts; None: no check.
       fit_intercept, intercept_scaling, data_norm, clip: the public row map (``UnitBallRecords``).
       accountants: names from ``accountants.ACCOUNTANTS`` that compose the budget; the first
