@@ -283,6 +283,7 @@ def run_spec(
         counted.concluded(a) if counted is not None and counted.holds(a.name) else a.conclude(*observations[a.name])
         for a in spec.attacks
     )
+    LOGGER.info("audit %s: the attacks concluded", spec.name)
     audited = attacks[0]
     cp: Callable[..., LowerBound]
     gdp: Callable[..., LowerBound]
@@ -323,6 +324,7 @@ def run_spec(
         details=details,
     )
     findings = [build(context) for build in spec.sections]
+    LOGGER.info("audit %s: %d report section(s) built", spec.name, len(findings))
     all_attacks = [*attacks, *(a for f in findings for a in f.attacks)]
     report = assemble_report(
         solver=spec.name,
