@@ -15,7 +15,7 @@ from solvers.datasets import partition_horizontal
 from solvers.decentralized import RADMM, DecentralizedProblem, PenaltyPerturbation
 
 
-@pytest.mark.parametrize("params", [{}, {"epsilon": math.inf, "variant": "dvp", "n_iterations": 40}])
+@pytest.mark.parametrize("params", [{}, {"epsilon": math.inf, "variant": "dvp", "n_iterations": 20}])
 def test_sklearn_estimator_checks_pass(params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

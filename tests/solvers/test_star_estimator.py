@@ -134,11 +134,17 @@ def test_targets_neither_binary_nor_multiclass_are_refused(data):
 
 
 @pytest.mark.parametrize(
-    "params", [{}, {"epsilon": math.inf, "n_iterations": 300}, {"tol": None, "n_agents": 2, "n_iterations": 20}]
+    "params",
+    [
+        {"n_iterations": 20},
+        {"epsilon": math.inf, "n_iterations": 100},
+        {"tol": None, "n_agents": 2, "n_iterations": 20},
+    ],
 )
 def test_sklearn_estimator_checks_pass(params):
-    """The defaults, the noise-free fit (held to the checks' accuracy threshold; 300 iterations, not the
-    up to 10,000 of "auto", keep the multiclass checks cheap) and a short fit."""
+    """The defaults in a short fit, the noise-free fit (held to the checks' accuracy threshold; 100
+    iterations, not the up to 10,000 of "auto", keep the multiclass checks cheap) and a short fit of two
+    agents without the convergence check."""
     estimator = DPADMMClassifier(**params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # the checks' tiny data sets at ε = 1
