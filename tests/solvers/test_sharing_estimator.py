@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import check_estimator
 
 from solvers.private_estimator import DEFAULT_EPSILON, OneClassWarning
-from solvers.sharing import VerticalLogisticRegression
+from solvers.sharing import VerticalLogisticRegression, stability_input_bounds, stability_sensitivity
 
 
 @pytest.fixture(scope="module")
@@ -89,11 +89,15 @@ def test_private_by_default_at_the_shared_default_budget(data):
     lam = 1.0 / (1.0 * 150 * 6 * 2)  # C = 1, N = 150, B = sqrt(6), s² = 1 + c² = 2
     assert model.info_["data_norm"] == pytest.approx(math.sqrt(6))
     z = float(model.info_["noise_multiplier"][0])
-    noise_bound = 0.25 * math.sqrt(150 / 7) / (2 * math.sqrt(3) * z)  # margin noise 1/4, 7 columns with c
-    assert noise_bound < 1 / 0.375  # at ε = 1 the ball is S_1/(Nρ) = 1/r
-    b1 = min(math.sqrt(2 * math.log(2) / lam), max(1 / 0.375, noise_bound))
-    assert model.info_["b1"] == pytest.approx(b1, rel=1e-15)
-    assert model.info_["sensitivity"][0] == pytest.approx(2 * math.sqrt(3 * b1 * (b1 + 1 / 0.375)), rel=1e-14)
+    assert model.info_["b1"] == pytest.approx(
+        min(math.sqrt(2 * math.log(2) / lam), 0.25 * math.sqrt(150 / 7) / (2 * math.sqrt(3) * z)), rel=1e-15
+    )
+    assert model.info_["sensitivity"][0] == pytest.approx(
+        stability_sensitivity(
+            model.info_["b1"], 0.375 / 150, *stability_input_bounds(150, 0.375 / 150, model.info_["b1"])
+        ),
+        rel=1e-15,
+    )
     reference = LogisticRegression(fit_intercept=False, tol=1e-12).fit(X, y)
     loose = VerticalLogisticRegression(blocks=2, n_iterations=600, noise=None, data_norm=4.0, fit_intercept=False).fit(
         X, y
