@@ -206,6 +206,18 @@ class DecentralizedSolver(
     def step_schedule(self, problem: DecentralizedProblem) -> StepSchedule:
         raise NotImplementedError
 
+    def epsilon_constants(self, problem: DecentralizedProblem) -> dict[str, Any]:
+        """The arguments of the papers' ε_i(k) other than the schedules and degrees (``radmm_epsilons``,
+        ``pp_epsilons``): C, B_i, ρ, N, the loss's curvature bound c1 and the bound's kind."""
+        return {
+            "C": problem.C,
+            "B": problem.sizes,
+            "rho": problem.rho,
+            "n_agents": problem.n_agents,
+            "c1": problem.loss.curvature_bound,
+            "bound": self.bound,
+        }
+
     def plan(self, problem: DecentralizedProblem) -> RunPlan[DecentralizedPlan]:
         self.check_problem(problem)
         s = self.step_schedule(problem)
@@ -438,17 +450,7 @@ class ObjectivePerturbationADMM(DecentralizedSolver):
         T, N = self.n_iterations, problem.n_agents
         eta = np.full((T, N), float(self.eta))
         alpha = _schedule_array(self.alpha, T, N, "alpha")
-        eps = radmm_epsilons(
-            C=problem.C,
-            B=problem.sizes,
-            V=problem.graph.degrees,
-            eta=eta,
-            alpha=alpha,
-            rho=problem.rho,
-            n_agents=N,
-            c1=problem.loss.curvature_bound,
-            bound=self.bound,
-        )
+        eps = radmm_epsilons(V=problem.graph.degrees, eta=eta, alpha=alpha, **self.epsilon_constants(problem))
         return StepSchedule(np.ones(T, bool), eta, eta.copy(), np.arange(T), np.ones((T, N)), alpha, eps)
 
 
@@ -540,17 +542,8 @@ class MRADMM(DecentralizedSolver):
         slots = np.full(T, -1)
         if self.private:
             alpha = _schedule_array(self.alpha, K, N, "alpha")
-            eps[0::2] = radmm_epsilons(
-                C=problem.C,
-                B=problem.sizes,
-                V=problem.graph.degrees,
-                eta=eta_odd,
-                alpha=alpha,
-                rho=problem.rho,
-                n_agents=N,
-                c1=problem.loss.curvature_bound,
-                bound=self.bound,
-            )
+            constants = self.epsilon_constants(problem)
+            eps[0::2] = radmm_epsilons(V=problem.graph.degrees, eta=eta_odd, alpha=alpha, **constants)
             slots[0::2] = np.arange(K)
         else:
             eps[0::2] = np.inf
@@ -633,18 +626,7 @@ class PenaltyPerturbation(DecentralizedSolver):
             return StepSchedule(
                 np.ones(T, bool), eta, theta, np.full(T, -1), np.zeros((T, N)), None, np.full((T, N), np.inf)
             )
-        eps = pp_epsilons(
-            C=problem.C,
-            B=problem.sizes,
-            V=V,
-            eta=eta,
-            alpha=alpha,
-            theta=self.theta,
-            rho=problem.rho,
-            n_agents=N,
-            c1=problem.loss.curvature_bound,
-            bound=self.bound,
-        )
+        eps = pp_epsilons(V=V, eta=eta, alpha=alpha, theta=self.theta, **self.epsilon_constants(problem))
         return StepSchedule(np.ones(T, bool), eta, theta, np.arange(T), 2.0 * eta * V, alpha, eps)
 
 

@@ -367,29 +367,17 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         if self.budget == "total":
             epsilon, _ = per_release_epsilon(epsilon, delta, T)
         calibration: Calibration = "classic" if self.calibration == "classic" else "analytic"
+        noisy: dict[str, Any] = {
+            "rho": rho,
+            "n_iterations": T,
+            "epsilon": epsilon,
+            "delta": delta,
+            "delta_target": delta_target,
+        }
         if self.algorithm == "naive":
-            naive = NaiveNoisyADMM(
-                rho=rho,
-                n_iterations=T,
-                epsilon=epsilon,
-                delta=delta,
-                delta_target=delta_target,
-                calibration=calibration,
-                sensitivity=self.sensitivity,
-            )
-            return naive, epsilon
+            return NaiveNoisyADMM(**noisy, calibration=calibration, sensitivity=self.sensitivity), epsilon
         dw = self.dw if (self.dw is not None or problem.X_public is not None) else 1.0
-        dpadmm = DPADMM(
-            rho=rho,
-            n_iterations=T,
-            epsilon=epsilon,
-            delta=delta,
-            delta_target=delta_target,
-            calibration=calibration,
-            step_size=self.step_size,
-            dw=dw,
-        )
-        return dpadmm, epsilon
+        return DPADMM(**noisy, calibration=calibration, step_size=self.step_size, dw=dw), epsilon
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
