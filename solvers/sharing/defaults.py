@@ -19,7 +19,9 @@ the loss, λ and the per-release noise multiplier z (itself a function of ε, δ
   noise's effect on the margins stays below κ = 1/4. A share's noise σ = z Δ_stab ≈ 2 sqrt(3) z b_1 reaches
   the model through (6) as a least-squares fit of the noise on the block, which moves a margin by about
   σ sqrt(d/N); so b_1 ≤ κ sqrt(N/d)/(2 sqrt(3) z). A smaller ball biases the model (it solves the
-  constrained problem), a larger one drowns it.
+  constrained problem), a larger one drowns it. But never below S_1/(Nρ) (= 1/r): the inputs' terms
+  β and η/ρ of Δ_stab hold the noise up, so that Δ_stab/b_1 = 2 sqrt(3 (1 + S_1/(Nρ b_1))) grows as the
+  ball shrinks below it (a smaller ball only loses signal; at ε = 1 that is the binding bound).
 """
 
 from __future__ import annotations
@@ -45,10 +47,13 @@ def auto_iterations(n_samples: int, n_columns: int) -> int:
     return max(_MIN_ITERATIONS, min(_MAX_ITERATIONS, int(_WORK_BUDGET // (n_samples * n_columns))))
 
 
-def auto_ball_radius(lam: float, n_samples: int, n_columns: int, noise_multiplier: float | None) -> float:
-    """b_1 = min(sqrt(2 ln 2/λ), κ sqrt(N/d)/(2 sqrt(3) z)) (module docstring); the first alone when z is
-    unknown (None: the noise was given as σ) or 0."""
+def auto_ball_radius(
+    lam: float, n_samples: int, n_columns: int, noise_multiplier: float | None, input_scale: float
+) -> float:
+    """b_1 = min(sqrt(2 ln 2/λ), max(S_1/(Nρ), κ sqrt(N/d)/(2 sqrt(3) z))) (module docstring), with
+    ``input_scale`` = S_1/(Nρ); sqrt(2 ln 2/λ) alone when z is unknown (None: the noise was given as σ) or 0."""
     optimum = math.sqrt(2.0 * math.log(2.0) / lam)
     if not noise_multiplier:
         return optimum
-    return min(optimum, MARGIN_NOISE * math.sqrt(n_samples / n_columns) / (2.0 * math.sqrt(3.0) * noise_multiplier))
+    noise_bound = MARGIN_NOISE * math.sqrt(n_samples / n_columns) / (2.0 * math.sqrt(3.0) * noise_multiplier)
+    return min(optimum, max(input_scale, noise_bound))

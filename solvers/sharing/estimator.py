@@ -107,7 +107,8 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         refused in a private mode (``clip=False``).
       b1: the radius of the model's ball (Assumption 2.1); None: in a private mode the smaller of
         sqrt(2 ln 2/λ) (which holds the l2 optimum) and the radius at which the noise moves a margin by
-        1/4 (``solvers.sharing.defaults.auto_ball_radius``); no ball without noise.
+        1/4, but not below S_1/(Nρ) (``solvers.sharing.defaults.auto_ball_radius``); no ball without
+        noise.
       sensitivity: "stability" (default, certified, does not grow with N), "safe" (certified,
         2 sqrt(N) b_1) or "paper" (Lemma 1's claim, not private); see ``ADMMSharing``.
       calibration: as ``ADMMSharing`` (only matters with a per-release noise of the claim modes).
@@ -228,10 +229,11 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         problem = VerticalProblem(partition_vertical(rows, labels, self._blocks(X.shape[1], rows.shape[1])), lam=lam)
         T = auto_iterations(n, rows.shape[1]) if self.n_iterations == "auto" else int(self.n_iterations)
         epsilon, noise_multiplier = self._per_release_budget(T)
+        rho_scale = auto_rho_scale(problem.loss.curvature_bound) if self.rho_scale == "auto" else self.rho_scale
         b1 = self.b1
         if b1 is None and self.noise is not None:
-            b1 = auto_ball_radius(lam, n, rows.shape[1], noise_multiplier)
-        rho_scale = auto_rho_scale(problem.loss.curvature_bound) if self.rho_scale == "auto" else self.rho_scale
+            input_scale = problem.loss.gradient_bound / float(rho_scale)
+            b1 = auto_ball_radius(lam, n, rows.shape[1], noise_multiplier, input_scale)
         solver = ADMMSharing(
             rho=float(rho_scale) / n,
             n_iterations=T,
