@@ -30,12 +30,10 @@ from solvers.decentralized.privacy import (
     check_pp_conditions,
     check_radmm_conditions,
     pp_epsilons,
-    pp_total_geometric,
     radmm_epsilons,
     total_epsilon,
 )
 from solvers.decentralized.problem import DecentralizedProblem
-from solvers.decentralized.steps import even_step_from_transcript
 
 if TYPE_CHECKING:  # the estimator loads scikit-learn: imported on first use at run time
     from solvers.decentralized.estimator import DecentralizedClassifier as DecentralizedClassifier
@@ -53,9 +51,7 @@ __all__ = [
     "RADMM",
     "check_pp_conditions",
     "check_radmm_conditions",
-    "even_step_from_transcript",
     "pp_epsilons",
-    "pp_total_geometric",
     "radmm_epsilons",
     "total_epsilon",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 from solvers.decentralized.problem import DecentralizedProblem
 from solvers.inner import damped_newton
 
-__all__ = ["even_step", "even_step_from_transcript", "exact_step", "neighbour_sum"]
+__all__ = ["even_step", "exact_step", "neighbour_sum"]
 
 
 def neighbour_sum(matrix: np.ndarray, f: np.ndarray) -> np.ndarray:
@@ -60,38 +60,3 @@ def even_step(f_before, f_odd, lam_before, lam, eta, gamma, Af_before, Af_odd, V
     noisy_gradient = -2.0 * lam_before - e * (2.0 * V[:, None] * f_odd - V[:, None] * f_before - Af_before)
     step = noisy_gradient + 2.0 * lam + e * (V[:, None] * f_odd - Af_odd)
     return f_odd - step / (2.0 * e * V[:, None] + gamma)
-
-
-def even_step_from_transcript(
-    f: np.ndarray, adjacency: np.ndarray, eta_odd: np.ndarray, gamma: float, theta: np.ndarray | None = None
-) -> np.ndarray:
-    """Recompute every even iterate of (M)R-ADMM from the broadcasts alone.
-
-    The closed form is derived here: substitute the KKT condition (47) of the odd step and the dual step (15)
-    into the even step (19) of Zhang, Khalili & Liu 2020; that the result is data-independent is their Lemma V.1.
-
-    Args:
-      f: the transcript channel ``f``, (T+1, ..., N, d) with f[0] = f(0).
-      adjacency: (N, N) A of the graph.
-      eta_odd: (K, N) penalties η_i(2k−1).
-      gamma: γ.
-      theta: None for the paper's dual step (θ = η_i(2k−1)); else the common dual step (K, N)
-        (the same substitution with a common dual step: f_i(2k) = f_i(2k−1) − [Σ_j η_i(f_i(2k−2) +
-        f_j(2k−2)) + (θ − η_i) f_i(2k−1) − (θ + η_i) f_j(2k−1)]/(2η_iV_i + γ)).
-
-    Returns:
-      (K, ..., N, d): the recomputed f(2k), k = 1..K.
-    """
-    A = np.asarray(adjacency, dtype=np.float64)
-    V = A.sum(axis=1)
-    K = eta_odd.shape[0]
-    out = []
-    for k in range(1, K + 1):
-        before, odd = f[2 * k - 2], f[2 * k - 1]
-        e = eta_odd[k - 1][:, None]
-        th = e if theta is None else theta[k - 1][:, None]
-        Ab = np.einsum("ij,...jd->...id", A, before)
-        Ao = np.einsum("ij,...jd->...id", A, odd)
-        bracket = e * (V[:, None] * before + Ab) + (th - e) * V[:, None] * odd - (th + e) * Ao
-        out.append(odd - bracket / (2.0 * e * V[:, None] + gamma))
-    return np.stack(out)

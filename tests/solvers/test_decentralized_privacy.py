@@ -7,10 +7,25 @@ import pytest
 from solvers.decentralized.privacy import (
     check_pp_conditions,
     pp_epsilons,
-    pp_total_geometric,
     radmm_epsilons,
     total_epsilon,
 )
+
+
+def pp_total_geometric(
+    *, C: float, B: float, V: float, eta1: float, q1: float, alpha1: float, q2: float, T: int | float, c1: float = 0.25
+) -> float:
+    """Closed form of Σ_{t=1}^T β_i(t) for η(t) = η1 q1^{t−1}, α(t) = α1 q2^{t−1}: eq. (26) of
+    Zhang, Khalili & Liu 2018 summed as two geometric series (derived here); T = inf gives the limit (finite iff
+    q1 > 1 and q2 < q1)."""
+
+    def S(r: float) -> float:
+        if np.isinf(T):
+            return 1 / (1 - r) if r < 1 else np.inf
+        return T if r == 1 else (1 - r**T) / (1 - r)
+
+    return C / (V * B * eta1) * (1.4 * c1 * S(1 / q1) + alpha1 * S(q2 / q1))
+
 
 V5 = np.array([3, 2, 3, 2, 2.0])  # min degree 2
 
