@@ -10,6 +10,7 @@ of 1 is wanted.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 
@@ -31,21 +32,9 @@ def twonorm(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> Da
     (as in R's mlbench) keeps ‖2a‖ = 4 and hence the Bayes error Φ(−2) ≈ 2.28% (Breiman: 2.3%).
     The Bayes rule is sign(Σ_j x_j).
     """
-    size, width = _positive_int(n, "n"), _positive_int(dim, "dim")
-    rng = check_random_state(seed)
-    labels = np.where(rng.random(size) < 0.5, 1.0, -1.0)
-    shift = 2.0 / math.sqrt(width)
-    features = rng.standard_normal((size, width)) + labels[:, None] * shift
-    return Dataset(
-        X=features,
-        y=labels,
-        feature_names=tuple(f"x{j}" for j in range(width)),
-        name="twonorm",
-        description=(
-            f"Twonorm, {_REFERENCE} Class +1 ~ N(a, I), class -1 ~ N(-a, I), a_j = 2/sqrt({width}); "
-            "equiprobable classes; features not normalised."
-        ),
-    )
+    rng, labels, width = _coin_flips(n, seed, dim)
+    features = rng.standard_normal((labels.size, width)) + labels[:, None] * (2.0 / math.sqrt(width))
+    return _breiman("twonorm", features, labels, "Class +1 ~ N(a, I), class -1 ~ N(-a, I), a_j = 2/sqrt")
 
 
 def ringnorm(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> Dataset:
@@ -57,22 +46,10 @@ def ringnorm(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> D
     error of 1.3%; with a = 1/sqrt(20) the Bayes error (numerical quadrature) is 1.497%. The DELVE
     description of this data set states a = 2/sqrt(20) instead, whose Bayes error is 1.240%.
     """
-    size, width = _positive_int(n, "n"), _positive_int(dim, "dim")
-    rng = check_random_state(seed)
-    labels = np.where(rng.random(size) < 0.5, 1.0, -1.0)
-    noise = rng.standard_normal((size, width))
-    shift = 1.0 / math.sqrt(width)
-    features = np.where(labels[:, None] > 0, 2.0 * noise, noise + shift)
-    return Dataset(
-        X=features,
-        y=labels,
-        feature_names=tuple(f"x{j}" for j in range(width)),
-        name="ringnorm",
-        description=(
-            f"Ringnorm, {_REFERENCE} Class +1 ~ N(0, 4I), class -1 ~ N(a, I), a_j = 1/sqrt({width}); "
-            "equiprobable classes; features not normalised."
-        ),
-    )
+    rng, labels, width = _coin_flips(n, seed, dim)
+    noise = rng.standard_normal((labels.size, width))
+    features = np.where(labels[:, None] > 0, 2.0 * noise, noise + 1.0 / math.sqrt(width))
+    return _breiman("ringnorm", features, labels, "Class +1 ~ N(0, 4I), class -1 ~ N(a, I), a_j = 1/sqrt")
 
 
 def ringnorm_delve(n: int, seed: int | np.random.Generator | None, dim: int = 20) -> Dataset:
@@ -86,12 +63,30 @@ def ringnorm_delve(n: int, seed: int | np.random.Generator | None, dim: int = 20
     data = ringnorm(n, seed=seed, dim=dim)
     width = data.X.shape[1]
     features = data.X + np.where(data.y[:, None] < 0, 1.0 / math.sqrt(width), 0.0)
+    description = data.description.replace("a_j = 1/sqrt", "a_j = 2/sqrt") + " DELVE's definition."
+    return dataclasses.replace(data, X=features, name="ringnorm-delve", description=description)
+
+
+def _coin_flips(
+    n: int, seed: int | np.random.Generator | None, dim: int
+) -> tuple[np.random.Generator, np.ndarray, int]:
+    """(the generator, n labels ±1 from fair coin flips, the width dim), the start of every Breiman draw."""
+    size, width = _positive_int(n, "n"), _positive_int(dim, "dim")
+    rng = check_random_state(seed)
+    return rng, np.where(rng.random(size) < 0.5, 1.0, -1.0), width
+
+
+def _breiman(name: str, features: np.ndarray, labels: np.ndarray, law: str) -> Dataset:
+    """The data set ``name`` of Breiman's generator; ``law`` says how the classes are drawn, up to a_j's dim."""
+    width = features.shape[1]
     return Dataset(
         X=features,
-        y=data.y,
-        feature_names=data.feature_names,
-        name="ringnorm-delve",
-        description=data.description.replace("a_j = 1/sqrt", "a_j = 2/sqrt") + " DELVE's definition.",
+        y=labels,
+        feature_names=tuple(f"x{j}" for j in range(width)),
+        name=name,
+        description=(
+            f"{name.capitalize()}, {_REFERENCE} {law}({width}); equiprobable classes; features not normalised."
+        ),
     )
 
 
