@@ -56,6 +56,15 @@ from solvers.topology import StarTopology
 __all__ = ["ADMM", "DPADMM", "DPADMMPlan", "NaiveNoisyADMM", "NaiveNoisyPlan", "StarState", "linearized_update"]
 
 
+#: The noise of both private solvers: ε per iteration (inf switches the noise off), δ, the δ accounted at
+#: (None: δ) and the Gaussian calibration.
+NOISE_CONSTRAINTS = {
+    "epsilon": PRIVACY_EPSILON,
+    "delta": DELTA,
+    "delta_target": Optional(DELTA),
+    "calibration": CALIBRATION,
+}
+
 _BROADCAST = ChannelSpec("server", "w^{k+1}, (3c): the trainer's global model, broadcast to every agent")
 
 
@@ -315,11 +324,8 @@ class NaiveNoisyADMM(ExactLocalADMM):
     sent_channel = "w_tilde"
     parameter_constraints = {
         **ExactLocalADMM.parameter_constraints,
-        "epsilon": PRIVACY_EPSILON,  # per iteration: inf switches the noise off
-        "delta": DELTA,
-        "delta_target": Optional(DELTA),
+        **NOISE_CONSTRAINTS,
         "sensitivity": OneOf("paper", "tight"),
-        "calibration": CALIBRATION,
     }
 
     @property
@@ -412,12 +418,9 @@ class DPADMM(StarADMM):
     }
     parameter_constraints = {
         **StarADMM.parameter_constraints,
-        "epsilon": PRIVACY_EPSILON,  # per iteration: inf switches the noise off
-        "delta": DELTA,
-        "delta_target": Optional(DELTA),
+        **NOISE_CONSTRAINTS,
         "step_size": AnyOf(OneOf("auto", "theorem3", "theorem4"), Positive()),
         "dw": Optional(Positive()),
-        "calibration": CALIBRATION,
     }
 
     @property
