@@ -18,11 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import subprocess
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import audits
 from audits import Claim, audit
 from audits.effort import effort_preset
 from audits.testbench import DPSNIPER, STATDP_EPSILONS, Algorithm, statdp_suite
@@ -40,6 +42,22 @@ def algorithms(
         chosen += [(a, e) for e in epsilons for a in statdp_suite(e)]
     names = set(only)
     return [(a, e) for a, e in chosen if not names or a.name in names]
+
+
+#: The packages whose code an audit runs.
+PACKAGES = ("accountants", "mechanisms", "solvers", "attacks", "audits")
+
+
+def code_version() -> str:
+    """The commit of the checkout the audits are imported from, marked "+uncommitted" when its packages
+    differ from it (the rows' code version, which the results page states)."""
+    root = Path(audits.__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+    commit = git("rev-parse", "--short", "HEAD").strip()
+    return commit + ("+uncommitted" if git("status", "--porcelain", "--", *PACKAGES).strip() else "")
 
 
 def run_one(
@@ -86,6 +104,7 @@ def run_one(
         "pilot_margin": search["margin"],
         "samples": 2 * (n + calibration + search["candidates"] * search["pilot_trials"]),
         "seconds": round(seconds, 1),
+        "code": code_version(),
     }
 
 
@@ -117,8 +136,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table of every row (JSON stores ∞ as a string)."""
     lines = [
         "| suite | algorithm | ε₀ | correct | true ε | DP-Sniper's bound | trials/side | effort | seed | verdict | "
-        "ε ≥ (ours) | low bits, rounded: ε ≥ | flagged by | pair chosen | samples | s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "ε ≥ (ours) | low bits, rounded: ε ≥ | flagged by | pair chosen | samples | s | code |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(rows, key=lambda r: (r["suite"], r["algorithm"], r["epsilon0"], *_budget(r), r["seed"])):
         true = r["true_epsilon"]
@@ -128,7 +147,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['trials']:.0e} | {_head(_budget(r)).split('(')[1][:-1]} | {r['seed']} | {r['verdict']} | "
             f"{r['epsilon_lower']:.4f} | "
             f"{_number(r.get('epsilon_lower_low_bits'))} | {', '.join(r.get('violated_by', [])) or '–'} | "
-            f"{r['chosen_pair']} | {r['samples']:.2e} | {r['seconds']:.0f} |"
+            f"{r['chosen_pair']} | {r['samples']:.2e} | {r['seconds']:.0f} | {r.get('code', '–')} |"
         )
     return "\n".join(lines) + "\n"
 
