@@ -27,7 +27,7 @@ from attacks.base import AttackScores
 from audits.figure_roc import BLOCK, DEFAULT_RESOLUTION, FigureROC, figure_roc, step_tpr
 from audits.stats.bounds import LowerBound
 from audits.stats.histogram import ScoreHistogram, score_moments
-from audits.stats.histogram_bounds import SideScores, SplitHistograms, clopper_pearson_histograms
+from audits.stats.histogram_bounds import SideScores, SplitHistograms
 from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [
@@ -237,12 +237,8 @@ def clopper_pearson_of(
     """:func:`audits.stats.clopper_pearson_audit` of the attack's scores, from its scores or its histograms."""
     from audits.stats.clopper_pearson import clopper_pearson_audit
 
-    if isinstance(attack, HistogramScores):
-        sides = attack.sides(threshold)
-        return clopper_pearson_histograms(*sides, delta=delta, confidence=confidence, threshold=threshold)
-    return clopper_pearson_audit(
-        attack.scores_in, attack.scores_out, delta=delta, confidence=confidence, threshold=threshold
-    )
+    sides = attack.sides(threshold) if isinstance(attack, HistogramScores) else (attack.scores_in, attack.scores_out)
+    return clopper_pearson_audit(*sides, delta=delta, confidence=confidence, threshold=threshold)
 
 
 def moments(attack: AttackScores) -> dict[str, float]:

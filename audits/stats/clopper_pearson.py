@@ -27,12 +27,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from attacks.metrics import check_scores
 from audits.stats._validation import check_confidence, check_count, check_delta, check_error_counts
 from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import WORST_CASE, LowerBound
 from audits.stats.decision import expected_error_counts
+from audits.stats.histogram import ScoreHistogram
 from audits.stats.selection import BoundFunction, Selection, predicted_bounds, select_threshold
+from audits.stats.sides import SplitHistograms, checked, selection_parts
 from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [
@@ -241,18 +242,20 @@ def clopper_pearson_from_counts(
 
 
 def clopper_pearson_audit(
-    scores_in: ArrayLike,
-    scores_out: ArrayLike,
+    scores_in: ArrayLike | ScoreHistogram | SplitHistograms,
+    scores_out: ArrayLike | ScoreHistogram | SplitHistograms,
     *,
     delta: float,
     confidence: float = 0.95,
     threshold: ThresholdChoice = "split",
 ) -> LowerBound:
-    """Clopper–Pearson lower bound on ε from per-trial attack scores.
+    """Clopper–Pearson lower bound on ε from per-trial attack scores, or from their histograms.
 
     Args:
-      scores_in: scores of the trials run on D (target record in); higher means "in".
-      scores_out: scores of the trials run on D′ (target record out).
+      scores_in: scores of the trials run on D (target record in); higher means "in". Or their
+        :class:`~audits.stats.histogram.ScoreHistogram` (a :class:`~audits.stats.sides.SplitHistograms`
+        for a :class:`Split`): the same result, bit for bit (:mod:`audits.stats.sides`).
+      scores_out: scores of the trials run on D′ (target record out), or their histograms.
       delta: the δ at which to bound ε, in [0, 1).
       confidence: 1 − α, in (0, 1); default 0.95.
       threshold: how to choose the threshold: ``"split"`` (default, :class:`Split`: 20 % of each
@@ -265,10 +268,11 @@ def clopper_pearson_audit(
       counts, the rates, their upper bounds and the level each was computed at.
 
     Raises:
-      ValueError, TypeError: empty or non-finite scores, δ outside [0, 1), confidence outside (0, 1).
+      ValueError, TypeError: empty or non-finite scores, δ outside [0, 1), confidence outside (0, 1),
+        histograms of a Split not gathered in its two parts.
     """
-    scores_in = check_scores(scores_in, "scores_in")
-    scores_out = check_scores(scores_out, "scores_out")
+    scores_in = checked(scores_in, "scores_in")
+    scores_out = checked(scores_out, "scores_out")
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)
@@ -276,8 +280,7 @@ def clopper_pearson_audit(
     sel = select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta))
     share = 0.5
     if isinstance(strategy, Split) and sel.details["selection_fallback"] == "none":
-        select_in, select_out = strategy.part_scores(scores_in, scores_out, "select")
-        share = chosen_share(select_in, select_out, sel, alpha, delta)
+        share = chosen_share(*selection_parts(strategy, scores_in, scores_out), sel, alpha, delta)
     return clopper_pearson_selected(sel, delta=delta, confidence=confidence, fpr_share=share)
 
 

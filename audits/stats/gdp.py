@@ -21,12 +21,13 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from accountants import gaussian_epsilon
-from attacks.metrics import check_scores
 from audits.stats._validation import check_confidence, check_delta, check_error_counts
 from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import CONDITIONAL_ON_GDP, LowerBound
 from audits.stats.clopper_pearson import error_rate_details
+from audits.stats.histogram import ScoreHistogram
 from audits.stats.selection import Selection, select_threshold
+from audits.stats.sides import SplitHistograms, checked
 from audits.stats.thresholds import ThresholdChoice, as_strategy
 
 __all__ = ["SELECTION_ALPHA_FACTOR", "gdp_audit", "gdp_from_counts", "gdp_selected", "mu_bound", "mu_from_rates"]
@@ -140,8 +141,8 @@ def gdp_from_counts(
 
 
 def gdp_audit(
-    scores_in: ArrayLike,
-    scores_out: ArrayLike,
+    scores_in: ArrayLike | ScoreHistogram | SplitHistograms,
+    scores_out: ArrayLike | ScoreHistogram | SplitHistograms,
     *,
     delta: float,
     confidence: float = 0.95,
@@ -154,8 +155,9 @@ def gdp_audit(
     ``SELECTION_ALPHA_FACTOR``), and evaluated on the other 80 %.
 
     Args:
-      scores_in: scores of the trials run on D (target in); higher means "in".
-      scores_out: scores of the trials run on D′ (target out).
+      scores_in: scores of the trials run on D (target in); higher means "in". Or their histograms,
+        as for :func:`clopper_pearson_audit`: the same result, bit for bit.
+      scores_out: scores of the trials run on D′ (target out), or their histograms.
       delta: δ in (0, 1) at which to report the implied ε.
       confidence: 1 − α in (0, 1).
       threshold: "split" (default), "bonferroni", a strategy object or a fixed number.
@@ -165,8 +167,8 @@ def gdp_audit(
       and the assumption "conditional on a Gaussian trade-off curve (μ-GDP); not a worst-case DP
       lower bound".
     """
-    scores_in = check_scores(scores_in, "scores_in")
-    scores_out = check_scores(scores_out, "scores_out")
+    scores_in = checked(scores_in, "scores_in")
+    scores_out = checked(scores_out, "scores_out")
     delta = check_gdp_delta(delta)
     confidence = check_confidence(confidence)
     strategy = as_strategy(threshold)

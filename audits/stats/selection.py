@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audits.stats.binomial import clopper_pearson_upper_limits
-from audits.stats.decision import drawn_error_counts, expected_error_counts, threshold_counts
-from audits.stats.thresholds import Bonferroni, Fixed, Split, ThresholdStrategy, error_counts
+from audits.stats.decision import drawn_counts, expected_error_counts, threshold_counts
+from audits.stats.sides import ScoreCounts, Side, pooled, split_parts, whole
+from audits.stats.thresholds import Bonferroni, Fixed, Split, ThresholdStrategy
 
 __all__ = [
     "BoundFunction",
@@ -203,8 +204,8 @@ class Selection:
 
 
 def _evaluate(
-    scores_in: np.ndarray,
-    scores_out: np.ndarray,
+    scores_in: ScoreCounts,
+    scores_out: ScoreCounts,
     threshold: float,
     tie_probability: float,
     seed: int,
@@ -212,8 +213,13 @@ def _evaluate(
     alpha: float,
 ) -> tuple[float, dict[str, int], dict[str, float | str]]:
     """The bound of one test on these trials, its counts, and what the result states about its draws."""
-    counts = drawn_error_counts(scores_in, scores_out, threshold, tie_probability, seed)
-    value = float(bound(np.array([counts["fp"]]), scores_out.size, np.array([counts["fn"]]), scores_in.size, alpha)[0])
+    t = np.array([threshold])
+    out_below, out_at_most = int(scores_out.below(t)[0]), int(scores_out.at_most(t)[0])
+    in_below, in_at_most = int(scores_in.below(t)[0]), int(scores_in.at_most(t)[0])
+    tallies = (scores_out.trials - out_at_most, out_at_most - out_below, in_below, in_at_most - in_below)
+    counts = drawn_counts(*tallies, tie_probability, seed)
+    n_out, n_in = scores_out.trials, scores_in.trials
+    value = float(bound(np.array([counts["fp"]]), n_out, np.array([counts["fn"]]), n_in, alpha)[0])
     stated: dict[str, float | str] = {"tie_probability": tie_probability}
     if tie_probability != 1.0:
         stated |= {k: v for k, v in counts.items() if k.startswith("ties")}
@@ -221,9 +227,17 @@ def _evaluate(
     return value, counts, stated
 
 
+def _bonferroni_grid(strategy: Bonferroni, scores_in: Side, scores_out: Side) -> np.ndarray:
+    """:meth:`Bonferroni.grid` of the pooled scores of both sides."""
+    if not isinstance(strategy.thresholds, int):  # pre-registered
+        return np.asarray(strategy.thresholds, dtype=np.float64)
+    both = pooled(scores_in, scores_out)
+    return np.unique(both.quantiles(strategy.levels(both.trials)))
+
+
 def select_threshold(
-    scores_in: np.ndarray,
-    scores_out: np.ndarray,
+    scores_in: Side,
+    scores_out: Side,
     strategy: ThresholdStrategy,
     alpha: float,
     bound: BoundFunction,
@@ -232,81 +246,66 @@ def select_threshold(
     """Pick a test honestly by ``strategy`` and evaluate ``bound`` there.
 
     Args:
-      scores_in, scores_out: validated 1-D score arrays (hypotheses D and D′).
+      scores_in, scores_out: hypotheses D and D′: validated 1-D score arrays, or their histograms
+        (:class:`audits.stats.sides.SplitHistograms` for a :class:`Split`); the same result either way.
       strategy: :class:`Split`, :class:`Bonferroni` or :class:`Fixed`.
       alpha: total significance level 1 − confidence.
       bound: vectorised lower bound at each test, given its counts and a level.
       selection_alpha: the level of the selection rates' upper bounds when a :class:`Split` ranks
         its candidates (default ``alpha``, :func:`choose_test`). It never affects validity, which
         rests on the evaluation part alone.
+
+    Raises:
+      ValueError: a :class:`Split` of histograms not gathered in its two parts.
     """
+    level, tie_probability = alpha, 1.0
+    details: dict[str, float | str]
     if isinstance(strategy, Fixed):
-        value, counts, stated = _evaluate(
-            scores_in, scores_out, strategy.threshold, strategy.tie_probability, strategy.seed, bound, alpha
-        )
-        return Selection(
-            strategy.threshold,
-            value,
-            counts["fp"],
-            scores_out.size,
-            counts["fn"],
-            scores_in.size,
-            alpha,
-            strategy.describe(),
-            stated,
-            strategy.tie_probability,
-        )
-    if isinstance(strategy, Bonferroni):
-        grid = strategy.grid(np.concatenate([scores_in, scores_out]))
+        e_in, e_out = whole(scores_in), whole(scores_out)
+        threshold, tie_probability, correction = strategy.threshold, strategy.tie_probability, strategy.describe()
+        value, counts, details = _evaluate(e_in, e_out, threshold, tie_probability, strategy.seed, bound, alpha)
+    elif isinstance(strategy, Bonferroni):
+        e_in, e_out = whole(scores_in), whole(scores_out)
+        grid = _bonferroni_grid(strategy, scores_in, scores_out)
         k = grid.size
-        fp, fn = error_counts(scores_in, scores_out, grid)
-        values = bound(fp, scores_out.size, fn, scores_in.size, alpha / k)
+        fp, fn = e_out.trials - e_out.below(grid), e_in.below(grid)
+        level, correction, details = alpha / k, strategy.describe(k), {"n_thresholds": k}
+        values = bound(fp, e_out.trials, fn, e_in.trials, level)
         best = int(np.argmax(values))
-        return Selection(
-            float(grid[best]),
-            float(values[best]),
-            int(fp[best]),
-            scores_out.size,
-            int(fn[best]),
-            scores_in.size,
-            alpha / k,
-            strategy.describe(k),
-            {"n_thresholds": k},
-        )
-    if isinstance(strategy, Split):
-        s_in, s_out = strategy.part_scores(scores_in, scores_out, "select")
-        level = alpha if selection_alpha is None else selection_alpha
+        threshold, value, counts = float(grid[best]), float(values[best]), {"fp": int(fp[best]), "fn": int(fn[best])}
+    elif isinstance(strategy, Split):
+        s_in, s_out, e_in, e_out = split_parts(strategy, scores_in, scores_out)
+        ranking = alpha if selection_alpha is None else selection_alpha
         choice = choose_test(
             s_in,
             s_out,
             bound,
             alpha=alpha,
-            selection_alpha=level,
-            evaluation_sizes=(scores_out.size - s_out.size, scores_in.size - s_in.size),
+            selection_alpha=ranking,
+            evaluation_sizes=(e_out.trials, e_in.trials),
             randomise=strategy.randomise,
         )
-        del s_in, s_out  # the evaluation part is copied once the selection part is freed: the audit's peak memory
-        e_in, e_out = strategy.part_scores(scores_in, scores_out, "evaluate")
-        value, counts, stated = _evaluate(
-            e_in, e_out, choice.threshold, choice.tie_probability, strategy.seed, bound, alpha
-        )
-        return Selection(
-            choice.threshold,
-            value,
-            counts["fp"],
-            e_out.size,
-            counts["fn"],
-            e_in.size,
-            alpha,
-            strategy.describe(),
-            {
-                "n_select_in": scores_in.size - e_in.size,
-                "n_select_out": scores_out.size - e_out.size,
-                "selection_alpha": level,
-                "selection_value": choice.value,
-                "selection_fallback": choice.stage,
-                **stated,
-            },
-            choice.tie_probability,
-        )
-    raise TypeError(f"unknown threshold strategy {strategy!r}")
+        threshold, tie_probability, correction = choice.threshold, choice.tie_probability, strategy.describe()
+        value, counts, stated = _evaluate(e_in, e_out, threshold, tie_probability, strategy.seed, bound, alpha)
+        details = {
+            "n_select_in": int(s_in.size),
+            "n_select_out": int(s_out.size),
+            "selection_alpha": ranking,
+            "selection_value": choice.value,
+            "selection_fallback": choice.stage,
+            **stated,
+        }
+    else:
+        raise TypeError(f"unknown threshold strategy {strategy!r}")
+    return Selection(
+        threshold,
+        value,
+        counts["fp"],
+        e_out.trials,
+        counts["fn"],
+        e_in.trials,
+        level,
+        correction,
+        details,
+        tie_probability,
+    )

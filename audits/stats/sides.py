@@ -1,0 +1,178 @@
+"""One hypothesis's scores as a threshold strategy reads them: counts at thresholds, from an array or a histogram.
+
+Every threshold strategy (:mod:`audits.stats.thresholds`) is a function of the multisets of scores
+(:mod:`audits.stats.histogram`): a test's error counts are the counts of scores below, at and above its
+threshold, a grid of pooled tail quantiles is a set of order statistics, and a :class:`Split`'s candidate
+search reads its selection part's sorted scores. :class:`ScoreCounts` is what the strategies read; a
+score array (:class:`ScoreArray`) and a :class:`ScoreHistogram` both provide it, with equal counts, so
+one selection routine (:func:`audits.stats.selection.select_threshold`) serves scores and histograms and
+gives the same result, bit for bit. A :class:`Split` needs each side's two parts: an array is split by
+:meth:`Split.partition`, a histogram must have been gathered in its two parts (:class:`SplitHistograms`,
+the trials of :meth:`Split.selection_masks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from attacks.metrics import check_scores
+from audits.stats.histogram import ScoreHistogram
+from audits.stats.thresholds import Split
+
+__all__ = [
+    "ScoreArray",
+    "ScoreCounts",
+    "Side",
+    "SplitHistograms",
+    "checked",
+    "expanded",
+    "pooled",
+    "selection_parts",
+    "split_parts",
+    "whole",
+]
+
+
+class ScoreCounts(Protocol):
+    """The counts of one hypothesis's scores at thresholds, and its order statistics."""
+
+    @property
+    def trials(self) -> int: ...
+
+    def below(self, thresholds: ArrayLike) -> NDArray[np.int64]: ...
+
+    def at_most(self, thresholds: ArrayLike) -> NDArray[np.int64]: ...
+
+    def quantiles(self, levels: ArrayLike) -> NDArray[np.float64]: ...
+
+
+@dataclass(frozen=True, eq=False)
+class ScoreArray:
+    """:class:`ScoreCounts` of a score array (validated, 1-D). One threshold is counted by comparison, without a
+    sorted copy (8 bytes a trial at 10^7 trials); several by one sort."""
+
+    scores: NDArray[np.float64]
+
+    @classmethod
+    def merged(cls, parts: Sequence[ScoreArray]) -> ScoreArray:
+        """The scores of every part together."""
+        return cls(np.concatenate([p.scores for p in parts]))
+
+    @property
+    def trials(self) -> int:
+        return int(self.scores.size)
+
+    def _count(self, thresholds: ArrayLike, side: str) -> NDArray[np.int64]:
+        t = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+        if t.size == 1:
+            below = self.scores < t[0] if side == "left" else self.scores <= t[0]
+            return np.array([np.count_nonzero(below)], dtype=np.int64)
+        sorted_scores = np.sort(self.scores)
+        counts = np.searchsorted(sorted_scores, t, side="left" if side == "left" else "right")
+        return np.asarray(counts, dtype=np.int64)
+
+    def below(self, thresholds: ArrayLike) -> NDArray[np.int64]:
+        """#{scores < t} at each threshold t."""
+        return self._count(thresholds, "left")
+
+    def at_most(self, thresholds: ArrayLike) -> NDArray[np.int64]:
+        """#{scores ≤ t} at each threshold t."""
+        return self._count(thresholds, "right")
+
+    def quantiles(self, levels: ArrayLike) -> NDArray[np.float64]:
+        """``np.quantile(scores, levels, method="inverted_cdf")``."""
+        q = np.asarray(levels, dtype=np.float64)
+        return np.asarray(np.quantile(self.scores, q, method="inverted_cdf"), dtype=np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class SplitHistograms:
+    """One side's scores as the histograms of a :class:`Split`'s selection part and evaluation part."""
+
+    selection: ScoreHistogram
+    evaluation: ScoreHistogram
+
+    @property
+    def whole(self) -> ScoreHistogram:
+        """The side's every score."""
+        return ScoreHistogram.merged([self.selection, self.evaluation])
+
+
+#: One side's scores for a strategy: an array, a histogram, or a :class:`Split`'s two parts' histograms.
+Side = NDArray[np.float64] | ScoreHistogram | SplitHistograms
+
+
+def whole(side: Side) -> ScoreArray | ScoreHistogram:
+    """The side's every score as :class:`ScoreCounts`."""
+    if isinstance(side, SplitHistograms):
+        return side.whole
+    return side if isinstance(side, ScoreHistogram) else ScoreArray(side)
+
+
+def pooled(scores_in: Side, scores_out: Side) -> ScoreArray | ScoreHistogram:
+    """Both sides' every score together (both arrays, or both histograms).
+
+    Raises:
+      TypeError: an array on one side and a histogram on the other.
+    """
+    whole_in, whole_out = whole(scores_in), whole(scores_out)
+    if isinstance(whole_in, ScoreArray) and isinstance(whole_out, ScoreArray):
+        return ScoreArray.merged([whole_in, whole_out])
+    if isinstance(whole_in, ScoreHistogram) and isinstance(whole_out, ScoreHistogram):
+        return ScoreHistogram.merged([whole_in, whole_out])
+    raise TypeError("scores_in and scores_out must both be score arrays or both histograms")
+
+
+def checked(side: ArrayLike | ScoreHistogram | SplitHistograms, name: str) -> Side:
+    """``side`` as a strategy reads it: histograms as they are, anything else validated as scores
+    (:func:`attacks.metrics.check_scores`, ``name`` in its messages)."""
+    return side if isinstance(side, (ScoreHistogram, SplitHistograms)) else check_scores(side, name)
+
+
+def _arrays(scores_in: Side, scores_out: Side) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(scores_in, (ScoreHistogram, SplitHistograms)) or isinstance(
+        scores_out, (ScoreHistogram, SplitHistograms)
+    ):
+        raise ValueError("a Split strategy needs each side's scores as SplitHistograms (its two parts)")
+    return scores_in, scores_out
+
+
+def split_parts(
+    split: Split, scores_in: Side, scores_out: Side
+) -> tuple[np.ndarray, np.ndarray, ScoreArray | ScoreHistogram, ScoreArray | ScoreHistogram]:
+    """(selection in, selection out, evaluation in, evaluation out): the selection parts' scores (sorted for
+    histograms, in trial order for arrays: the candidate search reads their multisets only) and the evaluation
+    parts as :class:`ScoreCounts`.
+
+    Raises:
+      ValueError: histograms not gathered in a Split's two parts.
+    """
+    if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
+        return (
+            expanded(scores_in.selection),
+            expanded(scores_out.selection),
+            scores_in.evaluation,
+            scores_out.evaluation,
+        )
+    array_in, array_out = _arrays(scores_in, scores_out)
+    (sel_in, ev_in), (sel_out, ev_out) = split.partition(array_in.size, array_out.size)
+    return array_in[sel_in], array_out[sel_out], ScoreArray(array_in[ev_in]), ScoreArray(array_out[ev_out])
+
+
+def selection_parts(split: Split, scores_in: Side, scores_out: Side) -> tuple[np.ndarray, np.ndarray]:
+    """The selection parts' scores of :func:`split_parts`, without copying the evaluation parts."""
+    if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
+        return expanded(scores_in.selection), expanded(scores_out.selection)
+    array_in, array_out = _arrays(scores_in, scores_out)
+    (sel_in, _), (sel_out, _) = split.partition(array_in.size, array_out.size)
+    return array_in[sel_in], array_out[sel_out]
+
+
+def expanded(histogram: ScoreHistogram) -> np.ndarray:
+    """The sorted scores a histogram counts."""
+    return np.repeat(histogram.values, histogram.counts)
