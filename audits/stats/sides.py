@@ -160,8 +160,9 @@ def split_parts(
             scores_out.evaluation,
         )
     array_in, array_out = _arrays(scores_in, scores_out)
-    (sel_in, ev_in), (sel_out, ev_out) = split.partition(array_in.size, array_out.size)
-    return array_in[sel_in], array_out[sel_out], ScoreArray(array_in[ev_in]), ScoreArray(array_out[ev_out])
+    select_in, select_out = split.part_scores(array_in, array_out, "select")  # through bit masks, not indices
+    evaluate_in, evaluate_out = split.part_scores(array_in, array_out, "evaluate")
+    return select_in, select_out, ScoreArray(evaluate_in), ScoreArray(evaluate_out)
 
 
 def selection_parts(split: Split, scores_in: Side, scores_out: Side) -> tuple[np.ndarray, np.ndarray]:
@@ -169,8 +170,7 @@ def selection_parts(split: Split, scores_in: Side, scores_out: Side) -> tuple[np
     if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
         return expanded(scores_in.selection), expanded(scores_out.selection)
     array_in, array_out = _arrays(scores_in, scores_out)
-    (sel_in, _), (sel_out, _) = split.partition(array_in.size, array_out.size)
-    return array_in[sel_in], array_out[sel_out]
+    return split.part_scores(array_in, array_out, "select")
 
 
 def expanded(histogram: ScoreHistogram) -> np.ndarray:
