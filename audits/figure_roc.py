@@ -18,7 +18,8 @@ The curve keeps at most 8·(``resolution`` + 1) + 1 points.
 Mann–Whitney count in integers, Mann & Whitney 1947) and a digest of the full curve, equal for two
 attacks exactly when their full curves are (up to a BLAKE2b collision): their scores order every trial
 the same way. :func:`step_tpr` evaluates the full curve's step function at given rates.
-Each sorts the two score arrays once and holds nothing else of their size.
+Each sorts the two score arrays once and holds nothing else of their size; :func:`curve_of` and
+:func:`step_tpr_of` compute the same from the scores' histograms (:mod:`audits.histogram_scores`), bit for bit.
 """
 
 from __future__ import annotations
@@ -30,8 +31,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attacks.metrics import check_scores
+from audits.stats.histogram import ScoreHistogram
 
-__all__ = ["DEFAULT_RESOLUTION", "FigureROC", "figure_roc", "step_tpr"]
+__all__ = [
+    "DEFAULT_RESOLUTION",
+    "FigureROC",
+    "Ordered",
+    "SortedScores",
+    "curve_of",
+    "figure_roc",
+    "step_tpr",
+    "step_tpr_of",
+]
 
 #: Count levels per axis and scale: the drawn curve is within 1/1000 of each axis span of the full one.
 DEFAULT_RESOLUTION = 1000
@@ -58,6 +69,34 @@ class FigureROC:
     n_out: int
 
 
+class SortedScores:
+    """Scores sorted once, read as :class:`audits.stats.histogram.ScoreHistogram` reads its scores: counts below and
+    at most a threshold, order statistics, ranges of the sorted scores; ``values``, increasing, repeats kept."""
+
+    def __init__(self, scores: ArrayLike, name: str) -> None:
+        self.values: NDArray[np.float64] = np.sort(check_scores(scores, name))
+
+    @property
+    def trials(self) -> int:
+        return int(self.values.size)
+
+    def below(self, thresholds: ArrayLike) -> NDArray[np.int64]:
+        return np.asarray(np.searchsorted(self.values, thresholds, side="left"), dtype=np.int64)
+
+    def at_most(self, thresholds: ArrayLike) -> NDArray[np.int64]:
+        return np.asarray(np.searchsorted(self.values, thresholds, side="right"), dtype=np.int64)
+
+    def order_statistics(self, ranks: ArrayLike) -> NDArray[np.float64]:
+        return self.values[np.asarray(ranks, dtype=np.int64)]
+
+    def sorted_range(self, lo: int, hi: int) -> NDArray[np.float64]:
+        return self.values[max(lo, 0) : hi]
+
+
+#: One hypothesis's scores as the curve reads them: sorted, or as a histogram (the same curve, bit for bit).
+Ordered = SortedScores | ScoreHistogram
+
+
 def _levels(n: int, resolution: int) -> NDArray[np.int64]:
     """Counts 1..n: ``resolution`` + 1 evenly spaced from 0 and as many geometrically spaced from 1."""
     even = np.rint(np.linspace(0, n, resolution + 1))
@@ -66,12 +105,12 @@ def _levels(n: int, resolution: int) -> NDArray[np.int64]:
     return levels[levels >= 1]
 
 
-def _above(sorted_scores: NDArray[np.float64], thresholds: NDArray[np.float64]) -> NDArray[np.float64]:
+def _above(side: Ordered, thresholds: NDArray[np.float64]) -> NDArray[np.float64]:
     """The smallest score above each threshold, +∞ where there is none."""
-    index = np.searchsorted(sorted_scores, thresholds, side="right")
+    index = np.searchsorted(side.values, thresholds, side="right")
     out = np.full(thresholds.shape, np.inf)
-    inside = index < sorted_scores.size
-    out[inside] = sorted_scores[index[inside]]
+    inside = index < side.values.size
+    out[inside] = side.values[index[inside]]
     return out
 
 
@@ -83,29 +122,40 @@ def figure_roc(scores_in: ArrayLike, scores_out: ArrayLike, resolution: int = DE
       resolution: count levels per axis and scale; the drawn curve is within 1/``resolution`` of each
         axis span of the full one.
     """
+    return curve_of(SortedScores(scores_in, "scores_in"), SortedScores(scores_out, "scores_out"), resolution)
+
+
+def _check_resolution(resolution: int) -> None:
+    """Raises ValueError unless ``resolution`` is a positive int."""
     if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1:
         raise ValueError(f"resolution must be a positive integer, got {resolution!r}")
-    in_sorted = np.sort(check_scores(scores_in, "scores_in"))
-    out_sorted = np.sort(check_scores(scores_out, "scores_out"))
-    n_in, n_out = in_sorted.size, out_sorted.size
+
+
+def curve_of(h_in: Ordered, h_out: Ordered, resolution: int = DEFAULT_RESOLUTION) -> FigureROC:
+    """:func:`figure_roc` of the scores, sorted or as histograms (the digest hashes the sorted scores' ties and
+    ranks block by block)."""
+    _check_resolution(resolution)
+    n_in, n_out = h_in.trials, h_out.trials
     levels = np.concatenate(
-        [in_sorted[n_in - _levels(n_in, resolution)], out_sorted[n_out - _levels(n_out, resolution)]]
+        [
+            h_in.order_statistics(n_in - _levels(n_in, resolution)),
+            h_out.order_statistics(n_out - _levels(n_out, resolution)),
+        ]
     )
     levels = np.unique(levels)
-    above = np.minimum(_above(in_sorted, levels), _above(out_sorted, levels))  # the vertex just above
+    above = np.minimum(_above(h_in, levels), _above(h_out, levels))  # the vertex just above
     kept = np.unique(np.concatenate([levels, above, [np.inf]]))[::-1]
-    tp = n_in - np.searchsorted(in_sorted, kept, side="left")
-    fp = n_out - np.searchsorted(out_sorted, kept, side="left")
+    tp = n_in - h_in.below(kept)
+    fp = n_out - h_out.below(kept)
     digest = hashlib.blake2b(np.array([n_in, n_out], dtype=np.int64).tobytes(), digest_size=16)
     # the pooled order: which in-scores tie, which out-scores tie, and where each out-score falls among the in-scores
     for lo in range(0, n_in, BLOCK):
-        digest.update(np.diff(in_sorted[max(lo - 1, 0) : lo + BLOCK]).astype(bool).tobytes())
+        digest.update(np.diff(h_in.sorted_range(max(lo - 1, 0), lo + BLOCK)).astype(bool).tobytes())
     twice = 0
     for lo in range(0, n_out, BLOCK):
-        block = out_sorted[lo : lo + BLOCK]
-        digest.update(np.diff(out_sorted[max(lo - 1, 0) : lo + BLOCK]).astype(bool).tobytes())
-        left = np.searchsorted(in_sorted, block, side="left")
-        right = np.searchsorted(in_sorted, block, side="right")
+        block = h_out.sorted_range(lo, lo + BLOCK)
+        digest.update(np.diff(h_out.sorted_range(max(lo - 1, 0), lo + BLOCK)).astype(bool).tobytes())
+        left, right = h_in.below(block), h_in.at_most(block)
         digest.update(left.tobytes())
         digest.update(right.tobytes())
         twice += int(np.sum(2 * (n_in - right) + (right - left), dtype=np.int64))
@@ -124,9 +174,12 @@ def step_tpr(scores_in: ArrayLike, scores_out: ArrayLike, fpr: ArrayLike) -> NDA
     ``roc.tpr[np.searchsorted(roc.fpr, fpr, side="right") - 1]`` of ``roc = attacks.metrics.roc_curve(...)``,
     equal bit for bit, without the curve. With k the largest count with k/n_out ≤ f, it is
     #{in > o}/n_in, o the (k + 1)-th largest out-score (1 when k = n_out)."""
-    in_sorted = np.sort(check_scores(scores_in, "scores_in"))
-    out_sorted = np.sort(check_scores(scores_out, "scores_out"))
-    n_in, n_out = in_sorted.size, out_sorted.size
+    return step_tpr_of(SortedScores(scores_in, "scores_in"), SortedScores(scores_out, "scores_out"), fpr)
+
+
+def step_tpr_of(h_in: Ordered, h_out: Ordered, fpr: ArrayLike) -> NDArray[np.float64]:
+    """:func:`step_tpr` of the scores, sorted or as histograms."""
+    n_in, n_out = h_in.trials, h_out.trials
     target = np.asarray(fpr, dtype=float)
     if np.any(~np.isfinite(target) | (target < 0)):
         raise ValueError(f"fpr must be non-negative rates, got {fpr!r}")
@@ -135,5 +188,5 @@ def step_tpr(scores_in: ArrayLike, scores_out: ArrayLike, fpr: ArrayLike) -> NDA
     count = np.where(count / n_out > target, count - 1, count)
     tp = np.full(target.shape, n_in, dtype=np.int64)
     below = count < n_out
-    tp[below] = n_in - np.searchsorted(in_sorted, out_sorted[n_out - 1 - count[below]], side="right")
+    tp[below] = n_in - h_in.at_most(h_out.order_statistics(n_out - 1 - count[below]))
     return tp / n_in

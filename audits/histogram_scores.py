@@ -16,7 +16,6 @@ section that needs every score) raises an error that says so.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from attacks.base import AttackScores
-from audits.figure_roc import BLOCK, DEFAULT_RESOLUTION, FigureROC, figure_roc, step_tpr
+from audits.figure_roc import FigureROC, curve_of, figure_roc, step_tpr, step_tpr_of
 from audits.stats.bounds import LowerBound
 from audits.stats.histogram import ScoreHistogram, score_moments
 from audits.stats.histogram_bounds import SideScores, SplitHistograms
@@ -34,9 +33,7 @@ __all__ = [
     "HistogramScores",
     "clopper_pearson_of",
     "curve",
-    "histogram_figure_roc",
     "histogram_metrics",
-    "histogram_step_tpr",
     "moments",
     "tpr_steps",
     "trials",
@@ -135,92 +132,17 @@ def histogram_metrics(
     return float(twice) / (2.0 * n_in * n_out), tpr
 
 
-def _above(histogram: ScoreHistogram, thresholds: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The smallest score above each threshold, +∞ where there is none."""
-    index = np.searchsorted(histogram.values, thresholds, side="right")
-    out = np.full(thresholds.shape, np.inf)
-    inside = index < histogram.values.size
-    out[inside] = histogram.values[index[inside]]
-    return out
-
-
-def _levels(n: int, resolution: int) -> NDArray[np.int64]:
-    """The count levels of :func:`audits.figure_roc.figure_roc`."""
-    even = np.rint(np.linspace(0, n, resolution + 1))
-    geometric = np.rint(np.geomspace(1, n, resolution + 1))
-    levels = np.unique(np.concatenate([even, geometric]).astype(np.int64))
-    return levels[levels >= 1]
-
-
-def histogram_figure_roc(
-    histogram_in: ScoreHistogram, histogram_out: ScoreHistogram, resolution: int = DEFAULT_RESOLUTION
-) -> FigureROC:
-    """:func:`audits.figure_roc.figure_roc` of the scores these histograms count, bit for bit (its digest
-    hashes the sorted scores' ties and ranks block by block, expanded here one block at a time)."""
-    if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 1:
-        raise ValueError(f"resolution must be a positive integer, got {resolution!r}")
-    h_in, h_out = histogram_in, histogram_out
-    n_in, n_out = h_in.trials, h_out.trials
-    levels = np.concatenate(
-        [
-            h_in.order_statistics(n_in - _levels(n_in, resolution)),
-            h_out.order_statistics(n_out - _levels(n_out, resolution)),
-        ]
-    )
-    levels = np.unique(levels)
-    above = np.minimum(_above(h_in, levels), _above(h_out, levels))
-    kept = np.unique(np.concatenate([levels, above, [np.inf]]))[::-1]
-    tp = n_in - h_in.below(kept)
-    fp = n_out - h_out.below(kept)
-    digest = hashlib.blake2b(np.array([n_in, n_out], dtype=np.int64).tobytes(), digest_size=16)
-    for lo in range(0, n_in, BLOCK):
-        digest.update(np.diff(h_in.sorted_range(max(lo - 1, 0), lo + BLOCK)).astype(bool).tobytes())
-    twice = 0
-    for lo in range(0, n_out, BLOCK):
-        block = h_out.sorted_range(lo, lo + BLOCK)
-        digest.update(np.diff(h_out.sorted_range(max(lo - 1, 0), lo + BLOCK)).astype(bool).tobytes())
-        left, right = h_in.below(block), h_in.at_most(block)
-        digest.update(left.tobytes())
-        digest.update(right.tobytes())
-        twice += int(np.sum(2 * (n_in - right) + (right - left), dtype=np.int64))
-    return FigureROC(
-        fpr=fp / n_out,
-        tpr=tp / n_in,
-        auroc=float(twice) / (2.0 * n_in * n_out),
-        digest=digest.digest(),
-        n_in=int(n_in),
-        n_out=int(n_out),
-    )
-
-
-def histogram_step_tpr(
-    histogram_in: ScoreHistogram, histogram_out: ScoreHistogram, fpr: ArrayLike
-) -> NDArray[np.float64]:
-    """:func:`audits.figure_roc.step_tpr` of the scores these histograms count, bit for bit."""
-    n_in, n_out = histogram_in.trials, histogram_out.trials
-    target = np.asarray(fpr, dtype=float)
-    if np.any(~np.isfinite(target) | (target < 0)):
-        raise ValueError(f"fpr must be non-negative rates, got {fpr!r}")
-    count = np.minimum(np.floor(target * n_out), n_out).astype(np.int64)
-    count = np.where((count < n_out) & ((count + 1) / n_out <= target), count + 1, count)
-    count = np.where(count / n_out > target, count - 1, count)
-    tp = np.full(target.shape, n_in, dtype=np.int64)
-    below = count < n_out
-    tp[below] = n_in - histogram_in.at_most(histogram_out.order_statistics(n_out - 1 - count[below]))
-    return tp / n_in
-
-
 def curve(attack: AttackScores) -> FigureROC:
     """The attack's ROC for drawing (:func:`audits.figure_roc.figure_roc`), from its scores or histograms."""
     if isinstance(attack, HistogramScores):
-        return histogram_figure_roc(attack.histogram_in, attack.histogram_out)
+        return curve_of(attack.histogram_in, attack.histogram_out)
     return figure_roc(attack.scores_in, attack.scores_out)
 
 
 def tpr_steps(attack: AttackScores, fpr: ArrayLike) -> NDArray[np.float64]:
     """The attack's :func:`audits.figure_roc.step_tpr`, from its scores or histograms."""
     if isinstance(attack, HistogramScores):
-        return histogram_step_tpr(attack.histogram_in, attack.histogram_out, fpr)
+        return step_tpr_of(attack.histogram_in, attack.histogram_out, fpr)
     return step_tpr(attack.scores_in, attack.scores_out, fpr)
 
 

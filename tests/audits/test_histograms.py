@@ -40,13 +40,13 @@ def score_pairs(draw):
 
 @contextlib.contextmanager
 def digest_blocks(block):
-    """Blocks of the ROC digest this small in both modules (the stream hashed depends on them)."""
+    """Blocks of the ROC digest this small (the stream hashed depends on them)."""
     saved = figure_roc_module.BLOCK
-    figure_roc_module.BLOCK = histogram_scores.BLOCK = block
+    figure_roc_module.BLOCK = block
     try:
         yield
     finally:
-        figure_roc_module.BLOCK = histogram_scores.BLOCK = saved
+        figure_roc_module.BLOCK = saved
 
 
 def _parts(scores, mask):
