@@ -32,12 +32,12 @@ from numpy.typing import ArrayLike, NDArray
 
 from attacks.metrics import check_scores
 from audits.stats.histogram import ScoreHistogram
+from audits.stats.sides import ScoreArray
 
 __all__ = [
     "DEFAULT_RESOLUTION",
     "FigureROC",
     "Ordered",
-    "SortedScores",
     "curve_of",
     "figure_roc",
     "step_tpr",
@@ -69,32 +69,8 @@ class FigureROC:
     n_out: int
 
 
-class SortedScores:
-    """Scores sorted once, read as :class:`audits.stats.histogram.ScoreHistogram` reads its scores: counts below and
-    at most a threshold, order statistics, ranges of the sorted scores; ``values``, increasing, repeats kept."""
-
-    def __init__(self, scores: ArrayLike, name: str) -> None:
-        self.values: NDArray[np.float64] = np.sort(check_scores(scores, name))
-
-    @property
-    def trials(self) -> int:
-        return int(self.values.size)
-
-    def below(self, thresholds: ArrayLike) -> NDArray[np.int64]:
-        return np.asarray(np.searchsorted(self.values, thresholds, side="left"), dtype=np.int64)
-
-    def at_most(self, thresholds: ArrayLike) -> NDArray[np.int64]:
-        return np.asarray(np.searchsorted(self.values, thresholds, side="right"), dtype=np.int64)
-
-    def order_statistics(self, ranks: ArrayLike) -> NDArray[np.float64]:
-        return self.values[np.asarray(ranks, dtype=np.int64)]
-
-    def sorted_range(self, lo: int, hi: int) -> NDArray[np.float64]:
-        return self.values[max(lo, 0) : hi]
-
-
 #: One hypothesis's scores as the curve reads them: sorted, or as a histogram (the same curve, bit for bit).
-Ordered = SortedScores | ScoreHistogram
+Ordered = ScoreArray | ScoreHistogram
 
 
 def _levels(n: int, resolution: int) -> NDArray[np.int64]:
@@ -122,7 +98,9 @@ def figure_roc(scores_in: ArrayLike, scores_out: ArrayLike, resolution: int = DE
       resolution: count levels per axis and scale; the drawn curve is within 1/``resolution`` of each
         axis span of the full one.
     """
-    return curve_of(SortedScores(scores_in, "scores_in"), SortedScores(scores_out, "scores_out"), resolution)
+    return curve_of(
+        ScoreArray(check_scores(scores_in, "scores_in")), ScoreArray(check_scores(scores_out, "scores_out")), resolution
+    )
 
 
 def _check_resolution(resolution: int) -> None:
@@ -174,7 +152,9 @@ def step_tpr(scores_in: ArrayLike, scores_out: ArrayLike, fpr: ArrayLike) -> NDA
     ``roc.tpr[np.searchsorted(roc.fpr, fpr, side="right") - 1]`` of ``roc = attacks.metrics.roc_curve(...)``,
     equal bit for bit, without the curve. With k the largest count with k/n_out ≤ f, it is
     #{in > o}/n_in, o the (k + 1)-th largest out-score (1 when k = n_out)."""
-    return step_tpr_of(SortedScores(scores_in, "scores_in"), SortedScores(scores_out, "scores_out"), fpr)
+    return step_tpr_of(
+        ScoreArray(check_scores(scores_in, "scores_in")), ScoreArray(check_scores(scores_out, "scores_out")), fpr
+    )
 
 
 def step_tpr_of(h_in: Ordered, h_out: Ordered, fpr: ArrayLike) -> NDArray[np.float64]:

@@ -28,7 +28,7 @@ import numpy as np
 
 from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.decision import drawn_counts, expected_error_counts, threshold_counts
-from audits.stats.sides import ScoreCounts, Side, pooled, split_parts, whole
+from audits.stats.sides import ScoreCounts, Side, evaluation_parts, pooled, selection_parts, trials, whole
 from audits.stats.thresholds import Bonferroni, Fixed, Split, ThresholdStrategy
 
 __all__ = [
@@ -260,6 +260,8 @@ def select_threshold(
     """
     level, tie_probability = alpha, 1.0
     details: dict[str, float | str]
+    e_in: ScoreCounts
+    e_out: ScoreCounts
     if isinstance(strategy, Fixed):
         e_in, e_out = whole(scores_in), whole(scores_out)
         threshold, tie_probability, correction = strategy.threshold, strategy.tie_probability, strategy.describe()
@@ -274,7 +276,8 @@ def select_threshold(
         best = int(np.argmax(values))
         threshold, value, counts = float(grid[best]), float(values[best]), {"fp": int(fp[best]), "fn": int(fn[best])}
     elif isinstance(strategy, Split):
-        s_in, s_out, e_in, e_out = split_parts(strategy, scores_in, scores_out)
+        s_in, s_out = selection_parts(strategy, scores_in, scores_out)
+        n_select_in, n_select_out = int(s_in.size), int(s_out.size)
         ranking = alpha if selection_alpha is None else selection_alpha
         choice = choose_test(
             s_in,
@@ -282,14 +285,16 @@ def select_threshold(
             bound,
             alpha=alpha,
             selection_alpha=ranking,
-            evaluation_sizes=(e_out.trials, e_in.trials),
+            evaluation_sizes=(trials(scores_out) - n_select_out, trials(scores_in) - n_select_in),
             randomise=strategy.randomise,
         )
+        del s_in, s_out  # the evaluation parts are copied once the selection parts are freed: the peak memory
+        e_in, e_out = evaluation_parts(strategy, scores_in, scores_out)
         threshold, tie_probability, correction = choice.threshold, choice.tie_probability, strategy.describe()
         value, counts, stated = _evaluate(e_in, e_out, threshold, tie_probability, strategy.seed, bound, alpha)
         details = {
-            "n_select_in": int(s_in.size),
-            "n_select_out": int(s_out.size),
+            "n_select_in": n_select_in,
+            "n_select_out": n_select_out,
             "selection_alpha": ranking,
             "selection_value": choice.value,
             "selection_fallback": choice.stage,

@@ -13,6 +13,7 @@ the trials of :meth:`Split.selection_masks`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -32,8 +33,9 @@ __all__ = [
     "checked",
     "expanded",
     "pooled",
+    "evaluation_parts",
     "selection_parts",
-    "split_parts",
+    "trials",
     "whole",
 ]
 
@@ -53,8 +55,9 @@ class ScoreCounts(Protocol):
 
 @dataclass(frozen=True, eq=False)
 class ScoreArray:
-    """:class:`ScoreCounts` of a score array (validated, 1-D). One threshold is counted by comparison, without a
-    sorted copy (8 bytes a trial at 10^7 trials); several by one sort."""
+    """A score array (validated, 1-D) read as a :class:`ScoreHistogram` is read: :class:`ScoreCounts`, and the
+    order statistics the ROC figure reads. One threshold is counted by comparison, without a sorted copy (8
+    bytes a trial at 10^7 trials); anything more from the scores sorted once, when first needed."""
 
     scores: NDArray[np.float64]
 
@@ -63,31 +66,41 @@ class ScoreArray:
         """The scores of every part together."""
         return cls(np.concatenate([p.scores for p in parts]))
 
+    @functools.cached_property
+    def values(self) -> NDArray[np.float64]:
+        """The scores sorted (repeats kept)."""
+        return np.sort(self.scores)
+
     @property
     def trials(self) -> int:
         return int(self.scores.size)
 
-    def _count(self, thresholds: ArrayLike, side: str) -> NDArray[np.int64]:
-        t = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
-        if t.size == 1:
-            below = self.scores < t[0] if side == "left" else self.scores <= t[0]
-            return np.array([np.count_nonzero(below)], dtype=np.int64)
-        sorted_scores = np.sort(self.scores)
-        counts = np.searchsorted(sorted_scores, t, side="left" if side == "left" else "right")
-        return np.asarray(counts, dtype=np.int64)
-
     def below(self, thresholds: ArrayLike) -> NDArray[np.int64]:
         """#{scores < t} at each threshold t."""
-        return self._count(thresholds, "left")
+        t = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+        if t.size == 1:
+            return np.array([np.count_nonzero(self.scores < t[0])], dtype=np.int64)
+        return np.asarray(np.searchsorted(self.values, t, side="left"), dtype=np.int64)
 
     def at_most(self, thresholds: ArrayLike) -> NDArray[np.int64]:
         """#{scores ≤ t} at each threshold t."""
-        return self._count(thresholds, "right")
+        t = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+        if t.size == 1:
+            return np.array([np.count_nonzero(self.scores <= t[0])], dtype=np.int64)
+        return np.asarray(np.searchsorted(self.values, t, side="right"), dtype=np.int64)
 
     def quantiles(self, levels: ArrayLike) -> NDArray[np.float64]:
         """``np.quantile(scores, levels, method="inverted_cdf")``."""
         q = np.asarray(levels, dtype=np.float64)
         return np.asarray(np.quantile(self.scores, q, method="inverted_cdf"), dtype=np.float64)
+
+    def order_statistics(self, ranks: ArrayLike) -> NDArray[np.float64]:
+        """``np.sort(scores)[ranks]``."""
+        return self.values[np.asarray(ranks, dtype=np.int64)]
+
+    def sorted_range(self, lo: int, hi: int) -> NDArray[np.float64]:
+        """``np.sort(scores)[lo:hi]``."""
+        return self.values[max(lo, 0) : hi]
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,31 +155,36 @@ def _arrays(scores_in: Side, scores_out: Side) -> tuple[np.ndarray, np.ndarray]:
     return scores_in, scores_out
 
 
-def split_parts(
+def trials(side: Side) -> int:
+    """The trials of one side: an array's scores, or the scores its histograms count."""
+    if isinstance(side, SplitHistograms):
+        return side.selection.trials + side.evaluation.trials
+    return side.trials if isinstance(side, ScoreHistogram) else int(side.size)
+
+
+def evaluation_parts(
     split: Split, scores_in: Side, scores_out: Side
-) -> tuple[np.ndarray, np.ndarray, ScoreArray | ScoreHistogram, ScoreArray | ScoreHistogram]:
-    """(selection in, selection out, evaluation in, evaluation out): the selection parts' scores (sorted for
-    histograms, in trial order for arrays: the candidate search reads their multisets only) and the evaluation
-    parts as :class:`ScoreCounts`.
+) -> tuple[ScoreArray | ScoreHistogram, ScoreArray | ScoreHistogram]:
+    """The evaluation parts of a :class:`Split` as :class:`ScoreCounts`: a histogram's evaluation part, an
+    array's scores in it (copied through the selection bit masks, :meth:`Split.part_scores`).
 
     Raises:
       ValueError: histograms not gathered in a Split's two parts.
     """
     if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
-        return (
-            expanded(scores_in.selection),
-            expanded(scores_out.selection),
-            scores_in.evaluation,
-            scores_out.evaluation,
-        )
+        return scores_in.evaluation, scores_out.evaluation
     array_in, array_out = _arrays(scores_in, scores_out)
-    select_in, select_out = split.part_scores(array_in, array_out, "select")  # through bit masks, not indices
     evaluate_in, evaluate_out = split.part_scores(array_in, array_out, "evaluate")
-    return select_in, select_out, ScoreArray(evaluate_in), ScoreArray(evaluate_out)
+    return ScoreArray(evaluate_in), ScoreArray(evaluate_out)
 
 
 def selection_parts(split: Split, scores_in: Side, scores_out: Side) -> tuple[np.ndarray, np.ndarray]:
-    """The selection parts' scores of :func:`split_parts`, without copying the evaluation parts."""
+    """The selection parts' scores of a :class:`Split` (sorted for histograms, in trial order for arrays: the
+    candidate search reads their multisets only), without copying the evaluation parts.
+
+    Raises:
+      ValueError: histograms not gathered in a Split's two parts.
+    """
     if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
         return expanded(scores_in.selection), expanded(scores_out.selection)
     array_in, array_out = _arrays(scores_in, scores_out)
