@@ -16,6 +16,7 @@ from attacks.base import AttackScores
 from audits.stats import Bonferroni, Fixed, Split, clopper_pearson_audit, gdp_audit
 from audits.stats.histogram import HistogramBuilder, ScoreHistogram, exact_sum, score_moments
 from audits.stats.histogram_bounds import SplitHistograms, clopper_pearson_histograms, gdp_histograms
+from audits.stats.sides import ScoreArray
 
 STRATEGIES = (
     Split(),
@@ -150,3 +151,21 @@ def test_the_histogram_of_chunks_and_its_order_statistics():
     assert score_moments(histogram) == score_moments(scores)
     with pytest.raises(ValueError, match="no score"):
         HistogramBuilder().result()
+
+
+@settings(max_examples=30, deadline=None)
+@given(score_pairs(), st.lists(st.floats(-5, 5), min_size=1, max_size=4))
+def test_an_array_and_its_histogram_count_alike_at_one_threshold_and_at_several(pair, thresholds):
+    scores = pair[0]
+    array, histogram = ScoreArray(scores), ScoreHistogram.of(scores)
+    for t in [np.array(thresholds[:1]), np.array(thresholds), np.unique(scores)]:  # counted, then sorted
+        assert array.below(t).tolist() == histogram.below(t).tolist() == [int(np.sum(scores < x)) for x in t]
+        assert array.at_most(t).tolist() == histogram.at_most(t).tolist() == [int(np.sum(scores <= x)) for x in t]
+    ranks = np.arange(scores.size)
+    assert array.order_statistics(ranks).tolist() == histogram.order_statistics(ranks).tolist()
+
+
+def test_a_bound_refuses_an_array_on_one_side_and_a_histogram_on_the_other():
+    scores = np.arange(10.0)
+    with pytest.raises(TypeError, match="both be score arrays or both histograms"):
+        clopper_pearson_audit(scores, ScoreHistogram.of(scores), delta=1e-5, threshold="bonferroni")
