@@ -162,6 +162,9 @@ def stability_sensitivity(b1: float, rho: float, dual_bound: float, residual_bou
     L = η + ρ(β + b_1). The changed entry itself moves by |D^i x − D'^i x'| ≤ 2 b_1, so
     ‖D x − D' x'‖² ≤ 4 b_1² + 4 b_1 L/ρ. With η = S_1/N, β from :func:`stability_input_bounds` and
     ρ = r/N this is 2 sqrt(3 b_1 (b_1 + S_1/r)): independent of N, against Δ_safe = 2 sqrt(N) b_1.
+    The solver's x (``ball_constrained_l2_coefficients``: the multiplier by Newton to a relative step of
+    10^-14, then scaled by 1 − 10^-12 into the ball) is the exact minimiser up to rounding; the bound
+    carries no slack for that.
 
     Golden value (the formula evaluated): b_1 = 2, ρ = 0.01, η = 0.01, β = 4 → 2 sqrt(18) = 8.48528.
     """
