@@ -56,6 +56,12 @@ RUNS = {
     "sharing-gisette": "python -m experiments.sharing_gisette --out docs/results/data/sharing-gisette",
     "kkt": "python -m experiments.kkt_table --out docs/results/data/kkt",
     "estimator-utility": "python -m experiments.estimator_utility --out docs/results/data/estimator-utility",
+    "estimator-benchmark": "python benchmarks/bench_estimator_utility.py --estimators NAME ... --no-timing --out "
+    "NAME.json (a run per estimator); nice -n -20 python benchmarks/bench_estimator_utility.py --timing-only --out "
+    "docs/results/data/estimator-benchmark/fit-time.json; python benchmarks/bench_estimator_utility.py --join "
+    "NAME.json ... docs/results/data/estimator-benchmark/fit-time.json --out "
+    "docs/results/data/estimator-benchmark/results.json --table docs/results/data/estimator-benchmark/table.md "
+    "--plot docs/results/data/estimator-benchmark/utility.png",
     "audits": "python -m audits.run NAME --out docs/results/data/audits/NAME --no-progress",
     "dp-testers": "python benchmarks/bench_dp_testers.py --out docs/results/data/dp-testers --suite dpsniper "
     "--trials 100000 1000000; python benchmarks/bench_dp_testers.py --out docs/results/data/dp-testers --suite statdp "
