@@ -15,6 +15,12 @@ The gaps: oracle on n − oracle on the evaluation part is the price of holding 
 oracle on the evaluation part − oracle at the chosen test is the price of choosing the test on the
 selection part's noisy counts; the bound − oracle at the chosen test is the evaluation counts' noise.
 
+Measured (μ = 1, δ = 1e-5, exact ε 4.3772; seeds 0, 1, 2): at 10^5 trials per side the oracle gives 0.645 on n
+and 0.632 on the evaluation part, the bound 0.616, 0.546, 0.568 (0.625, 0.631, 0.632 at its tests); at 10^6 0.771
+and 0.760, the bound 0.766, 0.759, 0.742 (0.757, 0.756, 0.758); at 10^7 0.875 and 0.867, the bound 0.861, 0.854,
+0.866 (0.866, 0.861, 0.866). The choice on the selection part costs under 0.01; the rest is the held-out part
+(0.01) and the evaluation counts' noise (a few tens of errors at 10^7: about ±0.03).
+
   python benchmarks/cp_tightness.py --trials 100000 1000000 --seeds 0 1 2
   python benchmarks/cp_tightness.py --trials 10000000 --seeds 0 1   # about a minute a seed
 """
