@@ -272,6 +272,8 @@ def differenced_laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.n
     inner = pooled_laplace_likelihood_ratio(
         successive_differences(x_in * common), successive_differences(x_out * common)
     )
+    if inner is None:
+        return None
 
     def score(values: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused as a non-finite score
