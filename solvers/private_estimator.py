@@ -56,6 +56,7 @@ from solvers.graph import GraphTopology
 __all__ = [
     "AUTO_ITERATIONS",
     "DEFAULT_EPSILON",
+    "COMMON_PARAMETERS",
     "SHARED_CONSTRAINTS",
     "LinearPredictions",
     "LooseDataNormWarning",
@@ -105,6 +106,20 @@ SHARED_CONSTRAINTS: dict[str, Constraint] = {
     "backend": AnyOf(OneOf(*BACKENDS), Instance(Backend, "a solvers.engine.backends.Backend")),
     "keep_secrets": Boolean(),
 }
+
+
+#: The parameters every estimator of this package takes (declared in :data:`SHARED_CONSTRAINTS`).
+COMMON_PARAMETERS = (
+    "n_iterations",
+    "fit_intercept",
+    "intercept_scaling",
+    "data_norm",
+    "clip",
+    "accountants",
+    "random_state",
+    "backend",
+    "keep_secrets",
+)
 
 
 def shared_constraints(*names: str) -> dict[str, Constraint]:

@@ -48,6 +48,7 @@ from solvers.estimator_defaults import AUTO_AGENTS, agent_count
 from solvers.graph import GraphTopology
 from solvers.losses import LogisticLoss
 from solvers.private_estimator import (
+    COMMON_PARAMETERS,
     DEFAULT_EPSILON,
     LinearPredictions,
     RemovedResult,
@@ -159,21 +160,13 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
     #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
     parameter_constraints: dict[str, Constraint] = {
         **shared_constraints(
+            *COMMON_PARAMETERS,
             "n_agents",
             "graph",
             "epsilon",
             "C",
             "lam",
-            "n_iterations",
             "tol",
-            "fit_intercept",
-            "intercept_scaling",
-            "data_norm",
-            "clip",
-            "accountants",
-            "random_state",
-            "backend",
-            "keep_secrets",
         ),
         "variant": OneOf(*_VARIANTS),
         "alpha": Optional(Positive()),

@@ -50,6 +50,7 @@ from solvers.losses import LogisticLoss
 from solvers.pdml.admm import PDML
 from solvers.pdml.privacy import broadcast_sensitivity
 from solvers.private_estimator import (
+    COMMON_PARAMETERS,
     DEFAULT_EPSILON,
     LinearPredictions,
     RemovedResult,
@@ -145,22 +146,14 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
     #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
     parameter_constraints: dict[str, Constraint] = {
         **shared_constraints(
+            *COMMON_PARAMETERS,
             "n_agents",
             "graph",
             "epsilon",
             "delta",
             "C",
             "lam",
-            "n_iterations",
             "tol",
-            "fit_intercept",
-            "intercept_scaling",
-            "data_norm",
-            "clip",
-            "accountants",
-            "random_state",
-            "backend",
-            "keep_secrets",
         ),
         "label_epsilon": Optional(Positive(allow_inf=True)),
         "V": Optional(Positive()),

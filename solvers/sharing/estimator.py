@@ -60,6 +60,7 @@ from accountants.constraints import (
 from accountants.exact_gaussian import ExactGaussianAccountant
 from mechanisms.gaussian import Calibration
 from solvers.private_estimator import (
+    COMMON_PARAMETERS,
     DEFAULT_EPSILON,
     LinearPredictions,
     RemovedResult,
@@ -130,17 +131,7 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
     result_ = RemovedResult()
     #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
     parameter_constraints: dict[str, Constraint] = {
-        **shared_constraints(
-            "n_iterations",
-            "fit_intercept",
-            "intercept_scaling",
-            "data_norm",
-            "clip",
-            "accountants",
-            "random_state",
-            "backend",
-            "keep_secrets",
-        ),
+        **shared_constraints(*COMMON_PARAMETERS),
         **{
             name: ADMMSharing.parameter_constraints[name]
             for name in (

@@ -45,6 +45,7 @@ from solvers.engine.backends import BackendLike
 from solvers.estimator_defaults import AUTO_AGENTS, agent_count
 from solvers.losses import LogisticLoss
 from solvers.private_estimator import (
+    COMMON_PARAMETERS,
     DEFAULT_EPSILON,
     LinearPredictions,
     RemovedResult,
@@ -167,21 +168,13 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
     #: What each parameter must be (``accountants.constraints``), checked at the top of ``fit``.
     parameter_constraints: dict[str, Constraint] = {
         **shared_constraints(
+            *COMMON_PARAMETERS,
             "n_agents",
             "epsilon",
             "delta",
             "C",
             "lam",
-            "n_iterations",
             "tol",
-            "fit_intercept",
-            "intercept_scaling",
-            "data_norm",
-            "clip",
-            "accountants",
-            "random_state",
-            "backend",
-            "keep_secrets",
         ),
         "budget": OneOf("total", "per_iteration"),
         "delta_target": Optional(DELTA),
