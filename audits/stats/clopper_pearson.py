@@ -30,10 +30,10 @@ from scipy import stats
 from audits.stats._validation import check_confidence, check_count, check_delta, check_error_counts
 from audits.stats.binomial import clopper_pearson_upper_limits
 from audits.stats.bounds import WORST_CASE, LowerBound
-from audits.stats.decision import expected_error_counts
+from audits.stats.decision import expected_counts
 from audits.stats.histogram import ScoreHistogram
 from audits.stats.selection import BoundFunction, Selection, predicted_bounds, select_threshold
-from audits.stats.sides import SplitHistograms, checked, selection_parts
+from audits.stats.sides import ScoreCounts, SplitHistograms, checked, selection_parts, tallies
 from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [
@@ -309,15 +309,16 @@ def clopper_pearson_selected(sel: Selection, *, delta: float, confidence: float,
     )
 
 
-def chosen_share(select_in: np.ndarray, select_out: np.ndarray, sel: Selection, alpha: float, delta: float) -> float:
+def chosen_share(select_in: ScoreCounts, select_out: ScoreCounts, sel: Selection, alpha: float, delta: float) -> float:
     """The share of α on the FPR (among :data:`FPR_SHARES`) that a :class:`Split`'s selection part
     (``select_in``, ``select_out``) predicts to give the chosen test ``sel`` its largest bound; ½ unless
     another predicts strictly more, and ½ when the test was a fallback (its selection bound is 0 at every
     share). A function of the multisets of selection scores alone."""
     if sel.details["selection_fallback"] != "none":
         return 0.5
-    fp, fn = expected_error_counts(select_in, select_out, np.array([sel.threshold]), np.array([sel.tie_probability]))
-    sizes = (select_out.size, select_in.size, sel.n_out, sel.n_in)
+    tallied = tallies(select_in, select_out, np.array([sel.threshold]))
+    fp, fn = expected_counts(*tallied, np.array([sel.tie_probability]))
+    sizes = (select_out.trials, select_in.trials, sel.n_out, sel.n_in)
     levels = (float(sel.details["selection_alpha"]), alpha)
     predicted = [float(predicted_bounds(fp, fn, sizes, bound_function(delta, w), levels)[0]) for w in FPR_SHARES]
     best = int(np.argmax(predicted))  # the first of equal ones: ½

@@ -20,29 +20,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["drawn_counts", "drawn_error_counts", "expected_error_counts", "threshold_counts"]
+__all__ = ["drawn_counts", "drawn_error_counts", "expected_counts"]
 
 
-def threshold_counts(
-    scores_in: np.ndarray, scores_out: np.ndarray, thresholds: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(above_out, tied_out, below_in, tied_in) at each threshold t: #{out-scores > t}, #{out-scores
-    = t}, #{in-scores < t}, #{in-scores = t}; vectorised (sort + searchsorted)."""
-    in_sorted = np.sort(scores_in)
-    out_sorted = np.sort(scores_out)
-    out_left = np.searchsorted(out_sorted, thresholds, side="left")
-    out_right = np.searchsorted(out_sorted, thresholds, side="right")
-    in_left = np.searchsorted(in_sorted, thresholds, side="left")
-    in_right = np.searchsorted(in_sorted, thresholds, side="right")
-    return out_sorted.size - out_right, out_right - out_left, in_left, in_right - in_left
-
-
-def expected_error_counts(
-    scores_in: np.ndarray, scores_out: np.ndarray, thresholds: np.ndarray, tie_probabilities: np.ndarray
+def expected_counts(
+    above_out: np.ndarray,
+    tied_out: np.ndarray,
+    below_in: np.ndarray,
+    tied_in: np.ndarray,
+    tie_probabilities: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(FP, FN) expected under the randomised tests (t, p): FP = #{out > t} + p·#{out = t} and
-    FN = #{in < t} + (1 − p)·#{in = t}, as floats (a ranking statistic, module docstring)."""
-    above_out, tied_out, below_in, tied_in = threshold_counts(scores_in, scores_out, thresholds)
+    """:func:`expected_error_counts` from the counts at each threshold (:func:`threshold_counts`)."""
     p = np.asarray(tie_probabilities, dtype=np.float64)
     return above_out + p * tied_out, below_in + (1.0 - p) * tied_in
 
@@ -57,7 +45,7 @@ def drawn_error_counts(
       {"fp", "fn", "ties_out", "ties_in", "ties_out_in", "ties_in_in"}: the error counts, the trials
       tied at the threshold on each side and how many of them the draws called "in".
     """
-    # one threshold: counted by comparison, without the sorted copies of threshold_counts (the same counts)
+    # one threshold: counted by comparison, without sorted copies
     above_out, tied_out = int(np.count_nonzero(scores_out > threshold)), int(np.count_nonzero(scores_out == threshold))
     below_in, tied_in = int(np.count_nonzero(scores_in < threshold)), int(np.count_nonzero(scores_in == threshold))
     return drawn_counts(above_out, tied_out, below_in, tied_in, tie_probability, seed)

@@ -27,8 +27,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from audits.stats.binomial import clopper_pearson_upper_limits
-from audits.stats.decision import drawn_counts, expected_error_counts, threshold_counts
-from audits.stats.sides import ScoreCounts, Side, evaluation_parts, pooled, selection_parts, trials, whole
+from audits.stats.decision import drawn_counts, expected_counts
+from audits.stats.histogram import ScoreHistogram
+from audits.stats.sides import (
+    ScoreArray,
+    ScoreCounts,
+    Side,
+    distinct,
+    evaluation_parts,
+    merged,
+    pooled,
+    selection_parts,
+    tallies,
+    trials,
+    whole,
+)
 from audits.stats.thresholds import Bonferroni, Fixed, Split, ThresholdStrategy
 
 __all__ = [
@@ -87,17 +100,28 @@ def predicted_bounds(
     return bound(fpr * n_out, n_out, fnr * n_in, n_in, evaluation_level)
 
 
-def _thresholds(scores_in: np.ndarray, scores_out: np.ndarray) -> np.ndarray:
+#: A selection part as the candidate search reads it: its counts at thresholds (an array is read as one).
+Selected = ScoreArray | ScoreHistogram
+
+
+def as_selected(scores: np.ndarray | Selected) -> Selected:
+    """Scores as :data:`Selected` (an array wrapped, counts as they are)."""
+    return scores if isinstance(scores, (ScoreArray, ScoreHistogram)) else ScoreArray(np.asarray(scores))
+
+
+def _thresholds(scores_in: Selected, scores_out: Selected) -> np.ndarray:
     """The deterministic candidates' thresholds: every distinct pooled score, or the tail quantiles
     of :class:`Bonferroni`'s grid beyond :data:`MAX_CANDIDATES`."""
-    pooled = np.concatenate([scores_in, scores_out])
-    thresholds = np.unique(pooled)
-    return Bonferroni(MAX_CANDIDATES).grid(pooled) if thresholds.size > MAX_CANDIDATES else thresholds
+    thresholds = distinct(scores_in, scores_out)
+    if thresholds.size <= MAX_CANDIDATES:
+        return thresholds
+    both = merged(scores_in, scores_out)
+    return np.unique(both.quantiles(Bonferroni(MAX_CANDIDATES).levels(both.trials)))
 
 
 def _ranked_tests(
-    scores_in: np.ndarray,
-    scores_out: np.ndarray,
+    scores_in: Selected,
+    scores_out: Selected,
     thresholds: np.ndarray,
     bound: BoundFunction,
     sizes: tuple[int, int, int, int],
@@ -107,17 +131,17 @@ def _ranked_tests(
     """The candidate tests (thresholds, tie probabilities), their selection error counts (fp, fn) and
     their predicted bounds at ``levels`` (module docstring), the deterministic ones first."""
     t, p = thresholds, np.ones(thresholds.size)
-    fp, fn = expected_error_counts(scores_in, scores_out, t, p)
+    fp, fn = expected_counts(*tallies(scores_in, scores_out, t), p)
     values = predicted_bounds(fp, fn, sizes, bound, levels)
     if randomise:
         best = np.argsort(-values, kind="stable")[:REFINED]
         blocks = np.unique(np.concatenate([best, best - 1]))
         blocks = blocks[blocks >= 0]
-        _, tied_out, _, tied_in = threshold_counts(scores_in, scores_out, thresholds[blocks])
+        _, tied_out, _, tied_in = tallies(scores_in, scores_out, thresholds[blocks])
         blocks = blocks[tied_out + tied_in >= 2]
         t_mixed = np.repeat(thresholds[blocks], TIE_PROBABILITIES.size)
         p_mixed = np.tile(TIE_PROBABILITIES, blocks.size)
-        fp_mixed, fn_mixed = expected_error_counts(scores_in, scores_out, t_mixed, p_mixed)
+        fp_mixed, fn_mixed = expected_counts(*tallies(scores_in, scores_out, t_mixed), p_mixed)
         t, p = np.concatenate([t, t_mixed]), np.concatenate([p, p_mixed])
         fp, fn = np.concatenate([fp, fp_mixed]), np.concatenate([fn, fn_mixed])
         values = np.concatenate([values, predicted_bounds(fp_mixed, fn_mixed, sizes, bound, levels)])
@@ -125,8 +149,8 @@ def _ranked_tests(
 
 
 def choose_test(
-    scores_in: np.ndarray,
-    scores_out: np.ndarray,
+    scores_in: np.ndarray | Selected,
+    scores_out: np.ndarray | Selected,
     bound: BoundFunction,
     *,
     alpha: float,
@@ -137,13 +161,15 @@ def choose_test(
     """The test (threshold, tie probability) the selection scores predict to bound best (module docstring).
 
     Args:
-      scores_in, scores_out: the selection part's scores on D and on D′.
+      scores_in, scores_out: the selection part's scores on D and on D′ (arrays, or their counts:
+        :data:`Selected`, a histogram read without expanding it).
       bound: the vectorised bound of the statistic (it accepts non-integer expected counts).
       alpha: the evaluation's level. selection_alpha: the level of the selection rates' upper bounds.
       evaluation_sizes: (n_out, n_in), the evaluation part's trials on D′ and on D.
       randomise: also consider randomised tests on tie blocks (else only "in iff s ≥ t").
     """
-    m_out, m_in = scores_out.size, scores_in.size
+    scores_in, scores_out = as_selected(scores_in), as_selected(scores_out)
+    m_out, m_in = scores_out.trials, scores_in.trials
     sizes = (m_out, m_in, *evaluation_sizes)
     thresholds = _thresholds(scores_in, scores_out)
     for stage, levels in (("none", (selection_alpha, alpha)), ("relaxed level", (RELAXED_LEVEL, RELAXED_LEVEL))):
@@ -156,13 +182,13 @@ def choose_test(
     chosen = int(np.argmax(advantage))
     if advantage[chosen] > 0:
         return TestChoice(float(thresholds[chosen]), 1.0, 0.0, "largest TPR − FPR")
-    median = np.quantile(np.concatenate([scores_in, scores_out]), 0.5, method="inverted_cdf")
+    median = merged(scores_in, scores_out).quantiles(np.array([0.5]))[0]
     return TestChoice(float(median), 1.0, 0.0, "pooled median")
 
 
 def predicted_bound(
-    scores_in: np.ndarray,
-    scores_out: np.ndarray,
+    scores_in: np.ndarray | Selected,
+    scores_out: np.ndarray | Selected,
     bound: BoundFunction,
     *,
     levels: tuple[float, float],
@@ -176,7 +202,8 @@ def predicted_bound(
     (the same statistic with its level shared otherwise), the largest of their predictions at the
     best test. Compares score functions at the sample size they will be audited at, on selection
     data alone."""
-    sizes = (scores_out.size, scores_in.size, *evaluation_sizes)
+    scores_in, scores_out = as_selected(scores_in), as_selected(scores_out)
+    sizes = (scores_out.trials, scores_in.trials, *evaluation_sizes)
     thresholds = _thresholds(scores_in, scores_out)
     _, _, fp, fn, values = _ranked_tests(scores_in, scores_out, thresholds, bound, sizes, levels, randomise)
     best = int(np.argmax(values))
@@ -213,11 +240,8 @@ def _evaluate(
     alpha: float,
 ) -> tuple[float, dict[str, int], dict[str, float | str]]:
     """The bound of one test on these trials, its counts, and what the result states about its draws."""
-    t = np.array([threshold])
-    out_below, out_at_most = int(scores_out.below(t)[0]), int(scores_out.at_most(t)[0])
-    in_below, in_at_most = int(scores_in.below(t)[0]), int(scores_in.at_most(t)[0])
-    tallies = (scores_out.trials - out_at_most, out_at_most - out_below, in_below, in_at_most - in_below)
-    counts = drawn_counts(*tallies, tie_probability, seed)
+    above_out, tied_out, below_in, tied_in = (int(c[0]) for c in tallies(scores_in, scores_out, np.array([threshold])))
+    counts = drawn_counts(above_out, tied_out, below_in, tied_in, tie_probability, seed)
     n_out, n_in = scores_out.trials, scores_in.trials
     value = float(bound(np.array([counts["fp"]]), n_out, np.array([counts["fn"]]), n_in, alpha)[0])
     stated: dict[str, float | str] = {"tie_probability": tie_probability}
@@ -277,7 +301,7 @@ def select_threshold(
         threshold, value, counts = float(grid[best]), float(values[best]), {"fp": int(fp[best]), "fn": int(fn[best])}
     elif isinstance(strategy, Split):
         s_in, s_out = selection_parts(strategy, scores_in, scores_out)
-        n_select_in, n_select_out = int(s_in.size), int(s_out.size)
+        n_select_in, n_select_out = s_in.trials, s_out.trials
         ranking = alpha if selection_alpha is None else selection_alpha
         choice = choose_test(
             s_in,

@@ -3,7 +3,7 @@
 Every threshold strategy (:mod:`audits.stats.thresholds`) is a function of the multisets of scores
 (:mod:`audits.stats.histogram`): a test's error counts are the counts of scores below, at and above its
 threshold, a grid of pooled tail quantiles is a set of order statistics, and a :class:`Split`'s candidate
-search reads its selection part's sorted scores. :class:`ScoreCounts` is what the strategies read; a
+search counts its selection part at every candidate threshold (a histogram is never expanded into scores). :class:`ScoreCounts` is what the strategies read; a
 score array (:class:`ScoreArray`) and a :class:`ScoreHistogram` both provide it, with equal counts, so
 one selection routine (:func:`audits.stats.selection.select_threshold`) serves scores and histograms and
 gives the same result, bit for bit. A :class:`Split` needs each side's two parts: an array is split by
@@ -31,10 +31,12 @@ __all__ = [
     "Side",
     "SplitHistograms",
     "checked",
-    "expanded",
+    "distinct",
+    "merged",
     "pooled",
     "evaluation_parts",
     "selection_parts",
+    "tallies",
     "trials",
     "whole",
 ]
@@ -133,12 +135,7 @@ def pooled(scores_in: Side, scores_out: Side) -> ScoreArray | ScoreHistogram:
     Raises:
       TypeError: an array on one side and a histogram on the other.
     """
-    whole_in, whole_out = whole(scores_in), whole(scores_out)
-    if isinstance(whole_in, ScoreArray) and isinstance(whole_out, ScoreArray):
-        return ScoreArray.merged([whole_in, whole_out])
-    if isinstance(whole_in, ScoreHistogram) and isinstance(whole_out, ScoreHistogram):
-        return ScoreHistogram.merged([whole_in, whole_out])
-    raise TypeError("scores_in and scores_out must both be score arrays or both histograms")
+    return merged(whole(scores_in), whole(scores_out))
 
 
 def checked(side: ArrayLike | ScoreHistogram | SplitHistograms, name: str) -> Side:
@@ -178,19 +175,52 @@ def evaluation_parts(
     return ScoreArray(evaluate_in), ScoreArray(evaluate_out)
 
 
-def selection_parts(split: Split, scores_in: Side, scores_out: Side) -> tuple[np.ndarray, np.ndarray]:
-    """The selection parts' scores of a :class:`Split` (sorted for histograms, in trial order for arrays: the
-    candidate search reads their multisets only), without copying the evaluation parts.
+def selection_parts(
+    split: Split, scores_in: Side, scores_out: Side
+) -> tuple[ScoreArray | ScoreHistogram, ScoreArray | ScoreHistogram]:
+    """The selection parts of a :class:`Split` as :class:`ScoreCounts` (the candidate search reads their
+    multisets only): a histogram's selection part as it is, never expanded into scores; an array's scores in
+    it, in trial order. The evaluation parts are not copied.
 
     Raises:
       ValueError: histograms not gathered in a Split's two parts.
     """
     if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
-        return expanded(scores_in.selection), expanded(scores_out.selection)
+        return scores_in.selection, scores_out.selection
     array_in, array_out = _arrays(scores_in, scores_out)
-    return split.part_scores(array_in, array_out, "select")
+    select_in, select_out = split.part_scores(array_in, array_out, "select")
+    return ScoreArray(select_in), ScoreArray(select_out)
 
 
-def expanded(histogram: ScoreHistogram) -> np.ndarray:
-    """The sorted scores a histogram counts."""
-    return np.repeat(histogram.values, histogram.counts)
+def tallies(
+    scores_in: ScoreCounts, scores_out: ScoreCounts, thresholds: ArrayLike
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """(above_out, tied_out, below_in, tied_in) at each threshold t: #{out-scores > t}, #{out-scores = t},
+    #{in-scores < t}, #{in-scores = t} (by sorted search)."""
+    out_below, out_at_most = scores_out.below(thresholds), scores_out.at_most(thresholds)
+    in_below, in_at_most = scores_in.below(thresholds), scores_in.at_most(thresholds)
+    return scores_out.trials - out_at_most, out_at_most - out_below, in_below, in_at_most - in_below
+
+
+def distinct(scores_in: ScoreArray | ScoreHistogram, scores_out: ScoreArray | ScoreHistogram) -> NDArray[np.float64]:
+    """The distinct scores of both, increasing (``np.unique`` of the pooled scores)."""
+    if isinstance(scores_in, ScoreArray) and isinstance(scores_out, ScoreArray):
+        return np.unique(np.concatenate([scores_in.scores, scores_out.scores]))
+    if isinstance(scores_in, ScoreHistogram) and isinstance(scores_out, ScoreHistogram):
+        return np.union1d(scores_in.values, scores_out.values)
+    raise TypeError("scores_in and scores_out must both be score arrays or both histograms")
+
+
+def merged(
+    scores_in: ScoreArray | ScoreHistogram, scores_out: ScoreArray | ScoreHistogram
+) -> ScoreArray | ScoreHistogram:
+    """Both together, as :class:`ScoreCounts` of the same kind.
+
+    Raises:
+      TypeError: an array on one side and a histogram on the other.
+    """
+    if isinstance(scores_in, ScoreArray) and isinstance(scores_out, ScoreArray):
+        return ScoreArray.merged([scores_in, scores_out])
+    if isinstance(scores_in, ScoreHistogram) and isinstance(scores_out, ScoreHistogram):
+        return ScoreHistogram.merged([scores_in, scores_out])
+    raise TypeError("scores_in and scores_out must both be score arrays or both histograms")

@@ -11,15 +11,20 @@ from scipy import stats
 
 from audits.stats import Fixed, clopper_pearson_audit, clopper_pearson_from_counts, gdp_audit, gdp_from_counts
 from audits.stats.binomial import clopper_pearson_upper_limits
-from audits.stats.decision import drawn_error_counts, expected_error_counts, threshold_counts
+from audits.stats.decision import drawn_error_counts, expected_counts
+from audits.stats.sides import ScoreArray, tallies
 
 
-def test_threshold_counts_match_a_naive_loop_with_ties():
+def expected_error_counts(scores_in, scores_out, thresholds, tie_probabilities):
+    return expected_counts(*tallies(ScoreArray(scores_in), ScoreArray(scores_out), thresholds), tie_probabilities)
+
+
+def test_tallies_match_a_naive_loop_with_ties():
     rng = np.random.default_rng(3)
     scores_in = rng.integers(0, 12, 300).astype(float)
     scores_out = rng.integers(-5, 9, 250).astype(float)
     t = np.arange(-7, 15, 0.5)
-    above_out, tied_out, below_in, tied_in = threshold_counts(scores_in, scores_out, t)
+    above_out, tied_out, below_in, tied_in = tallies(ScoreArray(scores_in), ScoreArray(scores_out), t)
     assert above_out.tolist() == [sum(s > x for s in scores_out) for x in t]
     assert tied_out.tolist() == [sum(s == x for s in scores_out) for x in t]
     assert below_in.tolist() == [sum(s < x for s in scores_in) for x in t]
