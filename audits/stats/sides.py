@@ -3,10 +3,11 @@
 Every threshold strategy (:mod:`audits.stats.thresholds`) is a function of the multisets of scores
 (:mod:`audits.stats.histogram`): a test's error counts are the counts of scores below, at and above its
 threshold, a grid of pooled tail quantiles is a set of order statistics, and a :class:`Split`'s candidate
-search counts its selection part at every candidate threshold (a histogram is never expanded into scores). :class:`ScoreCounts` is what the strategies read; a
-score array (:class:`ScoreArray`) and a :class:`ScoreHistogram` both provide it, with equal counts, so
-one selection routine (:func:`audits.stats.selection.select_threshold`) serves scores and histograms and
-gives the same result, bit for bit. A :class:`Split` needs each side's two parts: an array is split by
+search counts its selection part at every candidate threshold (a histogram is never expanded into scores).
+:class:`ScoreCounts` is what the strategies read; a score array (:class:`ScoreArray`) and a
+:class:`ScoreHistogram` both provide it, with equal counts, so one selection routine
+(:func:`audits.stats.selection.select_threshold`) serves scores and histograms and gives the same result,
+bit for bit. A :class:`Split` needs each side's two parts: an array is split by
 :meth:`Split.partition`, a histogram must have been gathered in its two parts (:class:`SplitHistograms`,
 the trials of :meth:`Split.selection_masks`).
 """
