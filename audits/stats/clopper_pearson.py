@@ -33,7 +33,7 @@ from audits.stats.bounds import WORST_CASE, LowerBound
 from audits.stats.decision import expected_counts
 from audits.stats.histogram import ScoreHistogram
 from audits.stats.selection import BoundFunction, Selection, predicted_bounds, select_threshold
-from audits.stats.sides import ScoreCounts, SplitHistograms, checked, selection_parts, tallies
+from audits.stats.sides import ScoreCounts, SplitHistograms, checked, parts, tallies
 from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [
@@ -280,7 +280,7 @@ def clopper_pearson_audit(
     sel = select_threshold(scores_in, scores_out, strategy, alpha, bound_function(delta))
     share = 0.5
     if isinstance(strategy, Split) and sel.details["selection_fallback"] == "none":
-        share = chosen_share(*selection_parts(strategy, scores_in, scores_out), sel, alpha, delta)
+        share = chosen_share(*parts(strategy, scores_in, scores_out, "select"), sel, alpha, delta)
     return clopper_pearson_selected(sel, delta=delta, confidence=confidence, fpr_share=share)
 
 

@@ -34,10 +34,9 @@ from audits.stats.sides import (
     ScoreCounts,
     Side,
     distinct,
-    evaluation_parts,
     merged,
+    parts,
     pooled,
-    selection_parts,
     tallies,
     trials,
     whole,
@@ -300,7 +299,7 @@ def select_threshold(
         best = int(np.argmax(values))
         threshold, value, counts = float(grid[best]), float(values[best]), {"fp": int(fp[best]), "fn": int(fn[best])}
     elif isinstance(strategy, Split):
-        s_in, s_out = selection_parts(strategy, scores_in, scores_out)
+        s_in, s_out = parts(strategy, scores_in, scores_out, "select")
         n_select_in, n_select_out = s_in.trials, s_out.trials
         ranking = alpha if selection_alpha is None else selection_alpha
         choice = choose_test(
@@ -313,7 +312,7 @@ def select_threshold(
             randomise=strategy.randomise,
         )
         del s_in, s_out  # the evaluation parts are copied once the selection parts are freed: the peak memory
-        e_in, e_out = evaluation_parts(strategy, scores_in, scores_out)
+        e_in, e_out = parts(strategy, scores_in, scores_out, "evaluate")
         threshold, tie_probability, correction = choice.threshold, choice.tie_probability, strategy.describe()
         value, counts, stated = _evaluate(e_in, e_out, threshold, tie_probability, strategy.seed, bound, alpha)
         details = {

@@ -35,8 +35,7 @@ __all__ = [
     "distinct",
     "merged",
     "pooled",
-    "evaluation_parts",
-    "selection_parts",
+    "parts",
     "tallies",
     "trials",
     "whole",
@@ -160,37 +159,25 @@ def trials(side: Side) -> int:
     return side.trials if isinstance(side, ScoreHistogram) else int(side.size)
 
 
-def evaluation_parts(
-    split: Split, scores_in: Side, scores_out: Side
+def parts(
+    split: Split, scores_in: Side, scores_out: Side, part: str
 ) -> tuple[ScoreArray | ScoreHistogram, ScoreArray | ScoreHistogram]:
-    """The evaluation parts of a :class:`Split` as :class:`ScoreCounts`: a histogram's evaluation part, an
-    array's scores in it (copied through the selection bit masks, :meth:`Split.part_scores`).
+    """The ``part`` ("select" or "evaluate") of a :class:`Split` on each side as :class:`ScoreCounts`: a
+    histogram's part as it is, never expanded into scores; an array's scores in it, in trial order (copied
+    through the selection bit masks, :meth:`Split.part_scores`), the other part not copied.
 
     Raises:
-      ValueError: histograms not gathered in a Split's two parts.
+      ValueError: histograms not gathered in a Split's two parts, or ``part`` is neither.
     """
     if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
+        if part not in ("select", "evaluate"):
+            raise ValueError(f"part must be 'select' or 'evaluate', got {part!r:.60}")
+        if part == "select":
+            return scores_in.selection, scores_out.selection
         return scores_in.evaluation, scores_out.evaluation
     array_in, array_out = _arrays(scores_in, scores_out)
-    evaluate_in, evaluate_out = split.part_scores(array_in, array_out, "evaluate")
-    return ScoreArray(evaluate_in), ScoreArray(evaluate_out)
-
-
-def selection_parts(
-    split: Split, scores_in: Side, scores_out: Side
-) -> tuple[ScoreArray | ScoreHistogram, ScoreArray | ScoreHistogram]:
-    """The selection parts of a :class:`Split` as :class:`ScoreCounts` (the candidate search reads their
-    multisets only): a histogram's selection part as it is, never expanded into scores; an array's scores in
-    it, in trial order. The evaluation parts are not copied.
-
-    Raises:
-      ValueError: histograms not gathered in a Split's two parts.
-    """
-    if isinstance(scores_in, SplitHistograms) and isinstance(scores_out, SplitHistograms):
-        return scores_in.selection, scores_out.selection
-    array_in, array_out = _arrays(scores_in, scores_out)
-    select_in, select_out = split.part_scores(array_in, array_out, "select")
-    return ScoreArray(select_in), ScoreArray(select_out)
+    part_in, part_out = split.part_scores(array_in, array_out, part)
+    return ScoreArray(part_in), ScoreArray(part_out)
 
 
 def tallies(

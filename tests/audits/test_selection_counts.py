@@ -9,7 +9,7 @@ from audits.stats import Split
 from audits.stats.clopper_pearson import bound_function
 from audits.stats.histogram import ScoreHistogram
 from audits.stats.selection import choose_test
-from audits.stats.sides import SplitHistograms, selection_parts
+from audits.stats.sides import SplitHistograms, parts
 
 
 def split_histograms(scores: np.ndarray, mask: np.ndarray) -> SplitHistograms:
@@ -23,7 +23,7 @@ def test_a_histograms_selection_part_is_read_as_it_is():
     split = Split()
     mask_in, mask_out = split.selection_masks(scores_in.size, scores_out.size)
     h_in, h_out = split_histograms(scores_in, mask_in), split_histograms(scores_out, mask_out)
-    s_in, s_out = selection_parts(split, h_in, h_out)
+    s_in, s_out = parts(split, h_in, h_out, "select")
     assert s_in is h_in.selection and s_out is h_out.selection
 
 
