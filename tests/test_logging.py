@@ -69,8 +69,9 @@ def test_dp_audit_verbose_logs_the_audits_stages(verbose, tmp_path):
     if not verbose:
         assert stages == []
         return
-    assert [line.split(": ", 3)[3].split()[0] for line in stages] == ["100", "100", "lower", "consistent"]
-    assert "trials per hypothesis, seed 0" in stages[0] and "clopper_pearson ε ≥" in stages[2]
+    assert [line.split(": ", 3)[3].split()[0] for line in stages] == ["100", "100", "the", "lower", "0", "consistent"]
+    assert "trials per hypothesis, seed 0" in stages[0] and "clopper_pearson ε ≥" in stages[3]
+    assert stages[2].endswith("the attacks concluded") and stages[4].endswith("0 report section(s) built")
 
 
 def test_verbose_keeps_a_usage_error_to_one_line_and_status_2(tmp_path):
