@@ -8,7 +8,7 @@ drops them; what it holds is 16 bytes a distinct score per attack, hypothesis an
 parts, a bit per trial (:meth:`audits.stats.Split.selection_masks`, drawn from the strategy's seed before
 any trial, as :meth:`audits.stats.Split.partition` draws them). The split is the one the bounds on the
 scores would use, so the bounds, the metrics and the figures are those of the scores, bit for bit
-(:mod:`audits.stats.histogram_bounds`, :mod:`audits.histogram_scores`).
+(:mod:`audits.stats.sides`, :mod:`audits.histogram_scores`).
 
 An attack is counted into histograms when its observations are 1-D float64 scores, one per trial (the
 first chunk decides); any other attack keeps its observations as in every audit. Such an attack's name,
@@ -26,7 +26,7 @@ import numpy as np
 from attacks.base import Attack
 from audits.histogram_scores import HistogramScores
 from audits.stats.histogram import HistogramBuilder, ScoreHistogram
-from audits.stats.histogram_bounds import SideScores, SplitHistograms
+from audits.stats.sides import SideScores, SplitHistograms
 from audits.stats.thresholds import Split, ThresholdStrategy
 
 __all__ = ["ChunkHistograms"]

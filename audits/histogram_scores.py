@@ -26,7 +26,7 @@ from attacks.base import AttackScores
 from audits.figure_roc import FigureROC, curve_of, figure_roc, step_tpr, step_tpr_of
 from audits.stats.bounds import LowerBound
 from audits.stats.histogram import ScoreHistogram, score_moments
-from audits.stats.histogram_bounds import SideScores, SplitHistograms
+from audits.stats.sides import SideScores, SplitHistograms
 from audits.stats.thresholds import Split, ThresholdChoice, as_strategy
 
 __all__ = [

@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on fir
     from accountants.ledger import Ledger
     from audits.checkpoint import Checkpoint
     from audits.chunk_histograms import ChunkHistograms
-    from audits.stats.bounds import LowerBound
 
 __all__ = [
     "CALIBRATION_CHUNK",
@@ -172,7 +171,6 @@ def run_spec(
     from audits.chunk_histograms import ChunkHistograms
     from audits.progress import AuditProgress, lower_so_far
     from audits.stats import clopper_pearson_audit, gdp_audit
-    from audits.stats.histogram_bounds import clopper_pearson_histograms, gdp_histograms
     from audits.stats.thresholds import as_strategy
     from audits.verdict import assemble_report
 
@@ -285,18 +283,21 @@ def run_spec(
     )
     LOGGER.info("audit %s: the attacks concluded", spec.name)
     audited = attacks[0]
-    cp: Callable[..., LowerBound]
-    gdp: Callable[..., LowerBound]
-    if counted is not None and counted.holds(audited.attack):
-        sides: tuple[Any, Any] = counted.sides(audited.attack)
-        cp, gdp = clopper_pearson_histograms, gdp_histograms
-    else:
-        sides, cp, gdp = (audited.scores_in, audited.scores_out), clopper_pearson_audit, gdp_audit
+    sides: tuple[Any, Any] = (
+        counted.sides(audited.attack)
+        if counted is not None and counted.holds(audited.attack)
+        else (audited.scores_in, audited.scores_out)
+    )  # score arrays or their histograms: the same bounds (audits.stats.sides)
     bounds = {
-        "clopper_pearson": cp(*sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold),
+        "clopper_pearson": clopper_pearson_audit(
+            *sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold
+        ),
     }
     if claim.delta > 0:  # μ-GDP has no finite ε at δ = 0
-        bounds = {"gdp": gdp(*sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold), **bounds}
+        bounds = {
+            "gdp": gdp_audit(*sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold),
+            **bounds,
+        }
     lower = {k: b for k, b in bounds.items() if k in deciding_bounds(claim)}
     informational = {k: b for k, b in bounds.items() if k not in lower}
     LOGGER.info(
@@ -424,13 +425,13 @@ def _counted_so_far(
     spec: AuditSpec, counted: ChunkHistograms, methods: tuple[str, ...], confidence: float
 ) -> float | None:
     """:func:`audits.progress.lower_so_far` from the audited attack's histograms read so far."""
-    from audits.stats.histogram_bounds import clopper_pearson_histograms, gdp_histograms
+    from audits.stats import clopper_pearson_audit, gdp_audit
 
     try:
         sides = counted.sides(spec.attacks[0].name)
     except ValueError:  # a side or part holds no score yet
         return None
-    bounds = {"clopper_pearson": clopper_pearson_histograms, "gdp": gdp_histograms}
+    bounds = {"clopper_pearson": clopper_pearson_audit, "gdp": gdp_audit}
     delta, threshold = spec.claim.delta, spec.threshold
     return max(
         bounds[method](*sides, delta=delta, confidence=confidence, threshold=threshold).epsilon for method in methods

@@ -30,6 +30,7 @@ __all__ = [
     "ScoreArray",
     "ScoreCounts",
     "Side",
+    "SideScores",
     "SplitHistograms",
     "checked",
     "distinct",
@@ -118,6 +119,8 @@ class SplitHistograms:
         return ScoreHistogram.merged([self.selection, self.evaluation])
 
 
+#: A side's histograms for a strategy: its histogram, or its two parts' for a :class:`Split`.
+SideScores = ScoreHistogram | SplitHistograms
 #: One side's scores for a strategy: an array, a histogram, or a :class:`Split`'s two parts' histograms.
 Side = NDArray[np.float64] | ScoreHistogram | SplitHistograms
 

@@ -15,8 +15,7 @@ import audits.histogram_scores as histogram_scores
 from attacks.base import AttackScores
 from audits.stats import Bonferroni, Fixed, Split, clopper_pearson_audit, gdp_audit
 from audits.stats.histogram import HistogramBuilder, ScoreHistogram, exact_sum, score_moments
-from audits.stats.histogram_bounds import SplitHistograms, clopper_pearson_histograms, gdp_histograms
-from audits.stats.sides import ScoreArray
+from audits.stats.sides import ScoreArray, SplitHistograms
 
 STRATEGIES = (
     Split(),
@@ -66,18 +65,16 @@ def test_the_bounds_from_histograms_are_those_from_the_scores(pair, strategy, de
     else:
         side_in, side_out = ScoreHistogram.of(scores_in), ScoreHistogram.of(scores_out)
     expected = clopper_pearson_audit(scores_in, scores_out, delta=delta, threshold=strategy)
-    assert (
-        clopper_pearson_histograms(side_in, side_out, delta=delta, threshold=strategy).to_json() == expected.to_json()
-    )
+    assert clopper_pearson_audit(side_in, side_out, delta=delta, threshold=strategy).to_json() == expected.to_json()
     if delta > 0:
         expected = gdp_audit(scores_in, scores_out, delta=delta, threshold=strategy)
-        assert gdp_histograms(side_in, side_out, delta=delta, threshold=strategy).to_json() == expected.to_json()
+        assert gdp_audit(side_in, side_out, delta=delta, threshold=strategy).to_json() == expected.to_json()
 
 
 def test_a_split_needs_each_sides_parts():
     whole = ScoreHistogram.of([0.0, 1.0])
     with pytest.raises(ValueError, match="SplitHistograms"):
-        clopper_pearson_histograms(whole, whole, delta=0.0)
+        clopper_pearson_audit(whole, whole, delta=0.0)
 
 
 @pytest.mark.parametrize(("n_in", "n_out", "seed"), [(2, 3, 0), (101, 57, 4), (5_000, 12_345, 1)])
