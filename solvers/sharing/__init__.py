@@ -14,7 +14,8 @@ releases one N-vector D_m x_m per iteration::
 Modules: ``partition`` (vertical partitioners and their validation), ``problem`` (the objective,
 metrics, the centralized reference), ``admm`` (Algorithm 1 and the two noise modes), ``sgd`` (the
 FDML-style distributed SGD baseline), ``privacy`` (the paper's formulas as printed, Δ_safe, the
-Lemma 1 counterexample), ``data`` (the Adult and gisette stand-ins), ``estimator`` (a scikit-learn
+Lemma 1 counterexample, the whole-row sensitivities), ``row_budget`` (the estimator's releases for one
+training example: labels, shares, model), ``data`` (the Adult and gisette stand-ins), ``estimator`` (a scikit-learn
 classifier), ``base`` (the framework adapter).
 """
 
@@ -43,6 +44,8 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from solvers.sharing.privacy import lemma1_bound as lemma1_bound
     from solvers.sharing.privacy import lemma1_counterexample as lemma1_counterexample
     from solvers.sharing.privacy import realised_sensitivity as realised_sensitivity
+    from solvers.sharing.privacy import row_model_sensitivity as row_model_sensitivity
+    from solvers.sharing.privacy import row_stability_sensitivity as row_stability_sensitivity
     from solvers.sharing.privacy import safe_sensitivity as safe_sensitivity
     from solvers.sharing.privacy import stability_input_bounds as stability_input_bounds
     from solvers.sharing.privacy import stability_sensitivity as stability_sensitivity

@@ -13,26 +13,26 @@ sensitivity like any of its columns (and penalised like them, as liblinear's ``i
 internally λ = 1/(C·N·B²·s²) on the mapped rows (the mean-loss scaling of ``solvers.sharing.problem``).
 
 ``epsilon`` is the total budget of the fit, as for every estimator of the toolkit (default 1,
-``DEFAULT_EPSILON``), and the fit is private by default. With ``noise="output"`` (the default) each
-party releases a Gaussian share D_m x_m + N(0, σ² I_N) in each of the T iterations; the noise
-multiplier z is the smallest whose T-fold composition the exact Gaussian accountant (Dong, Roth & Su
-2022, Cor. 3.3, μ = sqrt(T)/z) bounds by (``epsilon``, ``delta``) for a change of one row of one party's
-block, and ``privacy_`` reports that total. The default ``sensitivity="stability"`` calibrates σ to
-Δ_stab = 2 sqrt(b_1 (2 b_1 + β + η/ρ)) (``solvers.sharing.privacy.stability_sensitivity``: the exact
-x-update (6) of Hu et al. 2019 is ρ-strongly convex in the other rows' predictions, so one row moves the
-share by a bound independent of N), with the model kept in the ball ‖x_m‖ ≤ b_1 (Assumption 2.1 of
-Hu et al. 2019) and the party's inputs of (6) clipped to the box the noise-free run never leaves;
-``sensitivity="safe"`` is the older Δ_safe = 2 sqrt(N) b_1, which grows with N. ρ, T and b_1 default
-to values chosen from public quantities (``solvers.sharing.defaults``). In the claim modes
-(``noise="parameter"`` or ``sensitivity="paper"``, not differentially private) each iteration is given
-ε/T, so the paper's claimed total by basic composition is ``epsilon``. ``noise=None`` is Algorithm 1
-without noise: not private, and ``privacy_`` says so (every ε is inf).
-
-What ``privacy_`` covers is the shares the parties exchange in training (what the server and the other
-parties see). Not covered: the labels (the server's broadcasts depend on them without noise) and the
-model itself: x_m, the noise-free minimiser of (6), stays with party m in Hu et al. 2019, while
-``coef_`` joins every party's block. Publish ``coef_`` only where the parties' blocks x_m may be
-published.
+``DEFAULT_EPSILON``), and the fit is private by default. Its unit is one training example: a whole row
+(every party's part of it) with its label, and it covers everything exchanged in training and the
+published model (``solvers.sharing.row_budget``). With ``noise="output"`` (the default) the fit makes
+three kinds of Gaussian releases: the labels once (Ỹ = sign(Y + noise): randomized response, so the
+server's (7)–(8) of Hu et al. 2019 and its broadcasts are a function of released values only); in each
+of the T iterations the M parties' shares D_m x_m + N(0, σ_s² I_N), σ_s calibrated to Δ_row, the joint
+change of all M shares when one row changes (``solvers.sharing.privacy.row_stability_sensitivity``: the
+exact x-update (6) is ρ-strongly convex in the other rows' predictions, so one row moves the shares by a
+bound independent of N; the model is kept in the ball ‖x_m‖ ≤ b_1 of Assumption 2.1 and the party's inputs
+of (6) are clipped to the box the noise-free run never leaves); and the model once, the joined x_m plus
+Gaussian noise calibrated to Δ_w (``row_model_sensitivity``, output perturbation), each block then scaled
+into its ball. They compose to μ-GDP (Dong, Roth & Su 2022, Cor. 3.3): from ``epsilon`` and ``delta`` the
+exact Gaussian accountant's μ is split 10% labels, 50% shares, 40% model (of μ²), and ``privacy_`` reports
+the whole fit from ``ledger_`` (every release under one participant, the row). ``sensitivity="safe"``
+calibrates the shares to sqrt(M)·2 sqrt(N) b_1 instead, which grows with N. ρ, T and b_1 default to values
+chosen from public quantities (``solvers.sharing.defaults``). In the claim modes (``noise="parameter"`` or
+``sensitivity="paper"``, not differentially private) each iteration is given ε/T, so the paper's claimed
+total by basic composition is ``epsilon``. ``noise=None`` is Algorithm 1 without noise: not private, and
+``privacy_`` says so (every ε is inf). At ε = 1 the model's release dominates the cost: its sensitivity is
+the balls' diameter, so its noise is of the size of the model (docs/guides/sharing.md gives the figures).
 
 Like ``DPADMMClassifier``, a fitted estimator holds only the model, the privacy spent, the ledger, the
 public run constants and claims; the noise seed and the training history only with ``keep_secrets=True``
@@ -47,7 +47,6 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from accountants.calibration import calibrate_noise_multiplier
 from accountants.constraints import (
     AnyOf,
     Constraint,
@@ -57,8 +56,8 @@ from accountants.constraints import (
     Positive,
     check_parameters,
 )
-from accountants.exact_gaussian import ExactGaussianAccountant
 from mechanisms.gaussian import Calibration
+from solvers.losses import LogisticLoss
 from solvers.private_estimator import (
     COMMON_PARAMETERS,
     DEFAULT_EPSILON,
@@ -76,6 +75,7 @@ from solvers.sharing.admm import ADMMSharing
 from solvers.sharing.defaults import auto_ball_radius, auto_iterations, auto_rho_scale
 from solvers.sharing.partition import partition_vertical
 from solvers.sharing.problem import VerticalProblem
+from solvers.sharing.row_budget import RowBudget, RowSensitivities
 
 __all__ = ["VerticalLogisticRegression"]
 
@@ -83,6 +83,8 @@ __all__ = ["VerticalLogisticRegression"]
 #: blocks' ranks and the iterates' norms, is computed from the private data).
 _PUBLIC_INFO = ("rho", "lam", "b1", "noise", "sklearn_C", "block_widths", "sensitivity", "sigma", "noise_multiplier")
 _PUBLIC_PREFIXES = ("claim", "adjacency", "epsilon_joint_rows", "not_accounted")
+#: What of the solver's public info a covered fit keeps (its sensitivity, noise and adjacency are per party).
+_ROW_INFO = ("rho", "lam", "b1", "noise", "sklearn_C", "block_widths")
 
 
 class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimator):
@@ -101,7 +103,9 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
       noise: "output" (default, differentially private), "parameter" or None (see ``ADMMSharing``).
       epsilon: the total ε of the fit, all K one-vs-rest fits included (default 1,
         ``DEFAULT_EPSILON``, the same for every estimator of the toolkit; module docstring).
-      noise_multiplier, sigma: as ``ADMMSharing`` (per release); a number overrides ``epsilon``.
+      noise_multiplier, sigma: a number overrides ``epsilon``: in the covered mode z is the multiplier of each of
+        the T + 2 releases (labels, each iteration's shares together, model), or σ that of the shares (z = σ/Δ_row);
+        in the claim modes as ``ADMMSharing`` (per release).
       delta: δ of the total budget (and of the reported ε).
       data_norm, clip: the public row map (``UnitBallRecords`` without intercept): B, a public bound
         on ‖x‖ (None: sqrt(d)); rows beyond it are scaled onto the sphere (``clip=True``, default) or
@@ -121,10 +125,12 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
       keep_secrets: also keep ``secret_result_`` (the solver's ``Result``: seeds, training
         history, diagnostics) and ``secret_seed_`` (default False). Never publish such a fit.
 
-    Attributes (after ``fit``) (``privacy_`` does not cover ``coef_``: module docstring):
+    Attributes (after ``fit``) (``privacy_`` covers a whole row and its label, ``coef_`` included: module
+    docstring):
       coef_ (1, d) or (K, d), intercept_ (1,) or (K,) (0 without intercept), classes_,
-      n_features_in_, privacy_ {name: ε of the whole fit}, ledger_, info_ (public run constants and
-      the claims of the unverified modes, the data bound), n_iter_ (T).
+      n_features_in_, privacy_ {name: ε of the whole fit}, ledger_, info_ (public run constants: the
+      releases' sensitivities, multipliers and σ, μ, the labels' flip probability, the adjacency; the claims of
+      the unverified modes; the data bound), n_iter_ (T).
       With ``keep_secrets=True`` also secret_result_ and secret_seed_.
     """
 
@@ -217,40 +223,64 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
             raise ValueError(f"C={self.C!r} is too large: the regularisation λ = 1/(C·N·B²·s²) with N = {n} rows is 0")
         labels = np.where(y == self.classes_[1], 1.0, -1.0)
         rows = records.transform(X, clip=bool(self.clip))
-        problem = VerticalProblem(partition_vertical(rows, labels, self._blocks(X.shape[1], rows.shape[1])), lam=lam)
+        partition = partition_vertical(rows, labels, self._blocks(X.shape[1], rows.shape[1]))
         T = auto_iterations(n, rows.shape[1]) if self.n_iterations == "auto" else int(self.n_iterations)
-        epsilon, noise_multiplier = self._per_release_budget(T)
-        rho_scale = auto_rho_scale(problem.loss.curvature_bound) if self.rho_scale == "auto" else self.rho_scale
+        seed = noise_seed_sequence(self.random_state)
+        label_seed, model_seed, run_seed = (
+            np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, k)) for k in range(3)
+        )
+        loss = LogisticLoss()
+        rho_scale = auto_rho_scale(loss.curvature_bound) if self.rho_scale == "auto" else float(self.rho_scale)
+        covered = self.noise == "output" and self.sensitivity != "paper" and self.sigma != 0
+        budget = self._row_budget(T) if covered else None
+        epsilon, noise_multiplier = (None, None) if covered else self._claimed_budget(T)
         b1 = self.b1
         if b1 is None and self.noise is not None:
-            input_scale = problem.loss.gradient_bound / float(rho_scale)
-            b1 = auto_ball_radius(lam, n, rows.shape[1], noise_multiplier, input_scale)
+            z = budget.margin_noise_multiplier(partition.n_parties) if budget is not None else noise_multiplier
+            b1 = auto_ball_radius(lam, n, rows.shape[1], z, loss.gradient_bound / rho_scale)
+        sigma, row = self.sigma, None
+        if covered and b1 is not None:
+            row = RowSensitivities.of(
+                n, rho_scale / n, b1, lam, partition.n_parties, loss.gradient_bound, self.sensitivity
+            )
+            if budget is None and self.sigma is not None:  # the one multiplier of every release is σ/Δ_row
+                budget = RowBudget.per_release(float(self.sigma) / row.shares, T)
+        if budget is not None and row is not None:
+            sigma = budget.share_multiplier * row.shares
+            randomized = budget.randomized_labels(labels, np.random.default_rng(label_seed))
+            partition = partition_vertical(rows, randomized, self._blocks(X.shape[1], rows.shape[1]))
+        problem = VerticalProblem(partition, lam=lam, loss=loss)
         solver = ADMMSharing(
-            rho=float(rho_scale) / n,
+            rho=rho_scale / n,
             n_iterations=T,
             noise=self.noise,
             epsilon=epsilon,
             noise_multiplier=noise_multiplier,
-            sigma=self.sigma,
+            sigma=sigma,
             delta=self.delta,
             b1=b1,
             sensitivity=self.sensitivity,
             calibration=self.calibration,
         )
         keep = bool(self.keep_secrets)
-        seed = noise_seed_sequence(self.random_state)
         result = solver.run(
             problem,
-            seed=seed,
+            seed=run_seed,
             accountants=self.accountants,
             record_history=keep,
             record_transcript=False,
             backend=self.backend,
         )
-        self.coef_, self.intercept_ = records.linear_model(result.model)
-        self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
-        self.ledger_ = result.ledger
-        self.info_ = {**public_info(result.info, _PUBLIC_INFO, _PUBLIC_PREFIXES), "data_norm": records.data_norm}
+        model, info = result.model, public_info(result.info, _PUBLIC_INFO, _PUBLIC_PREFIXES)
+        if budget is None or row is None or b1 is None:  # without noise, or a claim mode: the solver's ledger
+            self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
+            self.ledger_ = result.ledger
+        else:
+            model = budget.perturbed_model(partition, model, row.model, b1, np.random.default_rng(model_seed))
+            self.ledger_, self.privacy_ = budget.ledger(partition.n_parties, self.accountants, float(self.delta))
+            info = {**public_info(info, _ROW_INFO), **budget.info(row)}
+        self.coef_, self.intercept_ = records.linear_model(model)
+        self.info_ = {**info, "data_norm": records.data_norm}
         self.n_iter_ = T
         for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
             self.__dict__.pop(name, None)
@@ -271,21 +301,22 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
             return [*blocks[:-1], int(blocks[-1]) + 1]
         return [*blocks[:-1], [*blocks[-1], n_features]]
 
-    def _per_release_budget(self, T: int) -> tuple[float | None, float | None]:
-        """(ε per iteration, z per release) for ``ADMMSharing`` from the total ``epsilon``: z of the
-        T-fold exact Gaussian composition in the certified mode, ε/T in the claim modes; the user's
-        ``noise_multiplier`` or ``sigma`` as they are when one is given (it overrides ``epsilon``);
-        nothing without noise.
-        """
-        if self.noise is None:
-            return None, None
-        if self.noise_multiplier is not None or self.sigma is not None or self.epsilon is None:
-            return None, self.noise_multiplier
-        epsilon = float(self.epsilon)
-        if self.noise == "output" and self.sensitivity != "paper":
-            z = calibrate_noise_multiplier(epsilon, float(self.delta), count=T, accountant=ExactGaussianAccountant)
-            return None, float(z)
-        return epsilon / T, self.noise_multiplier
+    def _row_budget(self, T: int) -> RowBudget | None:
+        """The covered mode's multipliers: from the total ``epsilon`` (``RowBudget.calibrated``), or the user's
+        ``noise_multiplier`` for every release; None when ``sigma`` is given (known once Δ_row is)."""
+        if self.noise_multiplier is not None:
+            return RowBudget.per_release(float(self.noise_multiplier), T)
+        if self.sigma is not None or self.epsilon is None:
+            return None
+        return RowBudget.calibrated(float(self.epsilon), float(self.delta), T)
+
+    def _claimed_budget(self, T: int) -> tuple[float | None, float | None]:
+        """(ε per iteration, z per release) of a claim mode for ``ADMMSharing``: ε/T (the paper's total by
+        basic composition is ``epsilon``), or the user's ``noise_multiplier`` or ``sigma`` as they are;
+        nothing without noise."""
+        if self.noise is None or self.noise_multiplier is not None or self.sigma is not None or self.epsilon is None:
+            return None, None if self.noise is None else self.noise_multiplier
+        return float(self.epsilon) / T, None
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

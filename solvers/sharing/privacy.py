@@ -19,6 +19,10 @@ Certified instead (this toolkit's bounds, not the paper's):
   - Δ_stab = 2 sqrt(b_1 (2 b_1 + β + η/ρ)) (:func:`stability_sensitivity`), for a change of one row of
     D_m, when the party solves (6) exactly over the ball with its public inputs clipped to the box
     |y_i| ≤ η, |b_i| ≤ β. It does not grow with N (η = S_1/N and ρ ∝ 1/N keep η/ρ fixed).
+  - For a whole training example (one row across the M parties, and its label):
+    :func:`row_stability_sensitivity` bounds all M shares of an iteration jointly, :func:`row_model_sensitivity`
+    the joined model (Δ_stab's argument with the row's parts a_m = ‖D_m^i‖, Σ_m a_m² ≤ 1), and a ±1 label
+    changes by ``LABEL_SENSITIVITY`` = 2.
 """
 
 from __future__ import annotations
@@ -35,7 +39,10 @@ __all__ = [
     "corollary1_epsilon",
     "lemma1_bound",
     "lemma1_counterexample",
+    "LABEL_SENSITIVITY",
     "realised_sensitivity",
+    "row_model_sensitivity",
+    "row_stability_sensitivity",
     "safe_sensitivity",
     "stability_input_bounds",
     "stability_sensitivity",
@@ -43,6 +50,9 @@ __all__ = [
     "theorem1_sigma",
     "x_update_reference",
 ]
+
+#: The L2 change of a ±1 label (the label release of ``VerticalLogisticRegression``).
+LABEL_SENSITIVITY = 2.0
 
 #: Why the paper's ε is reported as a claim only (Result.info["claim_reason"]).
 PARAMETER_MODE_REASON = (
@@ -174,6 +184,49 @@ def stability_sensitivity(b1: float, rho: float, dual_bound: float, residual_bou
             f"{residual_bound!r}"
         )
     return 2.0 * math.sqrt(b1 * (2.0 * b1 + residual_bound + dual_bound / rho))
+
+
+def row_stability_sensitivity(b1: float, rho: float, dual_bound: float, residual_bound: float, n_parties: int) -> float:
+    """Δ_row = 2 sqrt(b_1² + sqrt(M) b_1 (b_1 + β + η/ρ)): the joint L2 change of all M shares D_m x_m^{t+1}
+    of one iteration when one row of the full matrix changes (every party's part of it), the row in the unit
+    ball (Σ_m ‖D_m^i‖² ≤ 1, as ``UnitBallRecords`` maps it), each x_m^{t+1} the exact minimiser of (6) of Hu
+    et al. 2019 over ‖x‖ ≤ b_1 given public inputs clipped to |y_i| ≤ η, |b_i| ≤ β.
+
+    Proof (:func:`stability_sensitivity`'s, keeping the parts a_m = ‖D_m^i‖, a'_m = ‖D'^i_m‖): party m's
+    changed entry moves by at most (a_m + a'_m) b_1, and the variational inequalities of (6) give
+    ρ‖D_{m,−i}(x_m − x'_m)‖² ≤ L (a_m + a'_m) 2 b_1 with L = η + ρ(β + b_1). Summed over the parties, with
+    Σ_m (a_m + a'_m)² ≤ (‖a‖ + ‖a'‖)² ≤ 4 and Σ_m (a_m + a'_m) ≤ sqrt(M)·2 (Cauchy–Schwarz):
+    Σ_m ‖D_m x_m − D'_m x'_m‖² ≤ 4 b_1² + 4 sqrt(M) b_1 L/ρ. With M = 1 it is Δ_stab; against the M
+    per-party bounds composed, sqrt(M) Δ_stab, it saves the cross terms.
+
+    Golden value (the formula evaluated): b_1 = 2, ρ = 0.01, η = 0.01, β = 4, M = 4 → 2 sqrt(4 + 2·2·7) = 11.3137.
+    """
+    if not (isinstance(n_parties, (int, np.integer)) and n_parties >= 1):
+        raise ValueError(f"n_parties must be a positive integer, got {n_parties!r}")
+    single = stability_sensitivity(b1, rho, dual_bound, residual_bound)  # checks the other arguments
+    spread = math.sqrt(n_parties) * (single * single / 4.0 - b1 * b1)  # sqrt(M) b_1 (b_1 + β + η/ρ)
+    return 2.0 * math.sqrt(b1 * b1 + spread)
+
+
+def row_model_sensitivity(
+    b1: float, rho: float, dual_bound: float, residual_bound: float, lam: float, n_parties: int
+) -> float:
+    """Δ_w = min(2 b_1 sqrt(M), 2 sqrt(sqrt(M) b_1 L/λ)), L = η + ρ(β + b_1): the joint L2 change of the M
+    parties' models x_m (each the exact minimiser of (6) of Hu et al. 2019 over ‖x‖ ≤ b_1, public inputs
+    clipped as in :func:`row_stability_sensitivity`) when one row of the full matrix changes.
+
+    The first term is the balls' diameter. The second is the output-perturbation argument of Chaudhuri,
+    Monteleoni & Sarwate 2011 (Thm 6) on (6): Φ is λ-strongly convex, so the two variational inequalities add
+    to λ‖x_m − x'_m‖² ≤ L (a_m + a'_m) 2 b_1, and Σ_m (a_m + a'_m) ≤ 2 sqrt(M).
+
+    Golden value (the formula evaluated): b_1 = 2, ρ = 0.01, η = 0.01, β = 4, λ = 0.1, M = 4 →
+    min(8, 2 sqrt(2·2·0.07/0.1)) = 3.34664.
+    """
+    row_stability_sensitivity(b1, rho, dual_bound, residual_bound, n_parties)  # the same checks
+    if not lam > 0:
+        raise ValueError(f"lam must be > 0, got {lam!r}")
+    lipschitz = dual_bound + rho * (residual_bound + b1)
+    return min(2.0 * b1 * math.sqrt(n_parties), 2.0 * math.sqrt(math.sqrt(n_parties) * b1 * lipschitz / lam))
 
 
 def x_update_reference(D: np.ndarray, y: np.ndarray, b: np.ndarray, lam: float, rho: float) -> np.ndarray:

@@ -129,8 +129,13 @@ def test_the_vertical_epsilon_is_the_total_of_the_fit():
         warnings.simplefilter("ignore", OneClassWarning)
         model.fit(X, y)
     assert model.privacy_["exact_gaussian"] == pytest.approx(1.0, rel=1e-6)
-    # independent: T releases of multiplier z compose to GDP μ = sqrt(T)/z (Dong, Roth & Su 2019, Cor. 2)
-    mu = math.sqrt(50) / model.info_["noise_multiplier"][0]
+    # independent: the label, T share and model releases compose to GDP μ² = Σ 1/z² (Dong, Roth & Su 2019, Cor. 2)
+    info = model.info_
+    mu = math.sqrt(
+        info["label_noise_multiplier"] ** -2
+        + 50 * info["share_noise_multiplier"] ** -2
+        + info["model_noise_multiplier"] ** -2
+    )
     delta = norm.cdf(-1.0 / mu + mu / 2) - math.exp(1.0) * norm.cdf(-1.0 / mu - mu / 2)
     assert delta == pytest.approx(1e-5, rel=1e-4)
     claimed = clone(model).set_params(noise="parameter").fit(X, y)
@@ -139,13 +144,14 @@ def test_the_vertical_epsilon_is_the_total_of_the_fit():
 
 def test_a_vertical_noise_multiplier_overrides_the_default_epsilon():
     """As DecentralizedClassifier's alpha and PDMLClassifier's V: the per-release noise the user gives is
-    the noise, and privacy_ is what it spends (5 releases of multiplier 2: GDP μ = sqrt(5)/2)."""
+    the noise, and privacy_ is what it spends (the labels, 5 iterations and the model, each of multiplier 2:
+    GDP μ = sqrt(7)/2)."""
     X, y = _unit_rows()
     model = VerticalLogisticRegression(noise_multiplier=2.0, b1=1.0, n_iterations=5, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)
         model.fit(X, y)
-    epsilon, mu = model.privacy_["exact_gaussian"], math.sqrt(5) / 2.0
+    epsilon, mu = model.privacy_["exact_gaussian"], math.sqrt(7) / 2.0
     delta = norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)
     assert epsilon > 1.0 and delta == pytest.approx(1e-5, rel=1e-4)
 

@@ -75,25 +75,35 @@ def test_errors(data):
 
 
 def test_private_by_default_at_the_shared_default_budget(data):
-    """noise="output" with the total ε = 1 at δ = 1e-5 (``DEFAULT_EPSILON``) calibrated to Δ_stab, ρ, T and
-    the model's ball from public quantities (``solvers.sharing.defaults``), the noise-free fit on rows under
-    a looser bound the same model (a reparametrisation: λ = 1/(C N B²) on x/B)."""
+    """noise="output" with the total ε = 1 at δ = 1e-5 (``DEFAULT_EPSILON``) for one training example (a whole
+    row and its label): labels, shares and model calibrated to Δ_row and Δ_w, ρ, T and the model's ball from public
+    quantities (``solvers.sharing.defaults``); the noise-free fit on rows under a looser bound the same model (a
+    reparametrisation: λ = 1/(C N B²) on x/B)."""
     X, y = data
-    model = VerticalLogisticRegression(blocks=2, random_state=0)
+    model = VerticalLogisticRegression(blocks=2, random_state=0, keep_secrets=True)
     assert model.epsilon == DEFAULT_EPSILON == 1.0 and model.noise == "output"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)
         model.fit(X, y)
     assert model.privacy_["exact_gaussian"] == pytest.approx(1.0, rel=1e-9) and model.privacy_["exact_gaussian"] <= 1.0
     assert model.n_iter_ == 100 and model.info_["rho"] == pytest.approx(0.375 / 150, rel=1e-15)
+    assert model.info_["adjacency"].startswith("one training example: a whole row")
     lam = 1.0 / (1.0 * 150 * 6 * 2)  # C = 1, N = 150, B = sqrt(6), s² = 1 + c² = 2
     assert model.info_["data_norm"] == pytest.approx(math.sqrt(6))
-    z = float(model.info_["noise_multiplier"][0])
+    z = model.info_["share_noise_multiplier"] * math.sqrt((1 + 2 * math.sqrt(2)) / 3)  # the ball's margin rule
     noise_bound = 0.25 * math.sqrt(150 / 7) / (2 * math.sqrt(3) * z)  # margin noise 1/4, 7 columns with c
     assert noise_bound < 1 / 0.375  # at ε = 1 the ball is S_1/(Nρ) = 1/r
     b1 = min(math.sqrt(2 * math.log(2) / lam), max(1 / 0.375, noise_bound))
     assert model.info_["b1"] == pytest.approx(b1, rel=1e-15)
-    assert model.info_["sensitivity"][0] == pytest.approx(2 * math.sqrt(3 * b1 * (b1 + 1 / 0.375)), rel=1e-14)
+    # Δ_row = 2 sqrt(b_1² + sqrt(2) b_1 (2 b_1 + 3/r)) with η/ρ = 1/r and β = b_1 + 2/r (two parties)
+    row = 2 * math.sqrt(b1 * b1 + math.sqrt(2) * b1 * (2 * b1 + 3 / 0.375))
+    assert model.info_["row_sensitivity"] == pytest.approx(row, rel=1e-14)
+    assert model.info_["share_sigma"] == pytest.approx(model.info_["share_noise_multiplier"] * row, rel=1e-15)
+    # the published model is the solver's noise-free one plus the model release's noise (then the balls)
+    published = np.append(model.coef_[0] * math.sqrt(6) * math.sqrt(2), model.intercept_[0] * math.sqrt(2))
+    noise = published - model.secret_result_.model
+    assert 0 < np.linalg.norm(noise) <= 2 * b1 * math.sqrt(2) + 1e-9
+    assert model.info_["label_flip_probability"] == pytest.approx(0.4831, abs=1e-4)  # Φ(−sqrt(0.1)·μ/2), μ = 0.268
     reference = LogisticRegression(fit_intercept=False, tol=1e-12).fit(X, y)
     loose = VerticalLogisticRegression(blocks=2, n_iterations=600, noise=None, data_norm=4.0, fit_intercept=False).fit(
         X, y

@@ -15,6 +15,8 @@ from solvers.sharing import (
     lemma1_bound,
     lemma1_counterexample,
     realised_sensitivity,
+    row_model_sensitivity,
+    row_stability_sensitivity,
     safe_sensitivity,
     stability_input_bounds,
     stability_sensitivity,
@@ -220,3 +222,66 @@ def test_stability_sensitivity_is_within_a_small_factor_of_a_realised_change():
     change = np.linalg.norm(D @ _ball_minimiser(D, y, b, 1e-3, rho, b1) - 0.0)
     assert change == pytest.approx(b1, rel=1e-9)
     assert stability_sensitivity(b1, rho, eta, beta) == pytest.approx(2 * math.sqrt(6.0) * b1, rel=1e-15)
+
+
+def test_row_sensitivities_golden_values():
+    """The formulas evaluated (``row_stability_sensitivity``, ``row_model_sensitivity``); one party is Δ_stab."""
+    assert row_stability_sensitivity(2.0, 0.01, 0.01, 4.0, 4) == pytest.approx(2 * math.sqrt(32.0), rel=1e-15)
+    assert row_stability_sensitivity(2.0, 0.01, 0.01, 4.0, 1) == pytest.approx(
+        stability_sensitivity(2.0, 0.01, 0.01, 4.0), rel=1e-15
+    )
+    assert row_model_sensitivity(2.0, 0.01, 0.01, 4.0, 0.1, 4) == pytest.approx(2 * math.sqrt(2.8), rel=1e-15)
+    assert row_model_sensitivity(2.0, 0.01, 0.01, 4.0, 1e-6, 4) == pytest.approx(8.0, rel=1e-15)  # the balls
+    with pytest.raises(ValueError, match="n_parties must be a positive integer"):
+        row_stability_sensitivity(2.0, 0.01, 0.01, 4.0, 0)
+    with pytest.raises(ValueError, match="lam must be > 0"):
+        row_model_sensitivity(2.0, 0.01, 0.01, 4.0, 0.0, 2)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 7),
+    M=st.integers(1, 4),
+    lam=st.floats(1e-3, 1.0),
+    r=st.floats(0.05, 5.0),
+    b1=st.floats(0.05, 20.0),
+)
+def test_row_sensitivities_bound_every_party_s_exact_x_update_at_once(seed, n, M, lam, r, b1):
+    """A whole row changes (every party's part, the row in the unit ball): the M shares D_m x_m move jointly by
+    at most Δ_row and the models x_m by at most Δ_w, replayed by brute force on both neighbours (inputs anywhere
+    in the clip box, each party's own)."""
+    rng = np.random.default_rng(seed)
+    rho, widths = r / n, rng.integers(1, 3, size=M)
+    eta, beta = stability_input_bounds(n, rho, b1)
+    d = int(widths.sum())
+    D = rng.normal(size=(n, d)) * rng.uniform(0.05, 1.0, size=d)
+    D /= np.maximum(np.linalg.norm(D, axis=1, keepdims=True), 1.0) * rng.uniform(1.0, 1.5, size=(n, 1))
+    other = D.copy()
+    row = rng.normal(size=d) * rng.uniform(0.05, 1.0, size=d)
+    other[rng.integers(n)] = row / max(np.linalg.norm(row), 1.0)
+    edges = np.concatenate([[0], np.cumsum(widths)])
+    shares, models = 0.0, 0.0
+    for m in range(M):
+        block = slice(edges[m], edges[m + 1])
+        y = rng.uniform(-eta, eta, size=n) * rng.choice([0.5, 1.0])
+        b = rng.uniform(-beta, beta, size=n) * rng.choice([0.5, 1.0])
+        x, x_other = (_ball_minimiser(A[:, block], y, b, lam, rho, b1) for A in (D, other))
+        shares += float(np.sum((D[:, block] @ x - other[:, block] @ x_other) ** 2))
+        models += float(np.sum((x - x_other) ** 2))
+    assert math.sqrt(shares) <= row_stability_sensitivity(b1, rho, eta, beta, M) * (1 + 1e-9)
+    assert math.sqrt(models) <= row_model_sensitivity(b1, rho, eta, beta, lam, M) * (1 + 1e-9)
+
+
+def test_a_whole_row_moves_the_shares_by_a_sizeable_part_of_the_row_bound():
+    """Not vacuous: two parties hold one column each and the one row that drives both models, (1, 1)/sqrt(2), is
+    replaced by 0: the two shares move by 1 together, a fifth of Δ_row here (so the property above can fail)."""
+    n, rho, b1 = 6, 1.0 / 6, 1.0
+    eta, beta = stability_input_bounds(n, rho, b1)
+    D = np.zeros((n, 2))
+    D[0] = (math.sqrt(0.5), math.sqrt(0.5))
+    y, b = np.full(n, -eta), np.full(n, -beta)
+    moved = [D[:, [m]] @ _ball_minimiser(D[:, [m]], y, b, 1e-3, rho, b1) for m in (0, 1)]
+    change = math.sqrt(sum(float(np.sum(share**2)) for share in moved))
+    bound = row_stability_sensitivity(b1, rho, eta, beta, 2)
+    assert change == pytest.approx(1.0, rel=1e-9) and bound / change < 6.0
