@@ -48,7 +48,6 @@ from accountants.constraints import (
     Items,
     OneOf,
     Optional,
-    Positive,
     validate_parameters,
 )
 from audits.arguments import SHARED_CONSTRAINTS
@@ -59,7 +58,7 @@ from audits.floating_point import LowBitsTest, floating_point_section
 from audits.mechanism_runs import MechanismRuns, Releases, describe_callable, reproducibility_section
 from audits.neighbour_search import candidate_pairs, search_neighbours
 from audits.ray_backend import BACKENDS
-from audits.runner import MAX_CALIBRATION_TRIALS, MAX_TRIALS, SEED, TRIALS, deciding_bounds, run_spec
+from audits.runner import MAX_CALIBRATION_TRIALS, MAX_TRIALS, RESOLUTION, SEED, TRIALS, deciding_bounds, run_spec
 from audits.spec import AuditSpec, Claim
 from audits.verdict import AuditReport
 
@@ -79,7 +78,7 @@ AUDIT_CONSTRAINTS = {
         Integer(20, MAX_CALIBRATION_TRIALS, f"an int in [20, {MAX_CALIBRATION_TRIALS:,}] (calibration trials per side)")
     ),
     "pilot_trials": Optional(Integer(10, MAX_TRIALS, f"an int in [10, {MAX_TRIALS:,}] (pilot trials per side)")),
-    "resolution": Positive(),
+    "resolution": RESOLUTION,
     "name": Optional(Instance(str, "a string")),
     "progress": Optional(Boolean()),
     "checkpoint": Optional(Instance((str, os.PathLike), "a folder, a str or an os.PathLike")),

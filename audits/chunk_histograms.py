@@ -14,6 +14,10 @@ An attack is counted into histograms when its observations are 1-D float64 score
 first chunk decides); any other attack keeps its observations as in every audit. Such an attack's name,
 white-box flag and metadata are those its ``conclude`` gives on the first chunk (they state what the
 attack assumed and read, never its scores).
+
+A declared resolution R (:func:`rounded`, ``dp-audit --resolution R``) rounds those scores to multiples of R
+as they are read, so that a continuous score (a Gaussian log-likelihood ratio, as many distinct values as
+trials) is counted into at most (largest − smallest score)/R + 1 values per histogram, whatever the trials.
 """
 
 from __future__ import annotations
@@ -24,16 +28,32 @@ from typing import Any
 import numpy as np
 
 from attacks.base import Attack
+from audits.distinguishers import quantize
 from audits.histogram_scores import HistogramScores
 from audits.stats.histogram import HistogramBuilder, ScoreHistogram
 from audits.stats.sides import SideScores, SplitHistograms
 from audits.stats.thresholds import Split, ThresholdStrategy
 
-__all__ = ["ChunkHistograms"]
+__all__ = ["ChunkHistograms", "rounded"]
 
 
 def _scores(seen: Any) -> bool:
     return isinstance(seen, np.ndarray) and seen.ndim == 1 and seen.dtype == np.float64
+
+
+def rounded(seen: Any, resolution: float | None) -> Any:
+    """An attack's observation of a chunk with its scores rounded to multiples of ``resolution``
+    (:func:`audits.distinguishers.quantize`) when it is one float64 score per trial (what histograms count)
+    and a resolution is declared; otherwise ``seen`` itself.
+
+    Every lower bound stays valid: the rounded score is a function of the release, fixed before the audited
+    trials and applied alike on D and D′, so it is a test statistic as any other, and the bounds hold for
+    every test (the auditing construction of Jagielski, Ullman & Oprea 2020; post-processing, Dwork & Roth
+    2014, Proposition 2.1). Rounding can only cost power: ``quantize`` is non-decreasing, so every threshold
+    test of the rounded score is a threshold test of the score itself; what is lost is the thresholds
+    inside a step of R, which merges the scores of that step.
+    """
+    return quantize(seen, resolution) if resolution is not None and _scores(seen) else seen
 
 
 class ChunkHistograms:

@@ -136,6 +136,7 @@ _SETUP = (
     "canary",
     "solver_params",
     "seed",
+    "score_resolution",
     "command",
     "runtime_seconds",
     "toolkit_version",

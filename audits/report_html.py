@@ -170,6 +170,7 @@ def _reproducibility(report: Mapping[str, Any]) -> str:
         ("trials per hypothesis", report.get("trials")),
         ("δ", report.get("delta")),
         ("confidence", report.get("confidence")),
+        ("scores rounded to multiples of", report.get("score_resolution")),
         ("audited object", report.get("solver_class")),
     ]
     if report.get("solver_params"):

@@ -23,7 +23,9 @@ draw them together in ``OUT/privacy_utility.png``.
 A stopped audit (a crash, a signal, SIGKILL) continues with ``--resume OUT``: every finished chunk was
 recorded in ``OUT/.checkpoint/`` (removed once the audit completes), and the resumed audit gives the
 same report (:mod:`audits.checkpoint`). ``--backend ray [--address ADDR]`` runs the trials as Ray tasks
-on a cluster (:mod:`audits.ray_backend`), with the same report.
+on a cluster (:mod:`audits.ray_backend`), with the same report. ``--resolution R`` rounds every attack's scores
+to multiples of R (:func:`audits.chunk_histograms.rounded`; the bounds stay valid); with ``--histograms`` the
+driver's memory is then bounded by the grid, not the trials.
 Exit status: 0 consistent, 1 VIOLATION (in any audit; no other path exits 1), 2 usage error (unknown
 name, bad value, an output that cannot be written), 3 internal error (one line on stderr
 naming the error and the file its traceback was saved to), 128 + N when stopped by signal N (the worker
@@ -77,6 +79,7 @@ def run_audit(
     backend: str = "processes",
     address: str | None = None,
     histograms: bool = False,
+    resolution: float | None = None,
 ) -> AuditReport:
     """Run the audit ``name``: the target resolved and its spec built once (:func:`build_spec`), then run
     (:func:`audits.runner.run_spec`); return its :class:`audits.AuditReport`.
@@ -97,6 +100,9 @@ def run_audit(
       backend: "processes" (this machine) or "ray" (Ray tasks, :mod:`audits.ray_backend`); address:
         the Ray cluster's (None: a local one). The report is the same for both.
       histograms: keep each attack's scores as histograms (:mod:`audits.chunk_histograms`; the same report).
+      resolution: round every attack's audited scores to multiples of this step (> 0) before any bound, metric or
+        figure (:func:`audits.chunk_histograms.rounded`: the bounds stay valid, power can only drop), with or
+        without ``histograms``; with them, the driver's memory is bounded by the grid, not the trials.
 
     Raises:
       ValueError: unknown name or a value out of range. TypeError: a value of a wrong type (the message names
@@ -105,7 +111,7 @@ def run_audit(
     from audits.runner import run_spec
 
     target = get_target(name)
-    check_options(trials=trials, delta=delta, confidence=confidence, seed=seed)
+    check_options(trials=trials, delta=delta, confidence=confidence, seed=seed, resolution=resolution)
     return run_spec(
         build_spec(target, epsilon, delta, quick),
         trials=None if trials is None else int(trials),
@@ -118,25 +124,30 @@ def run_audit(
         backend=backend,
         address=address,
         histograms=histograms,
+        resolution=resolution,
     )
 
 
-def check_options(*, trials: int | None, delta: float, confidence: float, seed: int) -> None:
+def check_options(
+    *, trials: int | None, delta: float, confidence: float, seed: int, resolution: float | None = None
+) -> None:
     """Check the options of :func:`run_audit` that every target shares against their declarations
-    (:data:`audits.runner.TRIALS`, :data:`audits.runner.SEED`, ``accountants.constraints.PROBABILITY``), in
-    their message format.
+    (:data:`audits.runner.TRIALS`, :data:`audits.runner.SEED`, :data:`audits.runner.RESOLUTION`,
+    ``accountants.constraints.PROBABILITY``), in their message format.
 
     Raises:
       TypeError: the first value of a wrong type. ValueError: the first value out of range (the message names
         the argument and what it must be).
     """
-    from audits.runner import SEED, TRIALS
+    from audits.runner import RESOLUTION, SEED, TRIALS
 
     PROBABILITY.check(delta, "delta")
     PROBABILITY.check(confidence, "confidence")
     SEED.check(seed, "seed")
     if trials is not None:
         TRIALS.check(trials, "trials")
+    if resolution is not None:
+        RESOLUTION.check(resolution, "resolution")
 
 
 def build_spec(target: AuditTarget, epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
@@ -243,6 +254,17 @@ def _parser() -> argparse.ArgumentParser:
         "trials (the same report)",
     )
     p.add_argument(
+        "--resolution",
+        type=float,
+        metavar="R",
+        help="round every attack's audited scores (one number a trial) to multiples of R before any bound, metric "
+        "or figure: a function of the release fixed before the trials, so every lower bound stays valid; it can "
+        "only cost power (the thresholds inside a step). With --histograms the driver's memory is then bounded by "
+        "the grid's points the scores reach, not the trials (what keeps a continuous score, such as dpadmm's, "
+        "within bounds at 10^8 trials); without it the rounded scores are kept one per trial (the same report "
+        "either way). The report states R (score_resolution); default: the scores as computed",
+    )
+    p.add_argument(
         "-v", "--verbose", action="store_true", help="log the audit's stages (INFO records) to standard error"
     )
     return p
@@ -317,7 +339,9 @@ def _main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         default = Path("audit-results") / (f"{folder}-quick" if args.quick else folder)
         out = check_output(_output_folder(args, default))
         _check_run_options(args, out, epsilons)
-        check_options(trials=args.trials, delta=args.delta, confidence=args.confidence, seed=args.seed)
+        check_options(
+            trials=args.trials, delta=args.delta, confidence=args.confidence, seed=args.seed, resolution=args.resolution
+        )
         # every value is checked before any trial runs
         specs = [build_spec(target, epsilon, args.delta, args.quick) for epsilon in epsilons]
     except ValueError as error:
@@ -391,6 +415,7 @@ def _audit_and_write(prog: str, args: argparse.Namespace, spec: AuditSpec, out: 
             backend=args.backend,
             address=args.address,
             histograms=args.histograms,
+            resolution=args.resolution,
         )
     except ValueError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)

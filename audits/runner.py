@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from accountants.constraints import Integer
+from accountants.constraints import Integer, Positive
 from audits.chunks import ChunkJob, ChunkOutcome, ChunkScores, default_workers, run_chunks, run_trials
 from audits.spec import AuditContext, AuditSpec, Claim
 from audits.verdict import AuditReport
@@ -45,6 +45,7 @@ __all__ = [
     "MAX_CALIBRATION_TRIALS",
     "MAX_SEED",
     "MAX_TRIALS",
+    "RESOLUTION",
     "SEED",
     "TRIALS",
     "UTILITY_TRIALS",
@@ -79,6 +80,9 @@ UTILITY_TRIALS = 20_000
 #: before anything is allocated, by the command, :func:`run_spec` and :func:`audits.audit` alike.
 TRIALS = Integer(10, MAX_TRIALS, f"an int in [10, {MAX_TRIALS:,}] (audited trials per hypothesis)")
 SEED = Integer(0, MAX_SEED - 1, "an int in [0, 2**128)")
+#: What a declared resolution of the scores must be: the grid step of :func:`audits.distinguishers.quantize`,
+#: relative to the largest validation score in :func:`audits.audit`, absolute in :func:`run_spec` and the command.
+RESOLUTION = Positive()
 #: What the calibration trials per hypothesis must be.
 CALIBRATION_TRIALS = Integer(
     10, MAX_CALIBRATION_TRIALS, f"an int in [10, {MAX_CALIBRATION_TRIALS:,}] (calibration trials per hypothesis)"
@@ -145,6 +149,7 @@ def run_spec(
     backend: str = "processes",
     address: str | None = None,
     histograms: bool = False,
+    resolution: float | None = None,
     appended: Mapping[str, Any] | None = None,
 ) -> AuditReport:
     """Run the audit ``spec``: the trials, the attacks, the bounds, the sections, then the report,
@@ -165,10 +170,13 @@ def run_spec(
         :mod:`audits.ray_backend`); the report is the same for both. address: the Ray cluster's.
       histograms: keep each attack's scores as histograms (:mod:`audits.chunk_histograms`): memory in
         the distinct scores rather than the trials, the same report, bit for bit.
+      resolution: round every attack's audited scores (one float64 a trial) to multiples of this step as
+        they are read, with or without ``histograms`` (:func:`audits.chunk_histograms.rounded`); the report
+        states it (``score_resolution``). None: the scores as the attacks computed them.
       appended: further report keys, after every other (e.g. the neighbour search that chose D′).
     """
     from accountants.ledger import Ledger
-    from audits.chunk_histograms import ChunkHistograms
+    from audits.chunk_histograms import ChunkHistograms, rounded
     from audits.progress import AuditProgress, lower_so_far
     from audits.stats import clopper_pearson_audit, gdp_audit
     from audits.stats.thresholds import as_strategy
@@ -177,6 +185,8 @@ def run_spec(
     start = time.perf_counter()
     if not isinstance(histograms, bool):
         raise TypeError(f"histograms must be True or False, got {histograms!r:.60}")
+    if resolution is not None:
+        RESOLUTION.check(resolution, "resolution")
     n = checked(TRIALS, (spec.quick_trials if quick else spec.trials) if trials is None else trials, "trials")
     seed = checked(SEED, seed, "seed")
     n_cal = checked(
@@ -197,7 +207,7 @@ def run_spec(
     saved = (
         None
         if checkpoint is None
-        else _checkpoint(spec, Path(checkpoint), n, n_cal, confidence, seed, stream_key, quick)
+        else _checkpoint(spec, Path(checkpoint), n, n_cal, confidence, seed, stream_key, quick, resolution)
     )
     root = stream(seed, stream_key)
     seeds_in, seeds_out = (TrialSeeds(child, n) for child in root.spawn(2))
@@ -260,7 +270,8 @@ def run_spec(
     with contextlib.closing(_outcomes(spec, jobs, saved, backend, address, chosen, bar.update)) as outcomes:
         for outcome in outcomes:
             info, details = outcome.info, outcome.details
-            for attack, seen in zip(spec.attacks, outcome.observations, strict=True):
+            for attack, observed in zip(spec.attacks, outcome.observations, strict=True):
+                seen = rounded(observed, resolution)
                 if counted is None or not counted.keep(attack.name, outcome.on_d, seen):
                     observations[attack.name][0 if outcome.on_d else 1].append(
                         kept.keep(attack.name, outcome.on_d, seen)
@@ -351,6 +362,7 @@ def run_spec(
         **report_extra,
         **{k: v for f in findings for k, v in f.report.items()},
         **({"utility_trials": min(n, UTILITY_TRIALS)} if per_trial else {}),
+        **({} if resolution is None else {"score_resolution": float(resolution)}),
         random_streams={
             "trials": f"trial r on D is child (0, r) of SeedSequence({seed}) (below stream key {list(stream_key)}), "
             "on D′ child (1, r); calibration and sections use children 2, 3, …; chunks of "
@@ -374,8 +386,10 @@ def _checkpoint(
     seed: int,
     stream_key: tuple[int, ...],
     quick: bool,
+    resolution: float | None,
 ) -> Checkpoint:
-    """The checkpoint ``folder`` of this audit (:mod:`audits.checkpoint`), refused if another audit wrote it."""
+    """The checkpoint ``folder`` of this audit (:mod:`audits.checkpoint`), refused if another audit wrote it (a
+    declared resolution is part of the audit: a folder of an audit without it, or with another, is refused)."""
     from audits.checkpoint import Checkpoint, fingerprint
 
     identity = fingerprint(
@@ -387,6 +401,7 @@ def _checkpoint(
         stream_key=stream_key,
         quick=quick,
         chunk=CHUNK,
+        **({} if resolution is None else {"resolution": float(resolution)}),
     )
     return Checkpoint(folder, identity)
 
