@@ -3,8 +3,8 @@ audited scores rounded to multiples of R as they are read give the report of an 
 bit for bit, with histograms or without; the histograms then hold at most the grid's points whatever the trials;
 the report states R; a bad R is a one-line usage error; a checkpoint of another resolution is refused."""
 
+import dataclasses
 import json
-from types import SimpleNamespace
 
 import jsonschema
 import numpy as np
@@ -17,8 +17,8 @@ from audits.report import json_ready, report_markdown, report_schema
 from audits.report_html import report_page
 from audits.run import main, run_audit
 from audits.runner import run_spec
-from audits.spec import AuditSpec, Claim
 from audits.stats import Bonferroni
+from benchmarks.bench_audit_memory import target
 
 from .conftest import HERE
 
@@ -26,36 +26,19 @@ TRIALS = 6_000  # two chunks per side, the last of 1,000 trials
 STEP = 0.25
 
 
-class ChunkMean:
-    """A Gaussian mean, one generator per chunk: continuous scores that cost next to nothing."""
-
-    def run(self, problem, *, seeds=None, seed=0, **options):
-        seeds = [np.random.SeedSequence(seed)] if seeds is None else seeds
-        return SimpleNamespace(model=np.random.default_rng(seeds[0]).normal(problem, 1.0, len(seeds)), info={})
-
-
-def _spec(rounding):
-    return AuditSpec(
-        name="chunk-mean",
-        solver=ChunkMean(),
-        problem_in=1.0,
-        problem_out=0.0,
-        participant="user",
-        attacks=(
-            ScoreAttack("mean", lambda r: rounding(r.model)),
-            ScoreAttack("twice", lambda r: rounding(2.0 * r.model), white_box=False),
-        ),
-        claim=Claim(statement="1-GDP, claimed as ε = 5", delta=1e-5, epsilon=5.0, noise="gaussian"),
-        canary="the mean moves by 1",
-        epsilon_meaning="no privacy parameter",
-        accounted=False,
+def _rounding_itself(spec):
+    """``spec`` whose attacks round their own scores to multiples of :data:`STEP`."""
+    attacks = tuple(
+        ScoreAttack(a.name, lambda result, a=a: quantize(a.score(result), STEP), white_box=a.white_box)
+        for a in spec.attacks
     )
+    return dataclasses.replace(spec, attacks=attacks)
 
 
 def test_rounded_scores_give_the_report_of_an_attack_that_rounds_them_with_histograms_or_without(without_runtime):
     options = {"trials": TRIALS, "workers": 1, "progress": False}
-    raw = _spec(lambda scores: scores)
-    itself = run_spec(_spec(lambda scores: quantize(scores, STEP)), **options)
+    raw = target()  # three attacks, continuous scores
+    itself = run_spec(_rounding_itself(raw), **options)
     counted = run_spec(raw, **options, histograms=True, resolution=STEP)
     kept = run_spec(raw, **options, resolution=STEP)
     assert without_runtime(counted) == without_runtime(kept)
@@ -114,7 +97,7 @@ def test_a_bad_resolution_is_a_one_line_usage_error(tmp_path, monkeypatch, capsy
 
 def test_a_bad_resolution_in_the_python_api_names_the_argument():
     with pytest.raises(TypeError, match="resolution must be finite and > 0 .a real number., got 'fine'"):
-        run_spec(_spec(lambda scores: scores), trials=10, workers=1, progress=False, resolution="fine")
+        run_spec(target(), trials=10, workers=1, progress=False, resolution="fine")
     with pytest.raises(ValueError, match="resolution must be finite and > 0 .a real number., got 0"):
         run_audit("dpadmm", quick=True, resolution=0)
 
