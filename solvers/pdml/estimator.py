@@ -10,20 +10,28 @@ Its defaults are an estimator's: ``C=1.0`` on scikit-learn's scale, an intercept
 the unit ball by a public rule (``UnitBallRecords``, so X_max = 1), and a total budget (ε, δ) for the
 whole fit. The paper's Table I setting is :meth:`PDMLClassifier.paper_preset`.
 
-Privacy of a fit (fixed before the data are read; the group sizes are public):
+Privacy of a fit (fixed before the data are read; the group sizes are public), for one training
+example (x, y) of group i, by who observes what:
 
 1. Phase 1: each label is flipped with probability 1/(1 + e^{ε1}), ε1 = ``label_epsilon`` (default
-   ε/2): ε1-label-LDP against everyone, including the collecting server (Prop. 1).
+   ε, the budget of the fit): ε1-label-LDP against everyone, including the collecting server s_i
+   (Prop. 1), which also receives the features in the clear (Wang et al. 2020, Sec. IV): nothing
+   protects them from it.
 2. Phase 2: server i's broadcast t is a Gaussian mechanism of sensitivity Δ_i
    (``solvers.pdml.privacy.broadcast_sensitivity``, this toolkit's derivation: the paper gives none)
-   and noise σ_i(t) = V_i ρ^{(t−1)/2} (16). The T broadcasts compose to one Gaussian of multiplier
-   z = 1/sqrt(Σ_t Δ_i²/σ_i(t)²); z is the smallest multiplier for which the accountant (default
-   RDP) bounds the composition of the label release (pure ε1) with that Gaussian by (``epsilon``,
+   for a change of the example's features *and* reported label y', and noise σ_i(t) = V_i ρ^{(t−1)/2}
+   (16). The T broadcasts compose to one Gaussian of multiplier z = 1/sqrt(Σ_t Δ_i²/σ_i(t)²); z is
+   the smallest multiplier the accountant (default the exact Gaussian one) bounds by (``epsilon``,
    ``delta``), and V_i = z Δ_i sqrt(Σ_t ρ^{−(t−1)}).
-3. ``privacy_`` is that composition per accountant, for the worst group, read from the run's ledger:
-   it bounds a record (label and features) against the other servers and whoever reads the model, and
-   its label against an adversary who also sees the randomized label. The collecting server receives
-   the features in the clear (Wang et al. 2020, Sec. IV): nothing protects them from it.
+3. Against everyone who sees the broadcasts but not the reported labels (the other servers and
+   whoever reads the model), the example, label and features, is (ε, δ)-DP by Phase 2 alone: the
+   broadcasts' law is a mixture over the reported label y' ~ RR(y) of laws that are (ε, δ)-close
+   for every pair of reported labels, and the hockey-stick divergence is jointly convex, so the
+   mixtures are (ε, δ)-close too; the label release is not composed in, since that adversary never
+   sees it. ``privacy_`` is this guarantee per accountant, for the worst server (the run's
+   ``Result.privacy``). (Only an observer of the reported label y' who does not hold the features
+   would face both releases, label and broadcasts, composed; in the paper's protocol that is no one:
+   y' goes to s_i alone.)
 4. The objective perturbation η (14) has no privacy analysis in the paper; it is off by default
    (``eta_bound=0``) and never counted.
 
@@ -37,10 +45,9 @@ import math
 from typing import Any
 
 import numpy as np
-from dp_accounting import dp_event
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from accountants import ACCOUNTANTS, Ledger, PureDpEvent
+from accountants import ACCOUNTANTS, calibrate_noise_multiplier
 from accountants.constraints import Constraint, NonNegative, Optional, Positive, check_parameters
 from solvers.datasets import near_equal_sizes
 from solvers.engine.backends import BackendLike
@@ -113,9 +120,11 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         groups of the deployment you simulate. ``info_["n_agents"]`` is the N used.
       graph: the servers' graph, "complete" (default), "ring" or a ``solvers.graph.GraphTopology``.
       epsilon, delta: the total budget of the fit, all K one-vs-rest fits included (default ε = 1,
-        ``DEFAULT_EPSILON``, the same for every estimator of the toolkit, and δ = 10⁻⁵; module
-        docstring); ε = inf: no randomization and no noise.
-      label_epsilon: ε1 of the label randomization; None (default): ε/2.
+        ``DEFAULT_EPSILON``, the same for every estimator of the toolkit, and δ = 10⁻⁵): a training
+        example, label and features, against everyone but its collecting server (module docstring);
+        ε = inf: no randomization and no noise.
+      label_epsilon: ε1 of the label randomization, a guarantee of its own against the collecting server
+        (module docstring); None (default): ε, so that no party learns more than ε about a label.
       V: V of the broadcast noise σ(t) = V ρ^{(t−1)/2}; None (default) calibrates it from the budget, a
         number overrides ``epsilon`` for Phase 2.
       rho_decay: ρ ∈ (0, 1] (default 1: constant noise).
@@ -132,14 +141,15 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         two rounds of averaging, are all the budget pays for. ``n_iter_`` is the T used.
       tol: ``ConvergenceWarning`` threshold on the mean broadcasts; None: no check.
       fit_intercept, intercept_scaling, data_norm, clip: the public row map (``UnitBallRecords``).
-      accountants: names from ``accountants.ACCOUNTANTS`` that compose the budget; the first
-        calibrates V (default ("rdp",)).
+      accountants: names from ``accountants.ACCOUNTANTS`` that compose the broadcasts; the first
+        calibrates V (default ("exact_gaussian",): the T Gaussian broadcasts are one Gaussian of
+        multiplier z, which it bounds exactly).
       random_state, backend, keep_secrets: as in ``DPADMMClassifier``.
 
     Attributes (after ``fit``), all safe to publish:
-      coef_ (1, d) or (K, d), intercept_, classes_, n_features_in_, privacy_ {name: total ε at δ, worst
-      group, all K one-vs-rest fits included}, ledger_,
-      info_ (λ, ε1, V, Δ, z, the Phase-2-only ε by accountant, the data bound), n_iter_.
+      coef_ (1, d) or (K, d), intercept_, classes_, n_features_in_, privacy_ {name: total ε at δ of a
+      training example against all but its collecting server, worst server, all K one-vs-rest fits
+      included}, ledger_ (the label releases too), info_ (λ, ε1, V, Δ, z, the data bound), n_iter_.
     """
 
     result_ = RemovedResult()
@@ -181,7 +191,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         intercept_scaling: float = 1.0,
         data_norm: float | None = None,
         clip: bool = True,
-        accountants: tuple[str, ...] = ("rdp",),
+        accountants: tuple[str, ...] = ("exact_gaussian",),
         random_state: int | np.random.RandomState | None = None,
         backend: BackendLike = "inprocess",
         keep_secrets: bool = False,
@@ -274,7 +284,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             backend=self.backend,
         )
         self.coef_, self.intercept_ = records.linear_model(result.model)
-        self.privacy_ = _composed_privacy(result.ledger, self.accountants, delta, n_agents)
+        self.privacy_ = {name: float(value) for name, value in result.privacy.items()}
         self.ledger_ = result.ledger
         details = result.details
         self.info_ = {
@@ -284,7 +294,6 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             "rho_decay": float(details.rho_decay),
             "sensitivity": np.array(details.sensitivity),
             "noise_multiplier": phase2,
-            "epsilon_phase2": {name: float(value) for name, value in result.privacy.items()},
             "data_norm": records.data_norm,
             "n_agents": n_agents,
         }
@@ -322,22 +331,15 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
                 delta=delta,
             )
 
-        if self.label_epsilon is None:
-            label = epsilon / 2
-            if label < MIN_LABEL_EPSILON:
-                raise ValueError(
-                    f"epsilon must be >= {2 * MIN_LABEL_EPSILON:g} (or inf) with label_epsilon=None (ε/2 for the "
-                    f"labels): below, the debiased loss's coefficient 1/(e^(ε/2) − 1) exceeds 200 and the servers' "
-                    f"Newton solves do not converge, got {self.epsilon!r}"
-                )
-        else:
-            label = float(self.label_epsilon)
-            if label < MIN_LABEL_EPSILON:
-                raise ValueError(
-                    f"label_epsilon must be >= {MIN_LABEL_EPSILON:g} (or inf): below, the debiased loss's coefficient "
-                    "1/(e^ε − 1) exceeds 200 and the servers' Newton solves do not converge, got "
-                    f"{self.label_epsilon!r}"
-                )
+        label = epsilon if self.label_epsilon is None else float(self.label_epsilon)
+        if label < MIN_LABEL_EPSILON:
+            name, given = (
+                ("epsilon", self.epsilon) if self.label_epsilon is None else ("label_epsilon", self.label_epsilon)
+            )
+            raise ValueError(
+                f"{name} must be >= {MIN_LABEL_EPSILON:g} (or inf), the labels' ε: below, the debiased loss's "
+                f"coefficient 1/(e^ε − 1) exceeds 200 and the servers' Newton solves do not converge, got {given!r}"
+            )
         if self.V is not None:
             return pdml(label, float(self.V)), math.nan
         if math.isinf(epsilon):
@@ -353,7 +355,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             x_max=1.0,
             tol=PDML.tol,
         )
-        z = _multiplier_after_label(epsilon, delta, label, self.accountants[0])
+        z = calibrate_noise_multiplier(epsilon, delta, accountant=self.accountants[0])  # the broadcasts alone
         growth = float(np.sum(rho_decay ** -np.arange(T, dtype=np.float64)))  # Σ_t ρ^{−(t−1)}
         return pdml(label, (z * sensitivity * math.sqrt(growth)).tolist()), z
 
@@ -364,48 +366,3 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             self.epsilon == math.inf and self.label_epsilon is None and self.V is None
         )
         return tags
-
-
-def _multiplier_after_label(epsilon: float, delta: float, label_epsilon: float, accountant: str) -> float:
-    """The smallest Gaussian multiplier z (relative precision 1e-9) whose release composed with the
-    label release (``PureDpEvent(label_epsilon)``) the accountant bounds by (ε, δ): bisection on log z,
-    returning the upper end of the bracket (never over the budget).
-
-    Raises:
-      ValueError: the label randomization alone uses up the budget.
-    """
-
-    def total(z: float) -> float:
-        composed = ACCOUNTANTS[accountant]()
-        composed.register(PureDpEvent(label_epsilon))
-        composed.register(dp_event.GaussianDpEvent(z))
-        return float(composed.get_epsilon(delta))
-
-    low, high = 1e-3, 1e6
-    if label_epsilon >= epsilon or total(high) > epsilon:
-        raise ValueError(
-            f"label_epsilon={label_epsilon:g} leaves no budget for the broadcasts within epsilon={epsilon:g} at "
-            f"delta={delta:g} ({accountant} accountant): lower label_epsilon or raise epsilon"
-        )
-    if total(low) <= epsilon:
-        return low
-    while high / low > 1 + 1e-9:
-        middle = math.sqrt(low * high)
-        low, high = (low, middle) if total(middle) <= epsilon else (middle, high)
-    return high
-
-
-def _composed_privacy(ledger: Ledger, accountants: tuple[str, ...], delta: float, n_agents: int) -> dict[str, float]:
-    """Per accountant, the worst group's ε at δ of its label release composed with its server's
-    broadcasts (the ledger's ``"users-i"`` and ``"server-i"`` entries)."""
-    privacy: dict[str, float] = {}
-    for name in accountants:
-        worst = 0.0
-        for i in range(n_agents):
-            accountant = ACCOUNTANTS[name]()
-            for entry in ledger:
-                if entry.participant in (f"users-{i}", f"server-{i}"):
-                    accountant.register(entry.event)
-            worst = max(worst, float(accountant.get_epsilon(delta)))
-        privacy[name] = worst
-    return privacy

@@ -229,7 +229,7 @@ def test_the_carried_noise_allowance_is_that_of_a_random_walk(turn, warns):
 MULTICLASS = {
     "dpadmm": (lambda **p: DPADMMClassifier(tol=None, **p), "exact_gaussian", ("epsilon", "delta")),
     "decentralized": (lambda **p: DecentralizedClassifier(tol=None, **p), "pure", ("epsilon",)),
-    "pdml": (lambda **p: PDMLClassifier(tol=None, **p), "rdp", ("epsilon", "delta")),
+    "pdml": (lambda **p: PDMLClassifier(tol=None, **p), "exact_gaussian", ("epsilon", "delta")),
     "vertical": (lambda **p: VerticalLogisticRegression(n_iterations=30, **p), "exact_gaussian", ("epsilon", "delta")),
 }
 

@@ -28,9 +28,9 @@ def data():
             lambda: DecentralizedClassifier(n_iterations=6, epsilon=1e308),
             "epsilon=1e\\+308 is too large for variant='radmm'.*give epsilon=inf",
         ),
-        (lambda: PDMLClassifier(epsilon=1e-300), "epsilon must be >= 0.01 \\(or inf\\) with label_epsilon=None"),
-        (lambda: PDMLClassifier(epsilon=0.003), "epsilon must be >= 0.01"),
-        (lambda: PDMLClassifier(epsilon=1.0, label_epsilon=1e-4), "label_epsilon must be >= 0.005"),
+        (lambda: PDMLClassifier(epsilon=1e-300), "^epsilon must be >= 0.005 \\(or inf\\), the labels' ε"),
+        (lambda: PDMLClassifier(epsilon=0.003), "^epsilon must be >= 0.005.*got 0.003$"),
+        (lambda: PDMLClassifier(epsilon=1.0, label_epsilon=1e-4), "^label_epsilon must be >= 0.005.*got 0.0001$"),
         (lambda: VerticalLogisticRegression(C=math.inf), "^C must be finite and > 0 \\(a real number\\), got inf$"),
         (lambda: VerticalLogisticRegression(C=1e307), "C=1e\\+307 is too large: the regularisation λ"),
     ],
@@ -43,6 +43,6 @@ def test_a_parameter_out_of_range_is_refused_by_its_own_name(make, message, data
 
 def test_the_smallest_accepted_budgets_fit(data):
     X, y = data
-    for model in (DecentralizedClassifier(epsilon=MIN_EPSILON), PDMLClassifier(epsilon=2 * MIN_LABEL_EPSILON)):
+    for model in (DecentralizedClassifier(epsilon=MIN_EPSILON), PDMLClassifier(epsilon=MIN_LABEL_EPSILON)):
         predictions = model.fit(X, y).predict(X)
         assert set(np.unique(predictions)) <= set(np.unique(y))

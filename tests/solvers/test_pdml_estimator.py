@@ -1,15 +1,19 @@
 """Tests for solvers.pdml.estimator: PDMLClassifier (Wang et al. 2020) in scikit-learn's machinery, its
-total budget (label randomization and broadcast noise composed by the accountant) and its paper preset."""
+total budget (the broadcasts' Gaussian noise; the label randomization a guarantee of its own against the
+collecting server) and its paper preset."""
 
 import math
 import warnings
 
 import numpy as np
 import pytest
+from dp_accounting import dp_event, pld
+from scipy.stats import norm
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import check_estimator
 
+from accountants.gaussian_dp import gaussian_delta
 from solvers import PDMLClassifier
 from solvers.graph import GraphTopology
 from solvers.pdml import PDML
@@ -40,25 +44,48 @@ def test_paper_preset_is_the_solver_on_the_paper_problem(unit_rows):
         topology=GraphTopology.ring(10),
     )
     solver = PDML(eps_label=1.0, eta_bound=1.0, V=0.1, rho_decay=0.8, beta=1.0, n_iterations=10, x_max=1.0)
-    result = solver.run(problem, seed=noise_seed, accountants=("rdp",))
+    result = solver.run(problem, seed=noise_seed, accountants=("exact_gaussian",))
     np.testing.assert_array_equal(model.coef_[0], result.model)
-    assert model.info_["epsilon_phase2"] == result.privacy
+    assert model.privacy_ == result.privacy
     with pytest.raises(ValueError, match="name must be one of"):
         PDMLClassifier.paper_preset("zhang2020")
 
 
-def test_total_budget_composes_label_and_broadcasts(cancer):
+def test_the_budget_is_the_broadcasts_and_an_independent_accountant_agrees(cancer):
     X, y, _, _ = cancer
     model = PDMLClassifier(epsilon=2.0, n_iterations=20, tol=None, random_state=0).fit(X, y)
-    # the label release (ε/2) and the 20 broadcasts compose to the budget, never above it
-    assert model.privacy_["rdp"] == pytest.approx(2.0, rel=1e-6) and model.privacy_["rdp"] <= 2.0
-    assert model.info_["label_epsilon"] == 1.0
-    assert 0 < model.info_["epsilon_phase2"]["rdp"] < 2.0
+    # the 20 broadcasts of a server compose to one Gaussian of multiplier z, calibrated to the budget
+    assert model.privacy_["exact_gaussian"] == pytest.approx(2.0, rel=1e-6) and model.privacy_["exact_gaussian"] <= 2.0
+    assert model.info_["label_epsilon"] == 2.0  # the same ε for the labels, against the collecting server
     assert len(model.ledger_) == 2 + 2 * 20 and not hasattr(model, "secret_result_")  # the default 2 groups
-    split = PDMLClassifier(epsilon=2.0, label_epsilon=1.5, n_iterations=20, tol=None, random_state=0).fit(X, y)
-    assert split.privacy_["rdp"] <= 2.0 and split.info_["noise_multiplier"] > model.info_["noise_multiplier"]
-    with pytest.raises(ValueError, match="label_epsilon=2 leaves no budget"):
-        PDMLClassifier(epsilon=2.0, label_epsilon=2.0).fit(X, y)
+    independent = pld.PLDAccountant(value_discretization_interval=1e-3)
+    independent.compose(dp_event.ComposedDpEvent([e.event for e in model.ledger_ if e.participant == "server-0"]))
+    assert independent.get_epsilon(1e-5) == pytest.approx(2.0, abs=2e-3)
+    # a label ε of its own changes the sensitivity (the debiased loss's slope), not the multiplier
+    split = PDMLClassifier(epsilon=2.0, label_epsilon=0.5, n_iterations=20, tol=None, random_state=0).fit(X, y)
+    assert split.info_["noise_multiplier"] == model.info_["noise_multiplier"]
+    slope = (1 / -np.expm1(-0.5)) / (1 / -np.expm1(-2.0))  # G(ε1) = 1/(1 − e^{−ε1}) for the logistic loss
+    np.testing.assert_allclose(split.info_["sensitivity"], model.info_["sensitivity"] * slope, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "means", [(0.0, 0.0, 1.0, 1.0), (0.0, 1.0, 1.0, 0.0), (0.3, -0.2, 0.7, 0.5), (0.0, 0.5, 0.5, 0.0)]
+)
+def test_a_mixture_over_the_reported_label_is_as_private_as_the_broadcast(means):
+    """The module docstring's argument on one Gaussian release of multiplier z: the example (x, y) is
+    seen as N(a(y'), z²) with y' = y kept with probability 1 − p, its neighbour (x*, −y) as N(b(y'), z²),
+    every |a − b| ≤ 1 (the sensitivity); the hockey-stick divergence of the two mixtures, integrated
+    on a grid, is at most the Gaussian's δ(ε), with equality when the label does not move the mean."""
+    z, epsilon, p = 1.5, 1.0, 1 / (1 + math.e)
+    a_kept, a_flipped, b_kept, b_flipped = means
+    grid = np.linspace(-15.0, 16.0, 100_001)
+    P = (1 - p) * norm.pdf(grid, a_kept, z) + p * norm.pdf(grid, a_flipped, z)
+    Q = p * norm.pdf(grid, b_kept, z) + (1 - p) * norm.pdf(grid, b_flipped, z)  # the neighbour's label is −y
+    divergence = np.trapezoid(np.maximum(P - math.exp(epsilon) * Q, 0.0), grid)
+    bound = gaussian_delta(1 / z, epsilon)
+    assert divergence <= bound + 1e-9
+    if a_kept == a_flipped and b_kept == b_flipped:
+        assert divergence == pytest.approx(bound, rel=1e-6)
 
 
 def test_no_noise_matches_logistic_regression(cancer):
