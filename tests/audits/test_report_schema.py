@@ -93,6 +93,7 @@ def test_a_third_party_target_and_audits_audit_validate(validator, tiny_target, 
         (lambda r: r.update(trials=0), ["trials"]),
         (lambda r: r.update(versions={"python": 3}), ["versions", "python"]),
         (lambda r: r.update(command=["dp-audit"]), ["command"]),
+        (lambda r: r.update(score_resolution=0), ["score_resolution"]),
     ],
 )
 def test_the_schema_rejects_what_breaks_a_reader(validator, written, change, path):
