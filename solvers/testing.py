@@ -13,7 +13,8 @@
     only when asked), each shaped (T, R, N, …) for an agents' channel and (T, R, …) for a server's;
   - ``check_sequential_equals_inprocess``: the family's agent programs run one after another
     (``backend="sequential"``, each agent with only its own share and noise) give the in-process
-    run's transcript, model, history and ledger to ``1e-12``;
+    run's transcript, model, history and info to ``1e-12``, its ledger (in the result and in the
+    ledger file) and privacy; without white-box recording, only the released channels, the same;
   - ``check_ray_equals_inprocess``: the same on Ray actors, when Ray runs in this process;
   - ``check_replay``: for a family written as its noise-free step (``solvers.engine.StepSolver``),
     every agent's release replayed from the public transcript with the agent's own noise is what it
@@ -172,17 +173,14 @@ def check_transcript_channels(solver: AnySolver, problem: object) -> None:
 
 
 def check_sequential_equals_inprocess(solver: AnySolver, problem: object) -> None:
-    """The agent programs, one after another, give the vectorised run to ``SAME_RUN_TOLERANCE``."""
+    """The agent programs, one after another, give the vectorised run (:func:`_assert_backend_equals_inprocess`)."""
     _require_protocol(solver, problem)
-    kwargs: dict[str, Any] = {"seed": CHECK_SEED, "trials": 2, "accountants": (), "record_white_box": True}
-    inprocess = solver.run(problem, **kwargs)
-    sequential = solver.run(problem, backend="sequential", **kwargs)
-    _assert_same_run(sequential, inprocess, SAME_RUN_TOLERANCE, "sequential vs in-process backend")
+    _assert_backend_equals_inprocess(solver, problem, "sequential", "sequential")
 
 
 def check_ray_equals_inprocess(solver: AnySolver, problem: object) -> None:
-    """One Ray actor per agent gives the vectorised run to ``SAME_RUN_TOLERANCE`` (on the Ray already
-    initialised in this process: the check starts none)."""
+    """One Ray actor per agent gives the vectorised run (:func:`_assert_backend_equals_inprocess`), on the
+    Ray already initialised in this process (the check starts none)."""
     _require_protocol(solver, problem)
     try:
         import ray
@@ -190,10 +188,7 @@ def check_ray_equals_inprocess(solver: AnySolver, problem: object) -> None:
         raise SolverCheckSkipped('Ray is not installed (pip install ".[ray]")') from error
     if not ray.is_initialized():
         raise SolverCheckSkipped("Ray is not running in this process: call ray.init() first to check the Ray backend")
-    kwargs: dict[str, Any] = {"seed": CHECK_SEED, "trials": 2, "accountants": (), "record_white_box": True}
-    inprocess = solver.run(problem, **kwargs)
-    remote = solver.run(problem, backend=RayBackend(), **kwargs)
-    _assert_same_run(remote, inprocess, SAME_RUN_TOLERANCE, "Ray vs in-process backend")
+    _assert_backend_equals_inprocess(solver, problem, RayBackend(), "Ray")
 
 
 def check_replay(solver: AnySolver, problem: object) -> None:
@@ -402,6 +397,42 @@ def _assert_same_run(actual: Result, expected: Result, tolerance: float, what: s
             close(actual.transcript[channel.name], channel.values, f"transcript[{channel.name!r}]")
     if actual.ledger != expected.ledger:
         raise AssertionError(f"{what}: the ledgers differ")
+
+
+def _assert_backend_equals_inprocess(solver: AnySolver, problem: Any, backend: Any, name: str) -> None:
+    """A batched run on ``backend`` (the agents' programs, each with only its own share and noise) gives the
+    in-process run to ``SAME_RUN_TOLERANCE``: its transcript with the white-box channels, model, history and
+    info, its ledger (in the result and in the ledger file) and the privacy its default accountants report;
+    without ``record_white_box`` it records only the released channels, with the same values."""
+    what = f"{name} vs in-process backend"
+    kwargs: dict[str, Any] = {"seed": CHECK_SEED, "trials": 2, "record_white_box": True}
+    with tempfile.TemporaryDirectory() as folder:
+        inprocess = solver.run(problem, ledger_path=Path(folder) / "inprocess.jsonl", **kwargs)
+        actual = solver.run(problem, backend=backend, ledger_path=Path(folder) / "backend.jsonl", **kwargs)
+        if Ledger(_entries_on_disk(Path(folder) / "backend.jsonl")) != inprocess.ledger:
+            raise AssertionError(f"{what}: the ledger file differs from the in-process run's ledger")
+    _assert_same_run(actual, inprocess, SAME_RUN_TOLERANCE, what)
+    if dict(actual.privacy) != dict(inprocess.privacy):
+        raise AssertionError(f"{what}: privacy {dict(actual.privacy)} vs {dict(inprocess.privacy)}")
+    if set(actual.info) != set(inprocess.info):
+        raise AssertionError(f"{what}: info keys {sorted(actual.info)} vs {sorted(inprocess.info)}")
+    for key, value in inprocess.info.items():
+        try:
+            expected = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):  # not numbers (e.g. a note or a mapping): equal as they are
+            if actual.info[key] != value:
+                raise AssertionError(f"{what}: info[{key!r}] {actual.info[key]!r} vs {value!r}") from None
+        else:
+            _close(
+                np.asarray(actual.info[key], dtype=np.float64), expected, SAME_RUN_TOLERANCE, f"{what}: info[{key!r}]"
+            )
+    black_box = solver.run(problem, backend=backend, seed=CHECK_SEED, trials=2, accountants=(), record_history=False)
+    released, recorded = {c for c, spec in solver.channels.items() if not spec.white_box}, inprocess.transcript
+    if recorded is None or black_box.transcript is None or {c.name for c in black_box.transcript.channels} != released:
+        raise AssertionError(f"{name}: a run with record_white_box=False must record the channels {sorted(released)}")
+    for channel in black_box.transcript.channels:
+        _close(channel.values, recorded[channel.name], SAME_RUN_TOLERANCE, f"{what}: black-box {channel.name!r}")
+    _close(black_box.model, inprocess.model, SAME_RUN_TOLERANCE, f"{what}: the black-box run's model")
 
 
 #: What the recorder records that a check builds only to ask for the solver's protocol: nothing.

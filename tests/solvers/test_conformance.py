@@ -2,10 +2,11 @@
 
 One example per built-in name (a test fails when a solver is registered without one), each check a
 separate test: batched trial r equals the single run with its seed, the sequential backend (and,
-marked slow, Ray) equals the in-process run to 1e-12, a step family's replay reproduces its
-releases, the ledger is the accounted releases and on disk before each release, a run over budget
-is refused whole, the privacy scope and a secure generator are honoured, the transcript holds the
-declared channels, the parameters round-trip. A check that does not apply is skipped with its reason.
+marked slow, Ray) equals the in-process run to 1e-12 (transcript, ledger and its file, privacy; in every
+mode whose agents run other code), a step family's replay reproduces its releases, the ledger is the
+accounted releases and on disk before each release, a run over budget is refused whole, the privacy
+scope and a secure generator are honoured, the transcript holds the declared channels, the parameters
+round-trip. A check that does not apply is skipped with its reason.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from solvers.decentralized import (
     ObjectivePerturbationADMM,
     PenaltyPerturbation,
 )
-from solvers.engine import Solver
 from solvers.graph import GraphTopology
 from solvers.pdml import PDML
 from solvers.registry import BUILT_IN, solver_class
@@ -103,11 +103,17 @@ def test_every_registered_solver_has_an_example_of_its_own_class():
         assert type(solver) is solver_class(name) and solver.name == name
 
 
+#: Further modes of a registered solver whose agents run other code (its own noise, none), checked on the
+#: backends: the agents' programs of every mode give the in-process run.
+BACKEND_MODES = {
+    "admm_sharing[parameter]": (ADMMSharing(n_iterations=4, noise="parameter", sigma=0.05, b1=5.0), _vertical),
+    "admm_sharing[noiseless]": (ADMMSharing(n_iterations=4), _vertical),
+}
 IN_THIS_PROCESS = [check for check in SOLVER_CHECKS if check is not check_ray_equals_inprocess]
 
 
 def _conforms(name, check):
-    solver, problem = EXAMPLES[name]
+    solver, problem = {**EXAMPLES, **BACKEND_MODES}[name]
     try:
         check(solver, problem())
     except SolverCheckSkipped as reason:
@@ -118,6 +124,11 @@ def _conforms(name, check):
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_solver_conformance(name, check):
     _conforms(name, check)
+
+
+@pytest.mark.parametrize("name", sorted(BACKEND_MODES))
+def test_every_mode_runs_alike_on_the_agents(name):
+    _conforms(name, check_sequential_equals_inprocess)
 
 
 @pytest.fixture(scope="module")
@@ -133,18 +144,8 @@ def ray_cluster():
     ray.shutdown()
 
 
-#: On Ray, one example per family folder that runs on agents (the agent programs are the family's).
-RAY_EXAMPLES = sorted(
-    {
-        type(solver).__module__.split(".")[1]: name
-        for name, (solver, _) in EXAMPLES.items()
-        if type(solver).protocol is not Solver.protocol
-    }.values()
-)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("name", RAY_EXAMPLES)
+@pytest.mark.parametrize("name", sorted(EXAMPLES) + sorted(BACKEND_MODES))
 def test_ray_conformance(ray_cluster, name):
     _conforms(name, check_ray_equals_inprocess)
 

@@ -1,7 +1,9 @@
-"""The Ray backend (solvers.engine.backends): same transcript, model and ledger as in process; faults.
+"""The Ray backend (solvers.engine.backends): single and chunked runs, estimators, secure generators, faults.
 
-One local Ray on loopback with 2 CPUs for the module; tiny problems. Skipped, with the reason, when
-Ray is not importable or cannot start here.
+That every registered solver's Ray run equals its in-process run (transcript, ledger and its file,
+privacy, the black-box channels) is ``solvers.testing.check_ray_equals_inprocess``, run on every example
+of tests/solvers/test_conformance.py. One local Ray on loopback with 2 CPUs for the module; tiny problems.
+Skipped, with the reason, when Ray is not importable or cannot start here.
 """
 
 from __future__ import annotations
@@ -16,10 +18,8 @@ import pytest
 from accountants import Ledger
 from solvers import DPADMM, HorizontalProblem
 from solvers.datasets import partition_horizontal
-from solvers.decentralized import DecentralizedProblem
 from solvers.engine.backends import AgentFailure, RayBackend, resolve_backend
 from solvers.engine.streams import AgentStreams, agent_seeds
-from solvers.graph import GraphTopology
 
 TOLERANCE = 1e-12
 
@@ -46,12 +46,6 @@ def star_problem():
 
 
 @pytest.fixture(scope="module")
-def graph_problem():
-    X, y = _data(seed=1)
-    return DecentralizedProblem.create(partition_horizontal(X, y, 3, seed=0), GraphTopology.ring(3), C=20.0, rho=1.0)
-
-
-@pytest.fixture(scope="module")
 def ray_cluster():
     ray = pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
     if ray.is_initialized():  # another module's Ray: this module's tests need their own cluster
@@ -75,24 +69,6 @@ def _max_difference(a, b) -> float:
     assert [c.name for c in a.transcript.channels] == [c.name for c in b.transcript.channels]
     assert a.history.keys() == b.history.keys()
     return max(float(np.max(np.abs(x - y))) for x, y in arrays)
-
-
-@pytest.mark.slow
-def test_ray_reproduces_the_in_process_run_and_writes_the_ledger_round_by_round(ray_cluster, star_problem, tmp_path):
-    # every registered family on Ray: solvers.testing.check_ray_equals_inprocess (test_conformance, slow)
-    solver = DPADMM(epsilon=0.5, n_iterations=8)
-    common = dict(seed=3, trials=2, record_white_box=True, accountants=("exact_gaussian",))
-    local = solver.run(star_problem, ledger_path=tmp_path / "local.jsonl", **common)
-    remote = solver.run(star_problem, ledger_path=tmp_path / "ray.jsonl", backend=RayBackend(), **common)
-    assert _max_difference(local, remote) <= TOLERANCE
-    assert list(remote.ledger) == list(local.ledger) and len(local.ledger) == 3 * solver.n_iterations
-    assert remote.privacy == local.privacy
-    assert list(Ledger.load(tmp_path / "ray.jsonl")) == list(local.ledger)
-    assert list(Ledger.load(tmp_path / "local.jsonl")) == list(local.ledger)
-    assert remote.info.keys() == local.info.keys()
-    # the noise is real: another seed gives another transcript
-    other = solver.run(star_problem, backend="ray", seed=4, trials=2, accountants=())
-    assert np.max(np.abs(local.model - other.model)) > 1e-6
 
 
 @pytest.mark.slow
@@ -203,13 +179,7 @@ def test_agent_streams_give_each_agent_its_own_stream():
         AgentStreams(seeds).integers(0, 5, size=(2, 3))
 
 
-# --- PDML (Wang et al. 2020) and ADMM sharing (Hu et al. 2019) on Ray ----------------------------
-
-
-@pytest.fixture(scope="module")
-def pdml_problem():
-    X, y = _data(seed=4)
-    return HorizontalProblem(partition_horizontal(X, y, 3, seed=0), lam=1.0, topology=GraphTopology.ring(3))
+# --- ADMM sharing (Hu et al. 2019) on Ray -------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -218,56 +188,6 @@ def vertical_problem():
 
     X, y = _data(n=80, d=6, seed=5)
     return VerticalProblem(partition_vertical(X[:60], y[:60], [2, 3, 1]), X_test=X[60:], y_test=y[60:])
-
-
-@pytest.mark.slow
-def test_pdml_on_ray_reproduces_the_in_process_run(ray_cluster, pdml_problem, tmp_path):
-    from solvers.pdml import PDML
-
-    solver = PDML(eps_label=1.0, eta_bound=0.5, V=0.2, n_iterations=5)
-    common = dict(seed=3, trials=2, record_white_box=True)
-    local = solver.run(pdml_problem, ledger_path=tmp_path / "local.jsonl", **common)
-    remote = solver.run(pdml_problem, ledger_path=tmp_path / "ray.jsonl", backend="ray", **common)
-    assert {c.name for c in remote.transcript.channels} == set(PDML.channels)
-    assert _max_difference(local, remote) <= TOLERANCE
-    assert list(remote.ledger) == list(local.ledger) and len(local.ledger) == 3 + 3 * 5  # labels + broadcasts
-    assert list(Ledger.load(tmp_path / "ray.jsonl")) == list(local.ledger)
-    assert remote.privacy == local.privacy
-    assert remote.info["newton_iterations"] == local.info["newton_iterations"] > 0
-    # only the broadcasts recorded: the servers keep w, θ, η and y' to themselves
-    black_box = solver.run(pdml_problem, seed=3, trials=2, backend="ray", accountants=())
-    assert [c.name for c in black_box.transcript.channels] == ["w_tilde"]
-    assert np.max(np.abs(black_box.model - local.model)) <= TOLERANCE
-    other = solver.run(pdml_problem, seed=4, trials=2, backend="ray", accountants=())
-    assert np.max(np.abs(local.model - other.model)) > 1e-6
-
-
-def _sharing(name):
-    from solvers.sharing import ADMMSharing
-
-    return {
-        "output": ADMMSharing(n_iterations=6, noise="output", noise_multiplier=0.05, b1=5.0),
-        "parameter": ADMMSharing(n_iterations=6, noise="parameter", sigma=0.05, b1=5.0),
-        "noiseless": ADMMSharing(n_iterations=6),
-    }[name]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", ["output", "parameter", "noiseless"])
-def test_admm_sharing_on_ray_reproduces_the_in_process_run(ray_cluster, vertical_problem, name, tmp_path):
-    solver = _sharing(name)
-    common = dict(seed=5, trials=2, record_white_box=True, accountants=("rdp",))
-    local = solver.run(vertical_problem, ledger_path=tmp_path / "local.jsonl", **common)
-    remote = solver.run(vertical_problem, ledger_path=tmp_path / "ray.jsonl", backend=RayBackend(), **common)
-    assert {c.name for c in remote.transcript.channels} == set(solver.channels)
-    assert _max_difference(local, remote) <= TOLERANCE
-    assert list(remote.ledger) == list(local.ledger) and len(local.ledger) == 3 * 6
-    assert list(Ledger.load(tmp_path / "ray.jsonl")) == list(local.ledger)
-    assert remote.privacy == local.privacy
-    assert remote.info.keys() == local.info.keys()
-    if solver.noise is not None:  # each party draws its own noise: another seed, another release
-        other = solver.run(vertical_problem, seed=6, trials=2, backend="ray", accountants=())
-        assert np.max(np.abs(local.transcript["u"] - other.transcript["u"])) > 1e-6
 
 
 @pytest.mark.slow
