@@ -7,7 +7,7 @@ query answers q is, with ρ ~ Lap(b_ρ) on the threshold T and ν ~ Lap(b_ν) on
     P(i, v | q) = f_ν(v − q_i) ∫_{r ≤ v − T} f_ρ(r) Π_{j<i} F_ν(T + r − q_j) dr,
     P(none | q) = ∫ f_ρ(r) Π_j F_ν(T + r − q_j) dr,
 
-computed here on a grid (v in steps of 0.1, r of 0.05). The exact log-likelihood ratio is the
+computed here on a grid (v in steps of 0.1, r of 0.025). The exact log-likelihood ratio is the
 Neyman–Pearson score (Neyman & Pearson 1933): no distinguisher learned from data does better. For
 each of DP-Sniper's candidate pairs the script prints the ε of the optimal test whose probability
 under D′ is at least 1 % and 0.1 %, and for the best pairs the 95 % Clopper–Pearson bound that the
@@ -19,29 +19,26 @@ exact score reaches in an audit's statistics (a 20 %/80 % split) on 10^6 trials 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file (python benchmarks/NAME.py): the benchmarks package is in the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-from scipy.stats import laplace
 
 from audits.stats import clopper_pearson_audit
 from audits.testbench import DPSNIPER
 from audits.testbench.svt import BELOW
-
-T, B_RHO, B_NU = 1.0, 20.0, 20.0
-R = np.linspace(-600.0, 600.0, 24_001)
-V = np.linspace(-600.0, 600.0, 12_001)
+from benchmarks.neyman_pearson_limits import V, svt3_value_cells
 
 
 def cells(q: np.ndarray) -> np.ndarray:
-    """The probability of every (i, v) grid cell, row-major over i, then of "no answer"."""
-    dr, dv = R[1] - R[0], V[1] - V[0]
-    f_rho = laplace.pdf(R, scale=B_RHO)
-    below = laplace.cdf(T + R[None, :] - q[:, None], scale=B_NU)
-    before = np.vstack([np.ones(R.size), np.cumprod(below, axis=0)])  # Π_{j<i} for i = 0 … m
-    integral = np.cumsum(f_rho[None, :] * before[:-1] * dr, axis=1)
-    upto = np.clip(np.searchsorted(R, V - T, side="right") - 1, 0, R.size - 1)
-    mass = laplace.pdf(V[None, :] - q[:, None], scale=B_NU) * integral[:, upto] * dv
-    return np.concatenate([mass.ravel(), [float(np.sum(f_rho * before[-1] * dr))]])
+    """The probability of every (i, v) grid cell, row-major over i, then of "no answer"
+    (:func:`benchmarks.neyman_pearson_limits.svt3_value_cells` with c = 1)."""
+    integrals, densities = svt3_value_cells(q, c=1)
+    mass = np.stack([densities[i] * integrals[(i,)] for i in range(q.size)])
+    return np.concatenate([mass.ravel(), [float(integrals[()])]])
 
 
 def optimal_epsilon(p: np.ndarray, p_prime: np.ndarray, floor: float) -> float:
