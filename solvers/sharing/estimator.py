@@ -25,7 +25,7 @@ bound independent of N; the model is kept in the ball ‖x_m‖ ≤ b_1 of Assum
 of (6) are clipped to the box the noise-free run never leaves); and the model once, the joined x_m plus
 Gaussian noise calibrated to Δ_w (``row_model_sensitivity``, output perturbation), each block then scaled
 into its ball. They compose to μ-GDP (Dong, Roth & Su 2022, Cor. 3.3): from ``epsilon`` and ``delta`` the
-exact Gaussian accountant's μ is split 10% labels, 50% shares, 40% model (of μ²), and ``privacy_`` reports
+exact Gaussian accountant's μ is split 5% labels, 85% shares, 10% model (of μ²), and ``privacy_`` reports
 the whole fit from ``ledger_`` (every release under one participant, the row). ``sensitivity="safe"``
 calibrates the shares to sqrt(M)·2 sqrt(N) b_1 instead, which grows with N. ρ, T and b_1 default to values
 chosen from public quantities (``solvers.sharing.defaults``). In the claim modes (``noise="parameter"`` or
@@ -82,7 +82,7 @@ __all__ = ["VerticalLogisticRegression"]
 #: ``Result.info`` of ADMM sharing fixed before the run from public values (the rest, e.g. the
 #: blocks' ranks and the iterates' norms, is computed from the private data).
 _PUBLIC_INFO = ("rho", "lam", "b1", "noise", "sklearn_C", "block_widths", "sensitivity", "sigma", "noise_multiplier")
-_PUBLIC_PREFIXES = ("claim", "adjacency", "epsilon_joint_rows", "not_accounted")
+_PUBLIC_PREFIXES = ("claim",)
 #: What of the solver's public info a covered fit keeps (its sensitivity, noise and adjacency are per party).
 _ROW_INFO = ("rho", "lam", "b1", "noise", "sklearn_C", "block_widths")
 

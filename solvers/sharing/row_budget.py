@@ -47,9 +47,9 @@ from solvers.sharing.privacy import (
 __all__ = ["LABEL_SHARE", "MODEL_SHARE", "ROW_ADJACENCY", "RowBudget", "RowSensitivities"]
 
 #: f_Y: the share of μ² the label release gets when the budget is a total (ε, δ).
-LABEL_SHARE = 0.1
+LABEL_SHARE = 0.05
 #: f_w: the share of μ² the model release gets when the budget is a total (ε, δ).
-MODEL_SHARE = 0.4
+MODEL_SHARE = 0.1
 #: The neighbouring relation ``privacy_`` holds for.
 ROW_ADJACENCY = "one training example: a whole row across the parties (rows in the unit ball) and its label"
 

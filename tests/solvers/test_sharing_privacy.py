@@ -181,15 +181,17 @@ def _ball_minimiser(D, y, b, lam, rho, b1):
     return x_of(high)
 
 
+#: The x-update cases both brute-force replays draw: a data seed, λ, ρ = r/N and the ball b_1.
+X_UPDATE_CASES = {
+    "seed": st.integers(0, 2**32 - 1),
+    "lam": st.floats(1e-3, 1.0),
+    "r": st.floats(0.05, 5.0),
+    "b1": st.floats(0.05, 20.0),
+}
+
+
 @settings(max_examples=30, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    n=st.integers(2, 8),
-    d=st.integers(1, 3),
-    lam=st.floats(1e-3, 1.0),
-    r=st.floats(0.05, 5.0),
-    b1=st.floats(0.05, 20.0),
-)
+@given(n=st.integers(2, 8), d=st.integers(1, 3), **X_UPDATE_CASES)
 def test_stability_sensitivity_bounds_the_exact_x_update(seed, n, d, lam, r, b1):
     """Δ_stab bounds ‖D x − D′ x′‖ of the exact ball-constrained (6) for a change of one row (rows in the
     unit ball, inputs anywhere in the box |y_i| ≤ η, |b_i| ≤ β), on random data; the safe bound too."""
@@ -239,14 +241,7 @@ def test_row_sensitivities_golden_values():
 
 
 @settings(max_examples=12, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    n=st.integers(2, 7),
-    M=st.integers(1, 4),
-    lam=st.floats(1e-3, 1.0),
-    r=st.floats(0.05, 5.0),
-    b1=st.floats(0.05, 20.0),
-)
+@given(n=st.integers(2, 7), M=st.integers(1, 4), **X_UPDATE_CASES)
 def test_row_sensitivities_bound_every_party_s_exact_x_update_at_once(seed, n, M, lam, r, b1):
     """A whole row changes (every party's part, the row in the unit ball): the M shares D_m x_m move jointly by
     at most Δ_row and the models x_m by at most Δ_w, replayed by brute force on both neighbours (inputs anywhere
