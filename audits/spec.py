@@ -15,11 +15,23 @@ Nasr et al. 2021).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
+
+from accountants.constraints import (
+    PRIVACY_EPSILON,
+    PROBABILITY,
+    Constraint,
+    Instance,
+    Interval,
+    OneOf,
+    Optional,
+    check_parameters,
+)
 
 if TYPE_CHECKING:  # attacks, solvers and the statistics are imported on first use
     from accountants.ledger import Ledger
@@ -48,6 +60,8 @@ Noise = Literal["gaussian", "laplace", "other"]
 NOISE_FAMILIES: tuple[Noise, ...] = ("gaussian", "laplace", "other")
 #: The key of ``Claim.upper`` a numeric ``Claim(epsilon=...)`` is stored under.
 CLAIMED = "claimed"
+#: What each of ``Claim.upper``'s bounds must be: an ε >= 0 (∞: the bound proves nothing).
+UPPER_BOUND = Interval(0, math.inf, what="an ε")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,8 +85,10 @@ class Claim:
       upper: upper bounds the claim states beyond the accountants' (e.g. a paper's β).
 
     Raises:
-      ValueError: δ outside [0, 1), ε not a number > 0 (∞ allowed: a claim of no privacy), an unknown
-        noise family, or both ``epsilon`` and ``bound`` given.
+      TypeError / ValueError: an attribute breaks its declaration (:attr:`parameter_constraints`: δ in
+        [0, 1), ε > 0 with ∞ allowed, a claim of no privacy; every bound of ``upper`` an ε >= 0), in the
+        message format of ``accountants.constraints``.
+      ValueError: both ``epsilon`` and ``bound`` given.
     """
 
     delta: float
@@ -82,35 +98,24 @@ class Claim:
     bound: str | None = None
     upper: Mapping[str, float] = field(default_factory=dict)
 
+    #: What each attribute must be (``accountants.constraints``), checked when the claim is made.
+    parameter_constraints: ClassVar[Mapping[str, Constraint]] = {
+        "delta": Interval(0, 1, closed="left", what="a probability"),
+        "epsilon": Optional(PRIVACY_EPSILON),
+        "noise": OneOf(*NOISE_FAMILIES),
+        "statement": Instance(str, "the claim in words (a string)", ""),
+        "bound": Optional(Instance(str, "the name of an upper bound (a string)")),
+        "upper": Instance(Mapping, "a mapping of bound names to ε, e.g. {'paper': 1.0}", {}),
+    }
+
     def __post_init__(self) -> None:
-        if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float, np.integer, np.floating)):
-            raise TypeError(f"Claim.delta must be a number in [0, 1), got {self.delta!r}")
-        if not 0 <= self.delta < 1:
-            raise ValueError(f"Claim.delta must be in [0, 1), got {self.delta!r}")
-        if self.noise not in NOISE_FAMILIES:
-            raise ValueError(f"Claim.noise must be one of {NOISE_FAMILIES}, got {self.noise!r}")
-        if not isinstance(self.upper, Mapping):
-            raise TypeError(
-                f"Claim.upper must be a mapping of bound names to ε, e.g. {{'paper': 1.0}}, got "
-                f"{type(self.upper).__name__}: {self.upper!r:.60}"
-            )
-        if self.bound is not None and not isinstance(self.bound, str):
-            raise TypeError(f"Claim.bound must be the name of an upper bound (a string), got {self.bound!r:.60}")
+        check_parameters(self)
         upper = dict(self.upper)
         for key, value in upper.items():
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float, np.integer, np.floating))
-                or not value >= 0
-            ):
-                raise ValueError(f"Claim.upper[{key!r}] must be a number >= 0, got {value!r}")
+            UPPER_BOUND.check(value, f"upper[{key!r}]")
         object.__setattr__(self, "delta", float(self.delta))
         if self.epsilon is not None:
             epsilon = self.epsilon
-            if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)):
-                raise TypeError(f"Claim.epsilon must be a number > 0, got {epsilon!r}")
-            if not epsilon > 0:
-                raise ValueError(f"Claim.epsilon must be > 0 (∞ allowed), got {epsilon!r}")
             if self.bound is not None:
                 raise ValueError(f"Claim: give epsilon or bound, not both (epsilon={epsilon!r}, bound={self.bound!r})")
             upper[CLAIMED] = float(epsilon)
@@ -139,8 +144,7 @@ class Claim:
         """
         from accountants import best_epsilon
 
-        if not 0 < delta < 1:
-            raise ValueError(f"Claim.from_ledger: delta must be in (0, 1), got {delta!r}")
+        PROBABILITY.check(delta, "delta")
         best = best_epsilon(ledger, delta, participant, every_accountant=True)
         return cls(
             delta=delta,

@@ -96,6 +96,7 @@ def solver_constructors() -> dict[str, object]:
 
 ESTIMATORS = ("DPADMMClassifier", "DecentralizedClassifier", "PDMLClassifier", "VerticalLogisticRegression")
 AUDITS = {
+    "audits.Claim": Claim,
     "audits.audit": audit,
     "audits.assert_private": assert_private,
     "audits.testing.configure": configure,

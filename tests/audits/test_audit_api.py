@@ -193,9 +193,10 @@ def test_the_command_line_runs_a_users_audit_spec(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"epsilon": -1.0, "delta": 1e-5}, "Claim.epsilon must be > 0"),
-        ({"epsilon": 1.0, "delta": 1.0}, r"Claim.delta must be in \[0, 1\)"),
-        ({"epsilon": 1.0, "delta": 1e-5, "noise": "uniform"}, "Claim.noise must be one of"),
+        ({"epsilon": -1.0, "delta": 1e-5}, r"^epsilon must be None or > 0 \(inf allowed\) .*, got -1.0$"),
+        ({"epsilon": 1.0, "delta": 1.0}, r"^delta must be a probability in \[0, 1\), got 1.0$"),
+        ({"epsilon": 1.0, "delta": 1e-5, "noise": "uniform"}, "^noise must be one of 'gaussian', 'laplace', 'other'"),
+        ({"delta": 1e-5, "upper": {"paper": -1.0}}, r"^upper\['paper'\] must be an ε in \[0, inf\], got -1.0$"),
         ({"epsilon": 1.0, "delta": 1e-5, "bound": "rdp"}, "give epsilon or bound, not both"),
     ],
 )

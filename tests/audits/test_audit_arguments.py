@@ -66,8 +66,8 @@ def test_neighbours_that_are_not_candidates_are_refused_by_name(neighbours):
 @pytest.mark.parametrize(
     "upper, bound, message",
     [
-        ([1, 2], None, "Claim.upper must be a mapping of bound names to ε, e.g. .*got list"),
-        ({}, 3, "Claim.bound must be the name"),
+        ([1, 2], None, r"^upper must be a mapping of bound names to ε, e.g. .*got \[1, 2\]$"),
+        ({}, 3, "^bound must be None or the name of an upper bound"),
     ],
 )
 def test_a_claim_with_upper_bounds_of_the_wrong_kind_names_the_argument(upper, bound, message):
