@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -28,7 +28,7 @@ from attacks.metrics import check_scores
 
 __all__ = ["BLOCK", "HistogramBuilder", "ScoreHistogram", "exact_sum", "score_moments"]
 
-#: Scores per block when a histogram is expanded into sorted scores, or scores are summed (bounds the copies).
+#: Scores per block when scores are summed (bounds the copies).
 BLOCK = 1 << 20
 #: Bits per part of a count in :func:`exact_sum`: a part times a half of a double (26 bits, Dekker 1971) is exact.
 _COUNT_BITS = 18
@@ -115,11 +115,6 @@ class ScoreHistogram:
         if last > first:
             counts[-1] = hi - int(ends[last - 1])
         return np.repeat(self.values[first : last + 1], counts)
-
-    def sorted_blocks(self, block: int = BLOCK) -> Iterator[NDArray[np.float64]]:
-        """The sorted scores, ``block`` at a time (the last block shorter): memory of one block."""
-        for lo in range(0, self.trials, block):
-            yield self.sorted_range(lo, lo + block)
 
 
 class HistogramBuilder:
