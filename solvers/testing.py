@@ -418,14 +418,12 @@ def _assert_backend_equals_inprocess(solver: AnySolver, problem: Any, backend: A
         raise AssertionError(f"{what}: info keys {sorted(actual.info)} vs {sorted(inprocess.info)}")
     for key, value in inprocess.info.items():
         try:
-            expected = np.asarray(value, dtype=np.float64)
+            got, expected = (np.asarray(v, dtype=np.float64) for v in (actual.info[key], value))
         except (TypeError, ValueError):  # not numbers (e.g. a note or a mapping): equal as they are
             if actual.info[key] != value:
                 raise AssertionError(f"{what}: info[{key!r}] {actual.info[key]!r} vs {value!r}") from None
         else:
-            _close(
-                np.asarray(actual.info[key], dtype=np.float64), expected, SAME_RUN_TOLERANCE, f"{what}: info[{key!r}]"
-            )
+            _close(got, expected, SAME_RUN_TOLERANCE, f"{what}: info[{key!r}]")
     black_box = solver.run(problem, backend=backend, seed=CHECK_SEED, trials=2, accountants=(), record_history=False)
     released, recorded = {c for c, spec in solver.channels.items() if not spec.white_box}, inprocess.transcript
     if recorded is None or black_box.transcript is None or {c.name for c in black_box.transcript.channels} != released:
