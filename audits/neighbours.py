@@ -37,7 +37,10 @@ from typing import TYPE_CHECKING, TypedDict
 import numpy as np
 from numpy.typing import NDArray
 
+from accountants.constraints import Integer, Positive
+
 if TYPE_CHECKING:  # solvers is imported on first use
+    from solvers.datasets import HorizontalPartition
     from solvers.decentralized import DecentralizedProblem
     from solvers.losses import MarginLoss
     from solvers.problem import HorizontalProblem
@@ -85,6 +88,15 @@ class Neighbours:
     description: str
 
 
+def _unpadded(X: NDArray[np.float64], y: NDArray[np.float64]) -> HorizontalPartition:
+    """The partition of N agents' records X (N, m, d) with labels y (N, m): every agent holds m, none padded."""
+    from solvers.datasets import HorizontalPartition
+
+    N, m = y.shape
+    indices = np.arange(N * m, dtype=np.int64).reshape(N, m)
+    return HorizontalPartition(X=X, y=y, mask=np.ones((N, m), bool), sizes=np.full(N, m, np.int64), indices=indices)
+
+
 def _base_rows(n: int, seed: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     from solvers.datasets import load_adult
 
@@ -116,19 +128,12 @@ def canary_neighbours(
       agent: the target agent. seed: which Adult rows are used (data-set seed, not noise seed).
     """
     from solvers import HorizontalProblem, HuberHingeLoss
-    from solvers.datasets import HorizontalPartition
 
-    for name, value, low in (
-        ("n_agents", n_agents, 1),
-        ("records_per_agent", records_per_agent, 2),
-        ("canary_width", canary_width, 1),
-    ):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-    if not 0 <= agent < n_agents:
-        raise ValueError(f"agent must be in [0, {n_agents}), got {agent!r}")
-    if not (np.isfinite(canary_value) and canary_value > 0):
-        raise ValueError(f"canary_value must be a positive finite number, got {canary_value!r}")
+    for name, value, low in (("n_agents", n_agents, 1), ("records_per_agent", records_per_agent, 2)):
+        Integer(low).check(value, name)
+    Integer(1).check(canary_width, "canary_width")
+    Integer(0, n_agents - 1).check(agent, "agent")
+    Positive().check(canary_value, "canary_value")
     loss = HuberHingeLoss(h=0.5) if loss is None else loss
     N, m = int(n_agents), int(records_per_agent)
     X, y = _base_rows(N * m + n_test, seed)
@@ -142,13 +147,7 @@ def canary_neighbours(
     def problem(label: float) -> HorizontalProblem:
         labels = y_train.copy()
         labels[agent, m - 1] = label
-        partition = HorizontalPartition(
-            X=X_train,
-            y=labels,
-            mask=np.ones((N, m), bool),
-            sizes=np.full(N, m, np.int64),
-            indices=np.arange(N * m, dtype=np.int64).reshape(N, m),
-        )
+        partition = _unpadded(X_train, labels)
         return HorizontalProblem(partition=partition, loss=loss, lam=lam, X_test=X[N * m :], y_test=y[N * m :])
 
     norm2 = float(np.linalg.norm(canary))
@@ -312,13 +311,11 @@ def label_flip_neighbours(
     unit ball, labels from a noisy linear rule (seeded: the data set, not the noise). C defaults
     to B (the largest C Theorem 4.1 allows).
     """
-    from solvers.datasets import HorizontalPartition
     from solvers.decentralized import DecentralizedProblem
     from solvers.graph import GraphTopology
 
     for name, value, low in (("n_agents", n_agents, 2), ("records", records, 2), ("features", features, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        Integer(low).check(value, name)
     rng = np.random.default_rng(seed)
     X = rng.uniform(0.0 if nonnegative else -1.0, 1.0, size=(n_agents, records, features))
     X /= np.maximum(1.0, np.linalg.norm(X, axis=-1, keepdims=True))
@@ -332,15 +329,7 @@ def label_flip_neighbours(
     def problem(label: float) -> DecentralizedProblem:
         labels = y.copy()
         labels[0, -1] = label
-        indices = np.arange(n_agents * records, dtype=np.int64).reshape(n_agents, records)
-        partition = HorizontalPartition(
-            X=X,
-            y=labels,
-            mask=np.ones((n_agents, records), bool),
-            sizes=np.full(n_agents, records, np.int64),
-            indices=indices,
-        )
-        return DecentralizedProblem.create(partition, GraphTopology.complete(n_agents), C=C, rho=rho)
+        return DecentralizedProblem.create(_unpadded(X, labels), GraphTopology.complete(n_agents), C=C, rho=rho)
 
     description = (
         f"node 0's record {records - 1} of {records}: x_c = e_1 (‖x_c‖ = 1), label +1 in D vs −1 in D′ "
