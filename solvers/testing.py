@@ -194,8 +194,9 @@ def check_ray_equals_inprocess(solver: AnySolver, problem: object) -> None:
 def check_replay(solver: AnySolver, problem: object) -> None:
     """Every agent's release, replayed from the public transcript with its own noise, is what it released;
     the replay's noise-free releases (``StepSolver.replay``) are the step's without noise."""
-    if not isinstance(solver, StepSolver) or not solver.replayable:
-        raise SolverCheckSkipped(f"{type(solver).__name__} is not a replayable StepSolver: it has no replay")
+    if not isinstance(solver, StepSolver) or solver.replay_refusal is not None:
+        why = solver.replay_refusal if isinstance(solver, StepSolver) else "it is not a solvers.engine.StepSolver"
+        raise SolverCheckSkipped(f"{type(solver).__name__} has no replay: {why}")
     result = solver.run(problem, seed=CHECK_SEED, trials=2, accountants=(), record_history=False)
     if result.transcript is None:
         raise AssertionError("a run with record_transcript=True returned no transcript")

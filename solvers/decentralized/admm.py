@@ -165,7 +165,9 @@ class DecentralizedSolver(
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
     sent_channel = "f"
     broadcast_channel = "f"
-    replayable = False
+    replay_refusal = (
+        "a node's release minimises an objective its own noise perturbs: no Gaussian around a noise-free release"
+    )
     #: Pure sequential composition (the papers' β), advanced and optimal composition.
     default_accountants: ClassVar[tuple[str, ...]] = ("pure", "advanced_composition", "optimal_composition")
     #: Whether every iteration is an exact local solve whose noise enters the penalty with one common dual

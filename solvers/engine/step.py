@@ -33,13 +33,13 @@ problem type, ``solvers.HorizontalSolver``, which gives ``make_recorder`` and ``
   - optionally: ``record`` (what is recorded of iteration k; default ``recorder.record``),
     ``route(problem, message, agent)`` and ``delivered(agents, routed)`` (what of the
     coordinator's message reaches agent i, e.g. its neighbours' broadcasts on a graph, and how the agent
-    reads it; default all of it), ``replayable`` (False when an agent's state holds randomness of its
-    own, so nothing replays it), ``replay_means`` (the replayed agent's noise-free releases under D and D′ computed
-    together; default ``release`` without noise on each), ``replayed_inbound`` (what the agents
-    received, read from the public transcript; default the coordinator's first message, then the
-    ``broadcast_channel`` of the iteration before), and the ``Solver`` hooks ``account`` (its own
-    ledger shape), ``trial_draws`` (its own randomness per trial), ``run_context`` and
-    ``bytes_per_trial``, with ``default_accountants`` and ``target_delta``.
+    reads it; default all of it), ``replay_refusal`` (why nothing replays the agents' releases, e.g. an
+    agent's state holds randomness of its own; default None), ``replay_means`` (the replayed agent's
+    noise-free releases under D and D′ computed together; default ``release`` without noise on each),
+    ``replayed_inbound`` (what the agents received, read from the public transcript; default the
+    coordinator's first message, then the ``broadcast_channel`` of the iteration before), and the
+    ``Solver`` hooks ``account`` (its own ledger shape), ``trial_draws`` (its own randomness per
+    trial), ``run_context`` and ``bytes_per_trial``, with ``default_accountants`` and ``target_delta``.
 
 From the pieces the engine derives ``iterate`` (the batched in-process iteration), ``protocol``
 (the agent programs of the sequential and Ray backends, :class:`StepAgent`, and their coordinator,
@@ -139,8 +139,6 @@ class StepSolver(Solver[P, RecorderT]):
     sent_channel: ClassVar[str]
     #: The coordinator's channel that every agent receives in the next iteration (the replay reads it).
     broadcast_channel: ClassVar[str]
-    #: Whether an agent's state is a function of released values and its data alone (so it replays).
-    replayable: ClassVar[bool] = True
     #: The agents axis of the pieces' arrays: 1 (trial-major, (R, n, ...)) or 0 (agent-major, (n, R, ...)).
     agent_axis: ClassVar[int] = 1
 
@@ -179,6 +177,12 @@ class StepSolver(Solver[P, RecorderT]):
     @abstractmethod
     def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
         """(T, N): the standard deviation of agent i's release in iteration k around its noise-free value."""
+
+    @property
+    def replay_refusal(self) -> str | None:
+        """Why nothing replays the agents' releases, or None: an agent's state is a function of released
+        values and its data alone, and each release a Gaussian of ``release_sigma`` around its mean."""
+        return None
 
     def everyone(self, problem: P) -> Any:
         """What the agents hold together, for the in-process run (default: the problem)."""
@@ -263,8 +267,8 @@ class StepSolver(Solver[P, RecorderT]):
     def replay(self, problem_in: P, problem_out: P, agent: int, transcript: Transcript) -> Replay:
         """Agent ``agent``'s noise-free releases under ``problem_in`` (D) and ``problem_out`` (D′),
         recomputed from the released history of a batched ``transcript`` (its public channels only)."""
-        if not self.replayable:
-            raise TypeError(f"{type(self).__name__}'s agents hold randomness of their own: nothing replays them")
+        if self.replay_refusal is not None:
+            raise TypeError(f"{type(self).__name__} has no replay: {self.replay_refusal}")
         public = transcript.public()
         if not public.batched:
             raise ValueError("the replay needs a batched result (run with trials= or seeds=)")

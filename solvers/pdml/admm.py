@@ -237,7 +237,7 @@ class PDML(GraphRouting, HorizontalSolver[HorizontalProblem], StepSolver[Horizon
     channels: ClassVar[Mapping[str, ChannelSpec]] = _CHANNELS
     sent_channel = "w_tilde"
     broadcast_channel = "w_tilde"
-    replayable = False
+    replay_refusal = "a server's state holds randomness of its own (its fixed η_i and its group's reported labels y')"
     ledger_written_upfront: ClassVar[bool] = True  # "users-i" labels, then broadcasts t = 1..T
     #: Accountants that bound the servers' Gaussian broadcasts at any noise level (PLD would allocate a
     #: grid over the huge privacy losses of late, nearly noiseless rounds: ask for it explicitly).

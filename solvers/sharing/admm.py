@@ -326,6 +326,12 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
         return self.noise == "output" and self.sensitivity in _CERTIFIED and self.sigma != 0
 
     @property
+    def replay_refusal(self) -> str | None:
+        """Parameter mode's noise D_m ξ ~ N(0, σ_m² P_m) lies in col(D_m) (P_m its projector, (10) of Hu et al.
+        2019), a subspace of the private block that differs between neighbours: no one σ per shared value."""
+        return "its noise lies in col(D_m): no one σ per shared value" if self.noise == "parameter" else None
+
+    @property
     def target_delta(self) -> float | None:
         if not self.certified:
             return None

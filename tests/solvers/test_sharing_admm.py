@@ -457,6 +457,8 @@ def test_what_the_step_cannot_replay_is_refused(small):
     parameter = ADMMSharing(n_iterations=2, noise="parameter", sigma=0.1, b1=1.0)
     with pytest.raises(NotImplementedError, match="col\\(D_m\\)"):
         parameter.release_sigma(parameter.plan(small))
+    with pytest.raises(TypeError, match="ADMMSharing has no replay: its noise lies in col\\(D_m\\)"):
+        parameter.replay(small, small, 0, parameter.run(small, seed=0, trials=2, **NO_ACCOUNTANTS).transcript)
 
 
 def test_a_reported_value_must_be_on_a_white_box_channel(small):
