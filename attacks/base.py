@@ -16,7 +16,7 @@ import numpy as np
 
 from attacks.metrics import check_scores, roc_metrics
 
-__all__ = ["Attack", "AttackScores", "ScoreAttack", "chunk_scores"]
+__all__ = ["Attack", "AttackScores", "ScoreAttack", "TrialScorer", "chunk_scores"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,34 +42,10 @@ class AttackScores:
         object.__setattr__(self, "scores_in", check_scores(self.scores_in, "scores_in"))
         object.__setattr__(self, "scores_out", check_scores(self.scores_out, "scores_out"))
 
-    @property
-    def labels(self) -> np.ndarray:
-        """Ground truth for ``scores``: True for trials on D."""
-        return np.concatenate([np.ones(self.scores_in.size, bool), np.zeros(self.scores_out.size, bool)])
-
-    @property
-    def scores(self) -> np.ndarray:
-        """All scores, ``scores_in`` first (aligned with :attr:`labels`)."""
-        return np.concatenate([self.scores_in, self.scores_out])
-
     def metrics(self) -> dict[str, float]:
         """AUROC and TPR at 0.1 % and 1 % FPR (Carlini et al. 2022), as plain floats."""
         area, (low, high) = roc_metrics(self.scores_in, self.scores_out, (0.001, 0.01))  # the ROC's, without it
         return {"auroc": area, "tpr_at_0.1%_fpr": float(low), "tpr_at_1%_fpr": float(high)}
-
-    @classmethod
-    def concatenate(cls, parts: list[AttackScores]) -> AttackScores:
-        """One result from the results of several chunks of trials (same attack)."""
-        if not parts:
-            raise ValueError("parts must hold at least one AttackScores")
-        first = parts[0]
-        return cls(
-            first.attack,
-            np.concatenate([p.scores_in for p in parts]),
-            np.concatenate([p.scores_out for p in parts]),
-            first.white_box,
-            dict(first.metadata),
-        )
 
 
 class Attack(Protocol):
@@ -104,6 +80,26 @@ class ScoreAttack:
 
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
         return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=self.white_box, metadata=self.metadata())
+
+
+class TrialScorer:
+    """An attack that scores every trial of a batched run (``score(result)``, (R,), higher: D): :meth:`attack`
+    scores runs on D and on D′ at once, outside an audit's chunk loop."""
+
+    name: str
+    white_box: bool
+
+    def score(self, result: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def metadata(self) -> Mapping[str, Any]:
+        raise NotImplementedError
+
+    def attack(self, result_in: Any, result_out: Any) -> AttackScores:
+        """Scores of the trials run on D (``result_in``) and on D′ (``result_out``)."""
+        return AttackScores(
+            self.name, self.score(result_in), self.score(result_out), white_box=self.white_box, metadata=self.metadata()
+        )
 
 
 def chunk_scores(
