@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attacks.base import AttackScores, chunk_scores
+from attacks.base import AttackScores, TrialScorer, chunk_scores
 
 if TYPE_CHECKING:  # solvers is imported only when an attack runs
     from solvers.losses import MarginLoss
@@ -36,29 +36,17 @@ def _models(models) -> np.ndarray:
     return array
 
 
-class _ReleasedModelAttack:
+class _ReleasedModelAttack(TrialScorer):
     """The :class:`attacks.base.Attack` of a score of the released final models: each chunk's scores
     are kept (bounded memory), joined in trial order."""
 
-    name: str
-
-    def score(self, models: Any) -> np.ndarray:
-        raise NotImplementedError
-
-    def metadata(self) -> dict:
-        raise NotImplementedError
+    white_box = False
 
     def observe(self, result: Any, on_d: bool) -> np.ndarray:
         return self.score(result.model)
 
     def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
         return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=False, metadata=self.metadata())
-
-    def attack(self, models_in: Any, models_out: Any) -> AttackScores:
-        """Scores of models released on D (``models_in``) and on D′ (``models_out``), or of batched results."""
-        return AttackScores(
-            self.name, self.score(models_in), self.score(models_out), white_box=False, metadata=self.metadata()
-        )
 
 
 @dataclass

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attacks.base import AttackScores
+from attacks.base import AttackScores, TrialScorer
 
 if TYPE_CHECKING:
     from solvers.decentralized import DecentralizedPlan
@@ -187,7 +187,7 @@ def realised_privacy_loss(
 
 
 @dataclass(frozen=True, eq=False)
-class TranscriptNP:
+class TranscriptNP(TrialScorer):
     """The Neyman–Pearson membership test for one record of node ``agent``: the transcript's exact
     log-likelihood ratio ℓ (D against D′), higher means "the record of D was used".
 
@@ -200,6 +200,7 @@ class TranscriptNP:
     problem_out: Any
     agent: int
     name: str = "transcript_np"
+    white_box = False
 
     def loss(self, result) -> dict[str, np.ndarray]:
         """:func:`realised_privacy_loss` of a batched ``Result`` (public channel ``f`` only)."""
@@ -232,12 +233,6 @@ class TranscriptNP:
         ell_in, ell_out = (np.concatenate([s["loss"] for s in seen], axis=1) for seen in (seen_on_d, seen_on_d_prime))
         return AttackScores(
             self.name, ell_in.sum(axis=0), ell_out.sum(axis=0), white_box=False, metadata=self.metadata()
-        )
-
-    def attack(self, result_in, result_out) -> AttackScores:
-        """Scores of trials run on D (``result_in``) and on D′ (``result_out``)."""
-        return AttackScores(
-            self.name, self.score(result_in), self.score(result_out), white_box=False, metadata=self.metadata()
         )
 
     def metadata(self) -> dict:

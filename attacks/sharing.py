@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attacks.base import AttackScores
+from attacks.base import AttackScores, TrialScorer
 
 if TYPE_CHECKING:  # solvers is imported only when an attack runs
     from solvers.sharing import ADMMSharing, VerticalProblem
@@ -161,7 +161,7 @@ def _projector_complement(block: np.ndarray, tol: float = 1e-10) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ColumnSpaceTest:
+class ColumnSpaceTest(TrialScorer):
     """The range test against the paper's parameter mode ((10) of Hu et al. 2019).
 
     Score of a trial = max_t ‖(I − P_{D′_m}) ũ_m^{t+1}‖ / ‖ũ_m^{t+1}‖: the relative residual of party
@@ -214,14 +214,10 @@ class ColumnSpaceTest:
             "party": int(self.party),
         }
 
-    def attack(self, result_in, result_out) -> AttackScores:
-        """Scores of the trials on D (``result_in``) and on D′ (``result_out``)."""
-        return AttackScores(self.name, self.score(result_in), self.score(result_out), self.white_box, self.metadata())
-
 
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class SharingNP:
+class SharingNP(TrialScorer):
     """Neyman–Pearson test for party m's block in output mode (ũ_m = D_m x_m + N(0, σ²I_N)).
 
     Threat model: the adversary reads the public transcript (ũ_m, r, y), and knows D_m and D′_m,
@@ -306,7 +302,3 @@ class SharingNP:
             "replays": "(6) under D and D′ from (y^t, r^t, ũ_m^t)",
             "party": int(self.party),
         }
-
-    def attack(self, result_in, result_out) -> AttackScores:
-        """Scores of the trials on D (``result_in``) and on D′ (``result_out``)."""
-        return AttackScores(self.name, self.score(result_in), self.score(result_out), self.white_box, self.metadata())

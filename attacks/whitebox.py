@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attacks.base import AttackScores
+from attacks.base import TrialScorer
 
 if TYPE_CHECKING:  # solvers is imported only when an attack runs
     from solvers.problem import HorizontalProblem
@@ -74,7 +74,7 @@ def replay_statistics(result, solver, problem_in, problem_out, agent: int) -> tu
 
 
 @dataclass
-class WhiteBoxNP:
+class WhiteBoxNP(TrialScorer):
     """The Neyman–Pearson (summed Gaussian log-likelihood-ratio) test on one agent's releases.
 
     Args:
@@ -138,11 +138,6 @@ class WhiteBoxNP:
         """(R,) Σ_k ‖m_D^k − m_D′^k‖²/σ_k² realised in each trial (μ² when the canary is worst-case)."""
         _, norm = self.statistics(result)
         return np.sum(norm**2 / self.sigma(result)[:, None] ** 2, axis=0)
-
-    def attack(self, result_in, result_out) -> AttackScores:
-        return AttackScores(
-            self.name, self.score(result_in), self.score(result_out), white_box=True, metadata=self.metadata()
-        )
 
     def metadata(self) -> dict:
         return {
