@@ -175,36 +175,22 @@ def error_rate_details(
     }
 
 
-def _result(
-    epsilon: float,
-    delta: float,
-    confidence: float,
-    correction: str,
-    threshold: float | None,
-    fp: int,
-    n_out: int,
-    fn: int,
-    n_in: int,
-    alpha_test: float,
-    extra: dict[str, float | str],
-    fpr_share: float = 0.5,
-) -> LowerBound:
-    empirical = float(epsilon_from_rates(fp / n_out, fn / n_in, delta))
+def _result(sel: Selection, value: float, delta: float, confidence: float, fpr_share: float) -> LowerBound:
+    """The bound ``value`` of the test ``sel`` (its counts on the evaluation trials), with what stands behind it."""
+    empirical = float(epsilon_from_rates(sel.fp / sel.n_out, sel.fn / sel.n_in, delta))
     details = (
-        error_rate_details(fp, n_out, fn, n_in, alpha_test, fpr_share)
-        | {
-            # None: a zero error count, no finite point estimate
-            "empirical_epsilon": empirical if np.isfinite(empirical) else None,
-        }
-        | extra
+        error_rate_details(sel.fp, sel.n_out, sel.fn, sel.n_in, sel.alpha, fpr_share)
+        # None: a zero error count, no finite point estimate
+        | {"empirical_epsilon": empirical if np.isfinite(empirical) else None}
+        | sel.details
     )
     return LowerBound(
-        epsilon=float(epsilon),
+        epsilon=float(value),
         delta=delta,
         confidence=confidence,
         method="clopper-pearson",
-        correction=correction,
-        threshold=threshold,
+        correction=sel.correction,
+        threshold=sel.threshold,
         assumption=WORST_CASE,
         details=details,
     )
@@ -238,7 +224,7 @@ def clopper_pearson_from_counts(
     fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
     eps = bound_function(delta, fpr_share)(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
-    return _result(eps, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {}, fpr_share)
+    return _result(Selection(threshold, eps, fp, n_out, fn, n_in, alpha, correction), eps, delta, confidence, fpr_share)
 
 
 def clopper_pearson_audit(
@@ -293,20 +279,7 @@ def clopper_pearson_selected(sel: Selection, *, delta: float, confidence: float,
         value = float(
             bound_function(delta, fpr_share)(np.array([sel.fp]), sel.n_out, np.array([sel.fn]), sel.n_in, alpha)[0]
         )
-    return _result(
-        value,
-        delta,
-        confidence,
-        sel.correction,
-        sel.threshold,
-        sel.fp,
-        sel.n_out,
-        sel.fn,
-        sel.n_in,
-        sel.alpha,
-        sel.details,
-        fpr_share,
-    )
+    return _result(sel, value, delta, confidence, fpr_share)
 
 
 def chosen_share(select_in: ScoreCounts, select_out: ScoreCounts, sel: Selection, alpha: float, delta: float) -> float:

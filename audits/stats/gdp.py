@@ -82,36 +82,22 @@ def check_gdp_delta(delta: float) -> float:
     return delta
 
 
-def _result(
-    mu: float,
-    delta: float,
-    confidence: float,
-    correction: str,
-    threshold: float | None,
-    fp: int,
-    n_out: int,
-    fn: int,
-    n_in: int,
-    alpha_test: float,
-    extra: dict[str, float | str],
-) -> LowerBound:
-    point = float(mu_from_rates(fp / n_out, fn / n_in))
+def _result(sel: Selection, delta: float, confidence: float) -> LowerBound:
+    """The bound on μ of the test ``sel`` (its counts on the evaluation trials) and the ε it implies at δ."""
+    point = float(mu_from_rates(sel.fp / sel.n_out, sel.fn / sel.n_in))
     details = (
-        error_rate_details(fp, n_out, fn, n_in, alpha_test)
-        | {
-            "mu_lower": float(mu),
-            "empirical_mu": point if np.isfinite(point) else None,
-        }
-        | extra
+        error_rate_details(sel.fp, sel.n_out, sel.fn, sel.n_in, sel.alpha)
+        | {"mu_lower": float(sel.value), "empirical_mu": point if np.isfinite(point) else None}
+        | sel.details
     )
     return LowerBound(
-        epsilon=gaussian_epsilon(float(mu), delta),
+        epsilon=gaussian_epsilon(float(sel.value), delta),
         delta=delta,
         confidence=confidence,
         method="gdp",
-        correction=correction,
-        threshold=threshold,
-        mu=float(mu),
+        correction=sel.correction,
+        threshold=sel.threshold,
+        mu=float(sel.value),
         assumption=CONDITIONAL_ON_GDP,
         details=details,
     )
@@ -137,7 +123,7 @@ def gdp_from_counts(
     fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
     mu = mu_bound(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
-    return _result(mu, delta, confidence, correction, threshold, fp, n_out, fn, n_in, alpha, {})
+    return _result(Selection(threshold, mu, fp, n_out, fn, n_in, alpha, correction), delta, confidence)
 
 
 def gdp_audit(
@@ -180,16 +166,4 @@ def gdp_audit(
 def gdp_selected(sel: Selection, *, delta: float, confidence: float) -> LowerBound:
     """The GDP bound (μ and the ε it implies at δ) of the test a strategy chose (``sel``, its counts on the
     evaluation trials)."""
-    return _result(
-        sel.value,
-        delta,
-        confidence,
-        sel.correction,
-        sel.threshold,
-        sel.fp,
-        sel.n_out,
-        sel.fn,
-        sel.n_in,
-        sel.alpha,
-        sel.details,
-    )
+    return _result(sel, delta, confidence)

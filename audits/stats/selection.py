@@ -217,7 +217,7 @@ def predicted_bound(
 class Selection:
     """The test a strategy chose and the bound there (on the evaluation trials)."""
 
-    threshold: float
+    threshold: float | None  # None: a test known by its counts alone
     value: float
     fp: int
     n_out: int
