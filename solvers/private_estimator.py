@@ -51,6 +51,7 @@ from accountants.exact_gaussian import ExactGaussianAccountant
 from accountants.gaussian_dp import gaussian_mu
 from accountants.ledger import Ledger
 from solvers.engine.backends import BACKENDS, Backend
+from solvers.engine.result import Result
 from solvers.graph import GraphTopology
 
 __all__ = [
@@ -66,9 +67,11 @@ __all__ = [
     "auto_iterations",
     "fit_one_vs_rest",
     "graph_topology",
+    "keep_secrets",
     "noise_seed_sequence",
     "per_release_epsilon",
     "public_info",
+    "publish_fit",
     "shared_constraints",
     "sklearn_lam",
     "validate_classification_data",
@@ -225,13 +228,40 @@ def fit_one_vs_rest(estimator: BaseEstimator, X: np.ndarray, y: np.ndarray, budg
         "per_class": [fit.info_ for fit in fits],
     }
     estimator.n_iter_ = np.array([fit.n_iter_ for fit in fits])
-    for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
-        estimator.__dict__.pop(name, None)
-    if params.get("keep_secrets"):
-        estimator.secret_result_ = [fit.secret_result_ for fit in fits]
-        estimator.secret_seed_ = [fit.secret_seed_ for fit in fits]
+    results, secret_seeds = ([fit.__dict__.get(name) for fit in fits] for name in ("secret_result_", "secret_seed_"))
+    keep_secrets(estimator, results, secret_seeds)
     scores = X @ estimator.coef_.T + estimator.intercept_
     warn_if_one_class(estimator.classes_[scores.argmax(axis=1)], type(estimator).__name__)
+
+
+def keep_secrets(estimator: BaseEstimator, result: object, seed: object) -> None:
+    """``secret_result_`` and ``secret_seed_`` only with ``keep_secrets=True`` (a refit without it drops them)."""
+    for name in ("secret_result_", "secret_seed_"):
+        estimator.__dict__.pop(name, None)
+    if estimator.get_params(deep=False)["keep_secrets"]:
+        estimator.secret_result_, estimator.secret_seed_ = result, seed
+
+
+def publish_fit(
+    estimator: BaseEstimator,
+    X: np.ndarray,
+    records: UnitBallRecords,
+    model: np.ndarray,
+    result: Result,
+    seed: np.random.SeedSequence,
+    n_iter: int,
+    accounted: tuple[Ledger, Mapping[str, float]] | None = None,
+) -> None:
+    """Set what a binary fit publishes (module docstring): ``coef_`` and ``intercept_`` of ``model`` (on the
+    mapped records) on the raw rows, ``ledger_`` and ``privacy_`` (``accounted``, or the run's), ``n_iter_``,
+    the secrets (``keep_secrets``); warns (``OneClassWarning``) when it predicts one class on every row of X."""
+    estimator.coef_, estimator.intercept_ = records.linear_model(model)
+    estimator.ledger_, privacy = (result.ledger, result.privacy) if accounted is None else accounted
+    estimator.privacy_ = {name: float(epsilon) for name, epsilon in privacy.items()}
+    estimator.n_iter_ = n_iter
+    keep_secrets(estimator, result, seed)
+    scores = X @ estimator.coef_[0] + estimator.intercept_[0]  # the training rows as validated (not re-checked)
+    warn_if_one_class(estimator.classes_[(scores >= 0).astype(int)], type(estimator).__name__)
 
 
 @dataclass(frozen=True)
@@ -386,7 +416,7 @@ def warn_if_one_class(predicted: np.ndarray, estimator: str) -> bool:
         f"{estimator} predicts the class {classes.tolist()[0]!r} for every training row: if the fit is private, "
         "the noise drowns the signal. Raise epsilon, train on more rows, or declare a tighter public data bound",
         OneClassWarning,
-        stacklevel=3,
+        stacklevel=4,  # the estimator's caller (this is called by the helpers of its fit)
     )
     return True
 

@@ -57,12 +57,12 @@ from solvers.private_estimator import (
     fit_one_vs_rest,
     graph_topology,
     noise_seed_sequence,
+    publish_fit,
     shared_constraints,
     sklearn_lam,
     validate_classification_data,
     warn_if_loose_bound,
     warn_if_not_converged,
-    warn_if_one_class,
 )
 
 __all__ = ["MIN_EPSILON", "DecentralizedClassifier"]
@@ -288,9 +288,6 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
             record_transcript=keep or self.tol is not None,
             backend=self.backend,
         )
-        self.coef_, self.intercept_ = records.linear_model(result.model)
-        self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
-        self.ledger_ = result.ledger
         details = result.details
         exact = details.exact
         self.info_ = {
@@ -303,7 +300,6 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
             "data_norm": records.data_norm,
             "n_agents": n_agents,
         }
-        self.n_iter_ = T
         if self.tol is not None and result.transcript is not None:
             warn_if_not_converged(
                 np.asarray(result.transcript["f"])[1:].mean(axis=1),
@@ -311,13 +307,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
                 type(self).__name__,
                 _noise_std(details, n_agents, problem.n_features),
             )
-        for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
-            self.__dict__.pop(name, None)
-        if keep:
-            self.secret_result_ = result
-            self.secret_seed_ = root
-        scores = X @ self.coef_[0] + self.intercept_[0]  # the training rows as validated (predict would re-check them)
-        warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
+        publish_fit(self, X, records, result.model, result, root, T)
         return self
 
     def _solver(self, problem: DecentralizedProblem, T: int) -> tuple[DecentralizedSolver, float]:

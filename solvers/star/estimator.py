@@ -55,12 +55,12 @@ from solvers.private_estimator import (
     noise_seed_sequence,
     per_release_epsilon,
     public_info,
+    publish_fit,
     shared_constraints,
     sklearn_lam,
     validate_classification_data,
     warn_if_loose_bound,
     warn_if_not_converged,
-    warn_if_one_class,
 )
 from solvers.problem import HorizontalProblem
 from solvers.regularizers import L1Regularizer, L2Regularizer
@@ -314,10 +314,6 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             record_transcript=keep or self.tol is not None,
             backend=self.backend,
         )
-        model = result.model if self.output == "last" else result.model_average
-        self.coef_, self.intercept_ = records.linear_model(model)
-        self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
-        self.ledger_ = result.ledger
         self.info_ = {
             **public_info(result.info, _PUBLIC_INFO),
             "lam": float(problem.lam),
@@ -325,20 +321,13 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             "data_norm": records.data_norm,
             "n_agents": n_agents,
         }
-        self.n_iter_ = T
         if self.tol is not None and result.transcript is not None:
             # w^{k+1} = mean_i w̃_i^{k+1} (Σ_i γ_i = 0): fresh noise of variance mean_i σ_{i,k+1}² / N
             sigma = np.asarray(result.info.get("sigma", 0.0), dtype=np.float64)
             variance = np.broadcast_to(sigma**2, (T, problem.n_agents)).mean(axis=1)
             noise_std = np.sqrt(variance / problem.n_agents)
             warn_if_not_converged(result.transcript["w"], self.tol, type(self).__name__, noise_std, carried=True)
-        for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
-            self.__dict__.pop(name, None)
-        if keep:
-            self.secret_result_ = result
-            self.secret_seed_ = root
-        scores = X @ self.coef_[0] + self.intercept_[0]  # the training rows as validated (predict would re-check them)
-        warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
+        publish_fit(self, X, records, result.model if self.output == "last" else result.model_average, result, root, T)
         return self
 
     def _iterations(self, lam: float, n_agents: int) -> int:
