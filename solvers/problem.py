@@ -20,14 +20,13 @@ solvers check the problem type they support, so the two never mix.
 from __future__ import annotations
 
 import functools
-import math
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import numpy as np
 
+from accountants.constraints import Positive
 from solvers.datasets import (
     HorizontalPartition,
     check_dataset,
@@ -106,7 +105,8 @@ class HorizontalProblem:
             raise TypeError(f"loss must be a solvers.losses.MarginLoss, got {self.loss!r}")
         if not isinstance(self.regularizer, Regularizer):
             raise TypeError(f"regularizer must be a solvers.regularizers.Regularizer, got {self.regularizer!r}")
-        object.__setattr__(self, "lam", _positive(self.lam, "lam"))
+        Positive().check(self.lam, "lam")
+        object.__setattr__(self, "lam", float(self.lam))
         for prefix in ("test", "public"):
             X, y = getattr(self, f"X_{prefix}"), getattr(self, f"y_{prefix}")
             if (X is None) != (y is None):
@@ -339,15 +339,6 @@ def _d2phi(loss: MarginLoss, z: np.ndarray) -> np.ndarray:
     denominator *= denominator
     z /= denominator
     return z
-
-
-def _positive(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number, got {value!r}")
-    number = float(value)
-    if not (math.isfinite(number) and number > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return number
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

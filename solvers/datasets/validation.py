@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from accountants.constraints import Positive
+
 # Rows whose norm exceeds max_norm by at most this relative amount are accepted: x / ‖x‖ computed in
 # floating point can land a few ulps above 1.
 NORM_RTOL = 1e-9
@@ -73,7 +75,8 @@ def check_dataset(X: object, y: object, max_norm: float | None = 1.0, clip: bool
     check_records(features, labels)
     clipped = np.empty(0, dtype=np.int64)
     if max_norm is not None:
-        features, clipped = _check_row_norms(features, _positive(max_norm, "max_norm"), clip)
+        Positive().check(max_norm, "max_norm")
+        features, clipped = _check_row_norms(features, float(max_norm), clip)
     return CheckedData(features, labels, clipped)
 
 
@@ -227,12 +230,3 @@ def as_float_array(value: object, name: str) -> np.ndarray:
     ):
         raise TypeError(f"{name} must be a real numeric array, got dtype {array.dtype}")
     return array.astype(np.float64, copy=False)
-
-
-def _positive(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a positive real number, got {value!r}")
-    number = float(value)
-    if not (np.isfinite(number) and number > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return number

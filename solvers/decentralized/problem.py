@@ -12,13 +12,12 @@ and ``centralized_optimum`` apply unchanged; the minimiser is the same) that als
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
 
+from accountants.constraints import Positive
 from solvers.datasets import HorizontalPartition
 from solvers.graph import GraphTopology
 from solvers.problem import HorizontalProblem
@@ -38,12 +37,7 @@ class DecentralizedProblem(HorizontalProblem):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if (
-            isinstance(self.C, bool)
-            or not isinstance(self.C, numbers.Real)
-            or not (math.isfinite(self.C) and self.C > 0)
-        ):
-            raise ValueError(f"C must be a positive finite number, got {self.C!r}")
+        Positive().check(self.C, "C")
         object.__setattr__(self, "C", float(self.C))
         if not isinstance(self.topology, GraphTopology):
             raise ValueError(
@@ -56,10 +50,8 @@ class DecentralizedProblem(HorizontalProblem):
     ) -> DecentralizedProblem:
         """The problem with O(f, D_i) = (C/B_i) Σ L + (ρ/N) R on ``graph`` (kwargs: loss,
         regularizer, X_test, y_test, optimum)."""
-        if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not (math.isfinite(rho) and rho > 0):
-            raise ValueError(f"rho must be a positive finite number, got {rho!r}")
-        if isinstance(C, bool) or not isinstance(C, numbers.Real) or not (math.isfinite(C) and C > 0):
-            raise ValueError(f"C must be a positive finite number, got {C!r}")
+        Positive().check(rho, "rho")
+        Positive().check(C, "C")
         return cls(partition=partition, topology=graph, lam=float(rho) / float(C), C=float(C), **kwargs)
 
     @property

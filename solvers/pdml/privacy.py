@@ -37,6 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
+from accountants.constraints import NonNegative, Positive
 from accountants.gaussian_dp import gaussian_epsilon
 from solvers.losses import MarginLoss
 from solvers.pdml.randomization import check_label_symmetric, debias_coefficient
@@ -90,10 +91,8 @@ def broadcast_sensitivity(
       eps_label: the group's label ε (its smallest, if users differ); sizes: m_i; degrees: N_i;
       x_max: bound on ‖x‖ over the group's possible records; tol: the Newton tolerance τ.
     """
-    if not (math.isfinite(x_max) and x_max > 0):
-        raise ValueError(f"x_max must be a positive finite number, got {x_max!r}")
-    if tol < 0:
-        raise ValueError(f"tol must be >= 0, got {tol!r}")
+    Positive().check(x_max, "x_max")
+    NonNegative().check(tol, "tol")
     mu = strong_convexity(a=a, n_agents=n_agents, beta=beta, degrees=degrees, kappa=kappa)
     G = loss_slope_bound(loss, eps_label)
     return 2.0 * G * x_max / (np.asarray(sizes, dtype=np.float64) * mu) + 2.0 * tol / mu

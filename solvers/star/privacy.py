@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from accountants.constraints import Positive
 from solvers.centralized import regularized_erm
 from solvers.problem import HorizontalProblem
 
@@ -152,8 +153,7 @@ def _iterations(k: np.ndarray | int) -> np.ndarray:
 
 def _check_positive(**values: float) -> None:
     for name, value in values.items():
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        Positive().check(value, name)
 
 
 def unit_mu_epsilon(delta: float, n_iterations: int) -> float:

@@ -86,9 +86,9 @@ def test_custom_and_disabled_norm_bound():
     check_dataset(X, y, max_norm=None)
     with pytest.raises(ValueError, match=r"X row 0 has L2 norm 5 > max_norm=2"):
         check_dataset(X, y, max_norm=2.0)
-    with pytest.raises(ValueError, match=r"max_norm must be a positive finite number, got -1.0"):
+    with pytest.raises(ValueError, match=r"^max_norm must be finite and > 0 \(a real number\), got -1.0$"):
         check_dataset(X, y, max_norm=-1.0)
-    with pytest.raises(TypeError, match=r"max_norm must be a positive real number, got '1'"):
+    with pytest.raises(TypeError, match=r"^max_norm must be finite and > 0 \(a real number\), got '1'$"):
         check_dataset(X, y, max_norm="1")
 
 
