@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accountants.constraints import Integer
+
 
 class Regularizer(ABC):
     """A convex regularizer with its proximal operator and analysis constants."""
@@ -115,6 +117,5 @@ def _check_step(step: float | np.ndarray) -> np.ndarray:
 
 
 def _check_dim(dim: int) -> int:
-    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-        raise ValueError(f"dim must be a positive integer, got {dim!r}")
+    Integer(1).check(dim, "dim")
     return int(dim)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from accountants.constraints import Integer
 from solvers.datasets import check_dataset, check_records
 from solvers.datasets.validation import as_float_array
 
@@ -248,8 +249,7 @@ def _integer_array(value: object, name: str) -> np.ndarray:
 
 def contiguous_blocks(n_features: int, n_parties: int) -> list[int]:
     """Widths of ``n_parties`` contiguous near-equal blocks of ``n_features`` columns (wider first)."""
-    if isinstance(n_parties, bool) or not isinstance(n_parties, numbers.Integral) or n_parties < 1:
-        raise ValueError(f"n_parties must be a positive integer, got {n_parties!r}")
+    Integer(1).check(n_parties, "n_parties")
     if n_parties > n_features:
         raise ValueError(
             f"n_parties={n_parties} exceeds the number of features ({n_features}): every party needs a column"

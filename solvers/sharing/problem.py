@@ -16,12 +16,11 @@ over leading axes (trials).
 from __future__ import annotations
 
 import functools
-import math
-import numbers
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from accountants.constraints import Positive
 from solvers.centralized import regularized_erm
 from solvers.datasets import check_dataset, first_row_outside
 from solvers.engine.blas import BLAS_THREADS, blas_threads
@@ -84,8 +83,7 @@ class VerticalProblem:
         if not isinstance(self.regularizer, (L2Regularizer, L1Regularizer)):
             raise TypeError(f"regularizer must be L2Regularizer or L1Regularizer, got {self.regularizer!r}")
         lam = 1.0 / self.partition.n_samples if self.lam is None else self.lam
-        if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not (math.isfinite(lam) and lam > 0):
-            raise ValueError(f"lam must be a positive finite number (or None for 1/N), got {self.lam!r}")
+        Positive().check(lam, "lam")
         object.__setattr__(self, "lam", float(lam))
         if (self.X_test is None) != (self.y_test is None):
             raise ValueError("X_test and y_test must be given together")

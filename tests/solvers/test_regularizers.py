@@ -84,5 +84,5 @@ def test_invalid_step_and_dim(reg):
         reg.prox(np.ones(2), -0.1)
     with pytest.raises(ValueError, match=r"step must be finite and >= 0, got nan"):
         reg.prox(np.ones(2), float("nan"))
-    with pytest.raises(ValueError, match=r"dim must be a positive integer, got 0"):
+    with pytest.raises(ValueError, match=r"^dim must be an int >= 1, got 0$"):
         reg.gradient_bound(0)
