@@ -539,13 +539,11 @@ class SearchedScore:
         themselves (their own split): it moves with a candidate's power where every predicted bound
         is 0 or a few thousandths apart, without favouring the deepest tail test of the validation
         half, whose luck a prediction at a larger trial count would amplify."""
-        from audits.stats import clopper_pearson_audit, gdp_audit
+        from audits.stats import lower_bounds
 
-        methods = {"clopper_pearson": clopper_pearson_audit, "gdp": gdp_audit}
         usable = [m for m in self.deciding if m != "gdp" or self.delta > 0]
-        return max(
-            methods[m](scores_in, scores_out, delta=self.delta, confidence=TIE_BREAK_CONFIDENCE).epsilon for m in usable
-        )
+        bounds = lower_bounds(usable, scores_in, scores_out, delta=self.delta, confidence=TIE_BREAK_CONFIDENCE)
+        return max(bound.epsilon for bound in bounds.values())
 
     def calibrate(self, result_in: Any, result_out: Any) -> dict[str, Any]:
         """Fit every candidate on the first half of the calibration releases, select on the second

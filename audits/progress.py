@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from audits.chunk_histograms import ChunkHistograms
     from audits.spec import AuditSpec
 
 __all__ = ["PREVIEW_SECONDS", "PREVIEW_SHARE", "AuditProgress", "lower_so_far", "tightness_text"]
@@ -42,30 +43,33 @@ def tightness_text(lower: float, claimed: float | None) -> str:
 def lower_so_far(
     spec: AuditSpec,
     observations: dict[str, tuple[list[Any], list[Any]]],
+    counted: ChunkHistograms | None = None,
     *,
     methods: tuple[str, ...],
     confidence: float,
 ) -> float | None:
     """The largest of the lower bounds ``methods`` ("gdp", "clopper_pearson") on ε that the audited
-    attack's observations read so far give, as the report computes them on every trial (same δ,
-    confidence and threshold strategy); None before two trials per hypothesis are read."""
-    from audits.stats import clopper_pearson_audit, gdp_audit
+    attack's observations read so far give (or its histograms, when ``counted`` holds them), as the report
+    computes them on every trial (same δ, confidence and threshold strategy); None before two trials per
+    hypothesis are read."""
+    from audits.stats import lower_bounds
 
     audited = spec.attacks[0]
-    seen_in, seen_out = observations[audited.name]
-    if not seen_in or not seen_out:
-        return None
-    scores = audited.conclude(list(seen_in), list(seen_out))  # copies of the lists: the audit's stay as they are
-    if min(scores.scores_in.size, scores.scores_out.size) < 2:
-        return None
-    bounds = {"clopper_pearson": clopper_pearson_audit, "gdp": gdp_audit}
-    delta, threshold = spec.claim.delta, spec.threshold
-    return max(
-        bounds[method](
-            scores.scores_in, scores.scores_out, delta=delta, confidence=confidence, threshold=threshold
-        ).epsilon
-        for method in methods
-    )
+    if counted is not None and counted.holds(audited.name):
+        try:
+            sides: tuple[Any, Any] = counted.sides(audited.name)
+        except ValueError:  # a side or part holds no score yet
+            return None
+    else:
+        seen_in, seen_out = observations[audited.name]
+        if not seen_in or not seen_out:
+            return None
+        scores = audited.conclude(list(seen_in), list(seen_out))  # copies of the lists: the audit's stay as they are
+        if min(scores.scores_in.size, scores.scores_out.size) < 2:
+            return None
+        sides = (scores.scores_in, scores.scores_out)
+    bounds = lower_bounds(methods, *sides, delta=spec.claim.delta, confidence=confidence, threshold=spec.threshold)
+    return max(bound.epsilon for bound in bounds.values())
 
 
 class AuditProgress:

@@ -36,7 +36,6 @@ from solvers.engine.seeding import TrialSeeds
 if TYPE_CHECKING:  # attacks, accountants and the statistics are imported on first use
     from accountants.ledger import Ledger
     from audits.checkpoint import Checkpoint
-    from audits.chunk_histograms import ChunkHistograms
 
 __all__ = [
     "CALIBRATION_CHUNK",
@@ -178,7 +177,7 @@ def run_spec(
     from accountants.ledger import Ledger
     from audits.chunk_histograms import ChunkHistograms, rounded
     from audits.progress import AuditProgress, lower_so_far
-    from audits.stats import clopper_pearson_audit, gdp_audit
+    from audits.stats import lower_bounds
     from audits.stats.thresholds import as_strategy
     from audits.verdict import assemble_report
 
@@ -279,11 +278,7 @@ def run_spec(
             for key, values in outcome.utility.items():
                 utility.setdefault(key, []).append(values)
             bar.chunk_read(
-                lambda: (
-                    lower_so_far(spec, observations, methods=deciding_bounds(claim), confidence=confidence)
-                    if counted is None or not counted.holds(spec.attacks[0].name)
-                    else _counted_so_far(spec, counted, deciding_bounds(claim), confidence)
-                )
+                lambda: lower_so_far(spec, observations, counted, methods=deciding_bounds(claim), confidence=confidence)
             )
     del kept  # its arrays live on in the chunks' views only, and are freed as the attacks join them
     bar.close()
@@ -299,16 +294,8 @@ def run_spec(
         if counted is not None and counted.holds(audited.attack)
         else (audited.scores_in, audited.scores_out)
     )  # score arrays or their histograms: the same bounds (audits.stats.sides)
-    bounds = {
-        "clopper_pearson": clopper_pearson_audit(
-            *sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold
-        ),
-    }
-    if claim.delta > 0:  # μ-GDP has no finite ε at δ = 0
-        bounds = {
-            "gdp": gdp_audit(*sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold),
-            **bounds,
-        }
+    methods = ("gdp", "clopper_pearson") if claim.delta > 0 else ("clopper_pearson",)  # μ-GDP: no finite ε at δ = 0
+    bounds = lower_bounds(methods, *sides, delta=claim.delta, confidence=confidence, threshold=spec.threshold)
     lower = {k: b for k, b in bounds.items() if k in deciding_bounds(claim)}
     informational = {k: b for k, b in bounds.items() if k not in lower}
     LOGGER.info(
@@ -434,23 +421,6 @@ def _outcomes(
                 yield outcome
             else:
                 yield next(computed)
-
-
-def _counted_so_far(
-    spec: AuditSpec, counted: ChunkHistograms, methods: tuple[str, ...], confidence: float
-) -> float | None:
-    """:func:`audits.progress.lower_so_far` from the audited attack's histograms read so far."""
-    from audits.stats import clopper_pearson_audit, gdp_audit
-
-    try:
-        sides = counted.sides(spec.attacks[0].name)
-    except ValueError:  # a side or part holds no score yet
-        return None
-    bounds = {"clopper_pearson": clopper_pearson_audit, "gdp": gdp_audit}
-    delta, threshold = spec.claim.delta, spec.threshold
-    return max(
-        bounds[method](*sides, delta=delta, confidence=confidence, threshold=threshold).epsilon for method in methods
-    )
 
 
 def _check_claimed_bound(spec: AuditSpec) -> None:

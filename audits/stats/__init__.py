@@ -13,6 +13,7 @@ the assumption under which it holds::
 
 Methods:
 
+* :func:`lower_bounds` — both by name ("clopper_pearson", "gdp"), as an audit's report names them.
 * :func:`clopper_pearson_audit` — exact binomial bounds on FPR and FNR at an honestly chosen
   threshold (Jagielski et al. 2020; Nasr et al. 2021). Worst-case (ε, δ) lower bound.
 * :func:`gdp_audit` — lower confidence bound on μ from the ROC, ε = gaussian_epsilon(μ, δ)
@@ -28,6 +29,10 @@ predicted on the evaluation part is largest, randomised tests on tied scores amo
 seeded so that the counts stay binomial; :mod:`audits.stats.decision`).
 """
 
+from collections.abc import Sequence
+
+from numpy.typing import ArrayLike
+
 from attacks.metrics import ROC, auroc, roc_curve, tpr_at_fpr
 from audits.stats._validation import by_label
 from audits.stats.bounds import CONDITIONAL_ON_GDP, WORST_CASE, LowerBound
@@ -40,6 +45,7 @@ from audits.stats.clopper_pearson import (
     epsilon_from_rates,
 )
 from audits.stats.gdp import gdp_audit, gdp_from_counts, mu_from_rates
+from audits.stats.histogram import ScoreHistogram
 from audits.stats.one_run_bounds import (
     default_guess_counts,
     one_run_audit,
@@ -53,9 +59,11 @@ from audits.stats.one_run_fdp import (
     one_run_fdp_audit,
     one_run_fdp_mu,
 )
-from audits.stats.thresholds import Bonferroni, Fixed, Split, as_strategy, error_counts
+from audits.stats.sides import SplitHistograms
+from audits.stats.thresholds import Bonferroni, Fixed, Split, ThresholdChoice, as_strategy, error_counts
 
 __all__ = [
+    "AUDITS",
     "Bonferroni",
     "CONDITIONAL_ON_GDP",
     "Fixed",
@@ -78,6 +86,7 @@ __all__ = [
     "gdp_audit",
     "gdp_blow_up_inverse",
     "gdp_from_counts",
+    "lower_bounds",
     "mu_from_rates",
     "one_run_audit",
     "one_run_epsilon",
@@ -88,3 +97,21 @@ __all__ = [
     "roc_curve",
     "tpr_at_fpr",
 ]
+
+#: The lower bounds of :func:`lower_bounds`, by the name an audit's report gives them.
+AUDITS = {"gdp": gdp_audit, "clopper_pearson": clopper_pearson_audit}
+
+
+def lower_bounds(
+    methods: Sequence[str],
+    scores_in: ArrayLike | ScoreHistogram | SplitHistograms,
+    scores_out: ArrayLike | ScoreHistogram | SplitHistograms,
+    *,
+    delta: float,
+    confidence: float,
+    threshold: ThresholdChoice = "split",
+) -> dict[str, LowerBound]:
+    """The lower bounds ``methods`` (of :data:`AUDITS`) of one attack's scores, or of their histograms, by method."""
+    return {
+        m: AUDITS[m](scores_in, scores_out, delta=delta, confidence=confidence, threshold=threshold) for m in methods
+    }
