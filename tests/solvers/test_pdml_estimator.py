@@ -58,6 +58,7 @@ def test_the_budget_is_the_broadcasts_and_an_independent_accountant_agrees(cance
     # the 20 broadcasts of a server compose to one Gaussian of multiplier z, calibrated to the budget
     assert model.privacy_["exact_gaussian"] == pytest.approx(2.0, rel=1e-6) and model.privacy_["exact_gaussian"] <= 2.0
     assert model.info_["label_epsilon"] == 2.0  # the same ε for the labels, against the collecting server
+    assert model.info_["beta"] == 1.0  # β = 1 while the noise dominates (ε ≤ 10)
     assert len(model.ledger_) == 2 + 2 * 20 and not hasattr(model, "secret_result_")  # the default 2 groups
     independent = pld.PLDAccountant(value_discretization_interval=1e-3)
     independent.compose(dp_event.ComposedDpEvent([e.event for e in model.ledger_ if e.participant == "server-0"]))
@@ -95,6 +96,7 @@ def test_no_noise_matches_logistic_regression(cancer):
     for epsilon in (math.inf, 1e6):
         model = PDMLClassifier(epsilon=epsilon, random_state=0).fit(X, y)
         assert abs(model.score(X_test, y_test) - reference) <= 0.02
+        assert model.info_["beta"] == 0.01
 
 
 @pytest.mark.parametrize(
