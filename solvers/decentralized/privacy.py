@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from accountants.constraints import OneOf, Positive
+
 __all__ = [
     "alpha_for_beta",
     "beta_per_node",
@@ -41,14 +43,9 @@ _BOUNDS = ("paper", "tight")
 
 
 def _arrays(B, V, eta, alpha):
-    B = np.asarray(B, dtype=np.float64)
-    V = np.asarray(V, dtype=np.float64)
-    eta = np.asarray(eta, dtype=np.float64)
-    alpha = np.asarray(alpha, dtype=np.float64)
     for name, value in (("B", B), ("V", V), ("eta", eta), ("alpha", alpha)):
-        if not np.all(np.isfinite(value)) or np.any(value <= 0):
-            raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return B, V, eta, alpha
+        Positive(arrays=True).check(value, name)
+    return tuple(np.asarray(value, dtype=np.float64) for value in (B, V, eta, alpha))
 
 
 def check_radmm_conditions(*, C: float, B, V, eta, rho: float, n_agents: int, c1: float = 0.25) -> None:
@@ -95,8 +92,7 @@ def radmm_epsilons(
     Raises:
       ValueError: a condition of Theorem V.1 fails, or x_k ≥ ½.
     """
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
+    OneOf(*_BOUNDS).check(bound, "bound")
     B, V, eta, alpha = _arrays(B, V, eta, alpha)
     check_radmm_conditions(C=C, B=B, V=V, eta=eta, rho=rho, n_agents=n_agents, c1=c1)
     curvature = rho / n_agents + 2 * eta * V
@@ -115,8 +111,7 @@ def check_pp_conditions(*, C: float, B, V, eta, theta: float, rho: float, n_agen
       ValueError: θ ≤ 0; η_i(t) < θ; C > B_i; the θ-condition 2c1 < (B_i/C)(ρ/N + 2θV_i).
     """
     B, V, eta, _ = _arrays(B, V, eta, 1.0)
-    if not theta > 0:
-        raise ValueError(f"theta must be > 0, got {theta!r}")
+    Positive().check(theta, "theta")
     if np.any(eta < theta):
         raise ValueError(f"Theorem 4.1 needs eta_i(t) >= theta = {theta:g}, got min eta {eta.min():g}")
     if np.any(C > B):
@@ -139,8 +134,7 @@ def pp_epsilons(
     Raises:
       ValueError: a condition of Theorem 4.1 fails (see :func:`check_pp_conditions`).
     """
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
+    OneOf(*_BOUNDS).check(bound, "bound")
     B, V, eta, alpha = _arrays(B, V, eta, alpha)
     check_pp_conditions(C=C, B=B, V=V, eta=eta, theta=theta, rho=rho, n_agents=n_agents, c1=c1)
     if bound == "paper":

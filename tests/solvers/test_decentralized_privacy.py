@@ -112,7 +112,9 @@ def test_conditions_raise():
         radmm_epsilons(C=10, B=[100] * 2, V=[1] * 2, eta=[[1.0], [0.5]], alpha=1.0, rho=1.0, n_agents=2)
     with pytest.raises(ValueError, match="precondition"):
         radmm_epsilons(C=100, B=[100] * 2, V=[1] * 2, eta=[[0.01]], alpha=1.0, rho=0.1, n_agents=2)
-    with pytest.raises(ValueError, match="alpha must be positive"):
+    with pytest.raises(
+        ValueError, match=r"^alpha must be finite and > 0 \(a real number or an array of them\), got -1.0"
+    ):
         radmm_epsilons(C=10, B=[100] * 2, V=[1] * 2, eta=[[1.0]], alpha=-1.0, rho=1.0, n_agents=2)
     with pytest.raises(ValueError, match="bound"):
         radmm_epsilons(C=10, B=[100] * 2, V=[1] * 2, eta=[[1.0]], alpha=1.0, rho=1.0, n_agents=2, bound="x")
