@@ -21,12 +21,9 @@ Privacy of a default fit, step by step (every quantity below is fixed before the
    and ``privacy_["exact_gaussian"]`` reports the total (``epsilon`` up to 1e-9 relative).
 3. The broadcasts w^k are post-processing; the convergence check reads only them.
 
-A fitted private estimator is something one publishes, so it holds only what is safe to publish:
-the model, the privacy spent and its ledger, and the public run constants (``info_``: schedules,
-noise multiplier, D_w from public rows). The noise seed undoes the noise (with it, an adversary who
-knows every record but one re-runs the fit on both candidates and matches ``coef_`` exactly), and
-the training history is not private; both are kept only on request (``keep_secrets=True``), under
-``secret_result_`` and ``secret_seed_``.
+A fitted estimator holds only what is safe to publish (``solvers.private_estimator`` says why): the
+model, the privacy spent and its ledger, and the public run constants (``info_``: schedules, noise
+multiplier, D_w from public rows); the noise seed and the training history only with ``keep_secrets=True``.
 """
 
 from __future__ import annotations
