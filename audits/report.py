@@ -40,9 +40,7 @@ __all__ = [
     "roc_figure",
     "utility_metric",
     "write_audit",
-    "write_figures",
     "write_privacy_utility",
-    "write_report",
 ]
 
 
@@ -122,13 +120,6 @@ def format_table(report: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_report(report: Mapping[str, Any], out: Path) -> dict[str, Path]:
-    """Write report.json, report.md and report.html (without figures) into ``out`` (created), all or none
-    (:mod:`audits.atomic`); return their paths by kind ("json", "md", "html")."""
-    written = write_files(out, _report_writers(report))
-    return {"json": written["report.json"], "md": written["report.md"], "html": written["report.html"]}
-
-
 #: The setup lines of report.md, shown when the report has a value for them.
 _SETUP = (
     "claim",
@@ -161,7 +152,7 @@ def report_markdown(report: Mapping[str, Any]) -> str:
 
 
 def _report_writers(
-    report: Mapping[str, Any], attacks: Sequence[AttackScores] = (), figures: Mapping[str, bytes] | None = None
+    report: Mapping[str, Any], attacks: Sequence[AttackScores], figures: Mapping[str, bytes]
 ) -> dict[str, Callable[[Path], object]]:
     """report.html, report.md and report.json (written last, so that a complete report.json marks a
     complete report)."""
@@ -173,15 +164,6 @@ def _report_writers(
         "report.md": lambda path: path.write_text(markdown, encoding="utf-8"),
         "report.json": lambda path: path.write_text(text, encoding="utf-8"),
     }
-
-
-def write_figures(report: Mapping[str, Any], attacks: Sequence[AttackScores], out: Path) -> list[str]:
-    """Write the figures into ``out``, all or none (:mod:`audits.atomic`), and return their file names:
-    roc.png (every attack, linear and log-log; attacks with identical ROC curves share one line and a
-    note says why), bounds.png (every upper bound with its value, ∞ drawn as such, against the lower
-    bounds) and, when the report has a test accuracy, privacy_utility.png (the audited setting's accuracy
-    against its ε interval, the non-private accuracy for reference). ``attacks`` are ``attacks.AttackScores``."""
-    return list(write_files(out, _figure_writers(report, attacks)))
 
 
 def write_audit(
@@ -229,7 +211,11 @@ def versions() -> dict[str, str]:
 
 
 def _drawers(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> dict[str, Callable[[], Any]]:
-    """The figures of :func:`write_figures` by file name, each a function that draws it."""
+    """The figures of :func:`write_audit` by file name, each a function that draws it: roc.png (every attack,
+    linear and log-log; attacks with identical ROC curves share one line and a note says why), bounds.png
+    (every upper bound with its value, ∞ drawn as such, against the lower bounds) and, when the report has a
+    test accuracy, privacy_utility.png (the audited setting's accuracy against its ε interval, the
+    non-private accuracy for reference)."""
     drawers: dict[str, Callable[[], Any]] = {
         "roc.png": lambda: roc_figure(report, attacks),
         "bounds.png": lambda: bounds_figure(report),
@@ -237,11 +223,6 @@ def _drawers(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> dict
     if "test_accuracy" in report.get("utility", {}):
         drawers["privacy_utility.png"] = lambda: privacy_utility_figure([report], "test_accuracy")
     return drawers
-
-
-def _figure_writers(report: Mapping[str, Any], attacks: Sequence[AttackScores]) -> dict[str, Callable[[Path], object]]:
-    """The figures of :func:`write_figures`, each drawn when it is written (one open figure at a time)."""
-    return {name: functools.partial(_save, draw) for name, draw in _drawers(report, attacks).items()}
 
 
 def _png(draw: Callable[[], Any]) -> bytes:

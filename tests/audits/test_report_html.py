@@ -18,7 +18,7 @@ import pytest
 
 from attacks.base import AttackScores
 from audits.markdown_html import markdown_to_html
-from audits.report import format_table, report_markdown, write_report
+from audits.report import format_table, report_markdown, write_audit
 from audits.report_html import CONTENT_SECURITY_POLICY, MAX_BYTES, report_page, write_html
 from audits.report_svg import ROC_POINTS, claim_tradeoff, tradeoff_svg
 
@@ -270,7 +270,7 @@ def test_markdown_sections_are_escaped_before_any_markup():
 
 def test_writers_write_the_page_whole(tmp_path):
     report = user_report()
-    paths = write_report(report, tmp_path / "r")
+    paths = write_audit(dict(report), [], tmp_path / "r", figures=False)
     assert set(paths) == {"json", "md", "html"} and paths["html"].read_text(encoding="utf-8").startswith("<!DOCTYPE")
     path = write_html(report, tmp_path / "x" / "page.html", attacks())
     assert path.is_absolute() and [p.name for p in path.parent.iterdir()] == ["page.html"]

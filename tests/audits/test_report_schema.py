@@ -15,7 +15,7 @@ import pytest
 from accountants.version import __version__
 from audits import Claim, audit
 from audits.registry import TARGETS
-from audits.report import json_ready, report_schema, write_report
+from audits.report import json_ready, report_schema
 from audits.run import run_audit
 from audits.runner import run_spec
 from audits.verdict import SCHEMA_VERSION
@@ -36,9 +36,8 @@ def written(tmp_path_factory):
     """report.json of every built-in target's quick audit, as written to disk, by name."""
     reports = {}
     for name in BUILT_IN:
-        report = run_audit(name, quick=True, progress=False).report
-        out = tmp_path_factory.mktemp(name)
-        reports[name] = json.loads(write_report(report, out)["json"].read_text())
+        written = run_audit(name, quick=True, progress=False).write(tmp_path_factory.mktemp(name), figures=False)
+        reports[name] = json.loads(written["json"].read_text())
     return reports
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from audits.report import write_figures, write_report
+from audits.report import write_audit
 from audits.run import main, run_audit
 from audits.targets.sharing import SETTINGS, canary_neighbours, sharing_spec
 from solvers.sharing import corollary1_epsilon
@@ -56,8 +56,7 @@ def test_every_bound_carries_its_confidence_and_the_report_writes(parameter_audi
     report, attacks = parameter_audit
     for bound in report["lower_bounds"].values():
         assert bound["confidence"] == 0.95 and bound["delta"] == 1e-5
-    report = dict(report, figures=write_figures(report, attacks, tmp_path))
-    paths = write_report(report, tmp_path)
+    paths = write_audit(dict(report), attacks, tmp_path)
     saved = json.loads(paths["json"].read_text())
     assert saved["verdict"] == "VIOLATION" and saved["attacks"]["column-space residual test"]["metrics"]["auroc"] == 1
     assert "Column-space evidence" in paths["md"].read_text()

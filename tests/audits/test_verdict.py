@@ -99,13 +99,14 @@ def test_run_audit_builds_the_targets_spec_and_runs_it(monkeypatch, tmp_path):
         )
 
     monkeypatch.setitem(registry.TARGETS, "toy", registry.AuditTarget("toy", "a toy", spec))
-    report = run_audit("toy", quick=True, seed=3).report
+    result = run_audit("toy", quick=True, seed=3)
+    report = result.report
     assert calls == [(None, 1e-5, True)]
     assert report["trials"] == 20 and report["seed"] == 3 and "runtime_seconds" in report
     assert report["verdict"] == "consistent"
 
-    from audits.report import format_table, write_report
+    from audits.report import format_table
 
-    paths = write_report(report, tmp_path)
+    paths = result.write(tmp_path, figures=False)
     assert "## Extra\n\ntext" in paths["md"].read_text()
     assert "VERDICT: consistent" in format_table(report)
