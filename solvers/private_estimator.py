@@ -23,6 +23,7 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from dp_accounting import dp_event
@@ -52,6 +53,7 @@ from accountants.gaussian_dp import gaussian_mu
 from accountants.ledger import Ledger
 from solvers.engine.backends import BACKENDS, Backend
 from solvers.engine.result import Result
+from solvers.engine.solver import Solver
 from solvers.graph import GraphTopology
 
 __all__ = [
@@ -72,6 +74,7 @@ __all__ = [
     "per_release_epsilon",
     "public_info",
     "publish_fit",
+    "run_fit",
     "shared_constraints",
     "sklearn_lam",
     "validate_classification_data",
@@ -232,6 +235,21 @@ def fit_one_vs_rest(estimator: BaseEstimator, X: np.ndarray, y: np.ndarray, budg
     keep_secrets(estimator, results, secret_seeds)
     scores = X @ estimator.coef_.T + estimator.intercept_
     warn_if_one_class(estimator.classes_[scores.argmax(axis=1)], type(estimator).__name__)
+
+
+def run_fit(estimator: BaseEstimator, solver: Solver[Any, Any], problem: Any, seed: np.random.SeedSequence) -> Result:
+    """``solver.run`` as a fit runs it: the estimator's ``accountants`` and ``backend``, the history only with
+    ``keep_secrets=True``, the transcript also when ``tol`` asks for the convergence check."""
+    params = estimator.get_params(deep=False)
+    keep = bool(params["keep_secrets"])
+    return solver.run(
+        problem,
+        seed=seed,
+        accountants=params["accountants"],
+        record_history=keep,
+        record_transcript=keep or params.get("tol") is not None,
+        backend=params["backend"],
+    )
 
 
 def keep_secrets(estimator: BaseEstimator, result: object, seed: object) -> None:

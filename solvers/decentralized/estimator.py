@@ -58,6 +58,7 @@ from solvers.private_estimator import (
     graph_topology,
     noise_seed_sequence,
     publish_fit,
+    run_fit,
     shared_constraints,
     sklearn_lam,
     validate_classification_data,
@@ -259,7 +260,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
             T = int(self.n_iterations)
             if self.variant in ("radmm", "mradmm") and T % 2:
                 raise ValueError(f"n_iterations must be even for {self.variant} (T = 2K), got {T}")
-        keep, clip = bool(self.keep_secrets), bool(self.clip)
+        clip = bool(self.clip)
         graph = graph_topology(self.graph, n_agents)
         records = UnitBallRecords.create(X.shape[1], self.data_norm, self.fit_intercept, self.intercept_scaling)
         warn_if_loose_bound(X, records.data_norm, type(self).__name__)
@@ -280,14 +281,7 @@ class DecentralizedClassifier(LinearPredictions, ClassifierMixin, BaseEstimator)
         )
         problem = DecentralizedProblem.create(partition, graph, C=scale, rho=lam * scale, loss=LogisticLoss())
         solver, eta = self._solver(problem, T)
-        result = solver.run(
-            problem,
-            seed=noise_seed,
-            accountants=self.accountants,
-            record_history=keep,
-            record_transcript=keep or self.tol is not None,
-            backend=self.backend,
-        )
+        result = run_fit(self, solver, problem, noise_seed)
         details = result.details
         exact = details.exact
         self.info_ = {

@@ -53,6 +53,7 @@ from solvers.private_estimator import (
     per_release_epsilon,
     public_info,
     publish_fit,
+    run_fit,
     shared_constraints,
     sklearn_lam,
     validate_classification_data,
@@ -301,16 +302,8 @@ class DPADMMClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             lam=lam,
             **public,
         )
-        keep = bool(self.keep_secrets)
         solver, epsilon_per_iteration = self._solver(problem, T)
-        result = solver.run(
-            problem,
-            seed=noise_seed,
-            accountants=self.accountants,
-            record_history=keep,
-            record_transcript=keep or self.tol is not None,
-            backend=self.backend,
-        )
+        result = run_fit(self, solver, problem, noise_seed)
         self.info_ = {
             **public_info(result.info, _PUBLIC_INFO),
             "lam": float(problem.lam),
