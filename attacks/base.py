@@ -65,41 +65,38 @@ class Attack(Protocol):
     def conclude(self, seen_on_d: Sequence[Any], seen_on_d_prime: Sequence[Any]) -> AttackScores: ...
 
 
-@dataclass(frozen=True)
-class ScoreAttack:
-    """An :class:`Attack` from a per-trial score: ``score(result)`` is an (R,) array for a batch of
-    R trials, higher meaning "ran on D" (the Neyman–Pearson orientation, Neyman & Pearson 1933)."""
+class TrialScorer:
+    """An attack that scores every trial of a batched run: ``score(result)`` is an (R,) array, higher meaning
+    "ran on D" (the Neyman–Pearson orientation, Neyman & Pearson 1933), and ``metadata()`` says what it read.
+    It is an :class:`Attack` (an audit keeps each chunk's scores, joined in trial order), and :meth:`attack`
+    scores runs on D and on D′ at once."""
 
     name: str
     score: Callable[[Any], np.ndarray]
-    white_box: bool = True
-    metadata: Callable[[], Mapping[str, Any]] = dict
+    metadata: Callable[[], Mapping[str, Any]]
+    white_box: bool = False
 
-    def observe(self, result: Any, on_d: bool) -> np.ndarray:
+    def observe(self, result: Any, on_d: bool) -> Any:  # a subclass may keep more than its scores
         return np.asarray(self.score(result))
 
-    def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
+    def conclude(self, seen_on_d: Sequence[Any], seen_on_d_prime: Sequence[Any]) -> AttackScores:
         return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=self.white_box, metadata=self.metadata())
-
-
-class TrialScorer:
-    """An attack that scores every trial of a batched run (``score(result)``, (R,), higher: D): :meth:`attack`
-    scores runs on D and on D′ at once, outside an audit's chunk loop."""
-
-    name: str
-    white_box: bool
-
-    def score(self, result: Any) -> np.ndarray:
-        raise NotImplementedError
-
-    def metadata(self) -> Mapping[str, Any]:
-        raise NotImplementedError
 
     def attack(self, result_in: Any, result_out: Any) -> AttackScores:
         """Scores of the trials run on D (``result_in``) and on D′ (``result_out``)."""
         return AttackScores(
             self.name, self.score(result_in), self.score(result_out), white_box=self.white_box, metadata=self.metadata()
         )
+
+
+@dataclass(frozen=True)
+class ScoreAttack(TrialScorer):
+    """A :class:`TrialScorer` of a given score function."""
+
+    name: str
+    score: Callable[[Any], np.ndarray]
+    white_box: bool = True
+    metadata: Callable[[], Mapping[str, Any]] = dict
 
 
 def chunk_scores(

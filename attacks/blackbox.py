@@ -15,13 +15,12 @@ Both are :class:`attacks.base.Attack`s: an audit feeds them the batched results 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attacks.base import AttackScores, TrialScorer, chunk_scores
+from attacks.base import TrialScorer
 
 if TYPE_CHECKING:  # solvers is imported only when an attack runs
     from solvers.losses import MarginLoss
@@ -36,21 +35,8 @@ def _models(models) -> np.ndarray:
     return array
 
 
-class _ReleasedModelAttack(TrialScorer):
-    """The :class:`attacks.base.Attack` of a score of the released final models: each chunk's scores
-    are kept (bounded memory), joined in trial order."""
-
-    white_box = False
-
-    def observe(self, result: Any, on_d: bool) -> np.ndarray:
-        return self.score(result.model)
-
-    def conclude(self, seen_on_d: Sequence[np.ndarray], seen_on_d_prime: Sequence[np.ndarray]) -> AttackScores:
-        return chunk_scores(self.name, seen_on_d, seen_on_d_prime, white_box=False, metadata=self.metadata())
-
-
 @dataclass
-class LossThreshold(_ReleasedModelAttack):
+class LossThreshold(TrialScorer):
     """−loss of the target record (x, y) under each released model.
 
     Args:
@@ -73,7 +59,7 @@ class LossThreshold(_ReleasedModelAttack):
 
 
 @dataclass
-class LiRA(_ReleasedModelAttack):
+class LiRA(TrialScorer):
     """Online LiRA with Gaussian fits from shadow trials (call :meth:`fit` first).
 
     Args:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attacks.base import Attack, ScoreAttack
+from attacks.base import Attack
 from audits.neighbours import SHARING_SETTINGS as SETTINGS
 from audits.neighbours import SharingNeighbours, sharing_neighbours
 from audits.sections.sharing import PAPER_COROLLARY1, evidence_section, gram_section
@@ -112,17 +112,14 @@ def sharing_spec(mode: str) -> SpecBuilder:
         nb = sharing_neighbours(mode)
         party = nb.party
         solver = build_solver(mode, eps_it, delta)
-        residual_test = ColumnSpaceTest(nb.problem_in, nb.problem_out, party)
-        residual = ScoreAttack(
-            residual_test.name, residual_test.score, white_box=residual_test.white_box, metadata=residual_test.metadata
-        )
+        residual = ColumnSpaceTest(nb.problem_in, nb.problem_out, party)
         attacks: tuple[Attack, ...]
         threshold: ThresholdChoice
         if mode == "output":
             np_test = SharingNP(solver, nb.problem_in, nb.problem_out, party)
             attacks, threshold = (np_test, residual), "split"
         else:
-            attacks, threshold = (residual,), residual_test.THRESHOLD  # pre-registered: no selection needed
+            attacks, threshold = (residual,), residual.THRESHOLD  # pre-registered: no selection needed
         share = corollary1_delta(delta, T)
         sensitivity = "Lemma 1's claimed C" if mode == "parameter" else "Δ_safe = 2√N b_1"
         claim = (
@@ -168,7 +165,7 @@ def sharing_spec(mode: str) -> SpecBuilder:
             run_options={"transcript_agents": [party]},
             threshold=threshold,
             utility=lambda result: {"objective": nb.problem_in.objective(result.model)},
-            sections=(evidence_section(mode, residual_test), gram_section(party)),
+            sections=(evidence_section(mode, residual), gram_section(party)),
             report={"epsilon_per_iteration": eps_it},
             quiet_floating_point=True,  # the ball's secular equation at unused rows
         )

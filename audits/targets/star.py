@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attacks.base import ScoreAttack
 from audits.sections.star import reference_section
 from audits.spec import AuditSpec, Claim, SpecBuilder
 
@@ -87,11 +86,7 @@ def _star_spec(
         problem_in=nb.problem_in,
         problem_out=nb.problem_out,
         participant=nb.agent,
-        attacks=(
-            ScoreAttack(white.name, white.score, white_box=white.white_box, metadata=white.metadata),
-            loss,
-            lira,
-        ),
+        attacks=(white, loss, lira),
         claim=Claim(statement=claim, delta=solver.delta, bound=_MOMENTS, noise="gaussian"),
         canary=nb.description,
         epsilon_meaning=(
