@@ -336,9 +336,6 @@ class DecentralizedSolver(
             lam = state[1]
         return Combined((sent, lam), sent.mean(axis=1), {"lam": lam})
 
-    def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
-        raise NotImplementedError("the decentralized releases are not Gaussian")
-
     def record(
         self,
         problem: DecentralizedProblem,

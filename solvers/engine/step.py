@@ -20,7 +20,7 @@ problem type, ``solvers.HorizontalSolver``, which gives ``make_recorder`` and ``
       agent in iteration k, and how it combines what the agents sent (a :class:`Release` of them all)
       into :class:`Combined` (its next state, the model, its own channels, diagnostics);
     - ``release_sigma(plan)``: the standard deviation of agent i's release in iteration k around its
-      noise-free value, (T, N) (a Gaussian release; its privacy is ``plan.events``);
+      noise-free value, (T, N) (a Gaussian release; its privacy is ``plan.events``; not with ``replay_refusal``);
     - ``share(problem, agent)``: agent i's share of the data (and ``everyone(problem)``: what all agents
       hold together in process, default the problem);
 
@@ -174,9 +174,10 @@ class StepSolver(Solver[P, RecorderT]):
     def combine(self, problem: P, plan: RunPlan[Any], k: int, state: Any, received: Release) -> Combined:
         """The coordinator's step on what every agent sent: ``received.sent`` (R, N, ...) and ``.reported``."""
 
-    @abstractmethod
     def release_sigma(self, plan: RunPlan[Any]) -> np.ndarray:
-        """(T, N): the standard deviation of agent i's release in iteration k around its noise-free value."""
+        """(T, N): the standard deviation of agent i's release in iteration k around its noise-free value (a
+        family without ``replay_refusal`` writes it)."""
+        raise NotImplementedError(f"{type(self).__name__} has no replay: {self.replay_refusal}")
 
     @property
     def replay_refusal(self) -> str | None:

@@ -452,9 +452,6 @@ class PDML(GraphRouting, HorizontalSolver[HorizontalProblem], StepSolver[Horizon
             gamma = state[1] + self.beta * np.einsum("ij,rjd->rid", _graph(problem).laplacian(), sent)
         return Combined((sent, gamma), sent.mean(axis=1), {"gamma": gamma})
 
-    def release_sigma(self, plan: RunPlan[PDMLPlan]) -> np.ndarray:
-        raise NotImplementedError("PDML's servers hold their users' randomized labels: nothing replays them")
-
 
 @dataclass(frozen=True)
 class PDMLServers:

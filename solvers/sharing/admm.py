@@ -525,8 +525,8 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
         col(D_m), with no one σ per shared value."""
         if plan.mechanism is None:
             return np.zeros((plan.n_iterations, 1))
-        if self.noise == "parameter":
-            raise NotImplementedError("parameter mode's noise D_m ξ lies in col(D_m): no one σ per shared value")
+        if self.replay_refusal is not None:
+            return super().release_sigma(plan)
         sigma = np.asarray(plan.details.sigma, dtype=np.float64)
         return np.broadcast_to(sigma, (plan.n_iterations, sigma.shape[0]))
 
