@@ -300,11 +300,8 @@ class ADMMSharing(VerticalSolver, StepSolver[VerticalProblem, VerticalRecorder])
     }
 
     def __post_init__(self) -> None:
-        super().__post_init__()
-        self._check_noise_scale()
-
-    def _check_noise_scale(self) -> None:
         """Exactly one of epsilon, noise_multiplier, sigma with a noise mode (and b1), none without."""
+        super().__post_init__()
         given = [name for name in ("epsilon", "noise_multiplier", "sigma") if getattr(self, name) is not None]
         if self.noise is None:
             if given:
