@@ -81,9 +81,6 @@ __all__ = ["MIN_LABEL_EPSILON", "PDMLClassifier"]
 #: the noise dominating, T = 3 broadcasts per server (class docstring).
 _AUTO_ITERATIONS = (3, 100, 1000)
 
-#: β of ``beta="auto"``: (total ε ≤ 10, as for T: the noise dominates; above) (class docstring).
-_AUTO_BETA = (1.0, 0.01)
-
 #: The label randomization's ε1 is at least this: the debiased loss (Wang et al. 2020, eq. (19)) weighs
 #: the flipped term by 1/(e^ε1 − 1), 200 here, beyond which the servers' Newton solves stop converging
 #: (they fail at ε1 = 0.0015 on every data set tried, and converge at 0.005).
@@ -328,7 +325,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         """PDML of T iterations with ε1 and V from the budget, and the composed multiplier z (inf without noise)."""
         N = problem.n_agents
         rho_decay, eta_bound = float(self.rho_decay), float(self.eta_bound)
-        beta = _AUTO_BETA[epsilon > 10.0] if self.beta == "auto" else float(self.beta)
+        beta = (1.0 if epsilon <= 10.0 else 0.01) if self.beta == "auto" else float(self.beta)  # class docstring
 
         def pdml(label: float, V: float | list[float]) -> PDML:
             return PDML(
