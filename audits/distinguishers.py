@@ -170,9 +170,8 @@ def _scaled(fit: Callable[[np.ndarray, np.ndarray], Score | None]) -> Fit:
 
 
 @_scaled
-def mean_difference_projection(values_in: np.ndarray, values_out: np.ndarray) -> Score:
+def mean_difference_projection(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     """Fisher's diagonal linear discriminant (module docstring)."""
-    x_in, x_out = flat(values_in), flat(values_out)
     m_in, m_out = x_in.mean(axis=0), x_out.mean(axis=0)
     pooled = 0.5 * (x_in.var(axis=0) + x_out.var(axis=0))
     weights = (m_in - m_out) / np.maximum(pooled, _variance_floor(m_in, m_out))
@@ -185,10 +184,9 @@ def mean_difference_projection(values_in: np.ndarray, values_out: np.ndarray) ->
 
 
 @_scaled
-def gaussian_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score:
+def gaussian_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     """Log-likelihood ratio of independent Gaussian coordinates, each side with its own means and
     variances (quadratic discriminant with diagonal covariances)."""
-    x_in, x_out = flat(values_in), flat(values_out)
     m_in, m_out = x_in.mean(axis=0), x_out.mean(axis=0)
     floor = _variance_floor(m_in, m_out)
     v_in, v_out = np.maximum(x_in.var(axis=0), floor), np.maximum(x_out.var(axis=0), floor)
@@ -202,9 +200,8 @@ def gaussian_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> 
 
 
 @_scaled
-def laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score:
+def laplace_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     """Log-likelihood ratio of independent Laplace coordinates (medians, mean absolute deviations)."""
-    x_in, x_out = flat(values_in), flat(values_out)
     c_in, c_out = np.median(x_in, axis=0), np.median(x_out, axis=0)
     floor = np.sqrt(_variance_floor(c_in, c_out))
     b_in = np.maximum(np.abs(x_in - c_in).mean(axis=0), floor)
@@ -239,11 +236,10 @@ def logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score:
 
 
 @_scaled
-def pooled_laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score:
+def pooled_laplace_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     """Log-likelihood ratio of independent Laplace coordinates with one pooled scale per coordinate
     (the mean absolute deviation from each side's median, over both sides): the score is monotone
     along every coordinate and constant beyond the two medians, so its top scores form a tail."""
-    x_in, x_out = flat(values_in), flat(values_out)
     c_in, c_out = np.median(x_in, axis=0), np.median(x_out, axis=0)
     deviations = np.concatenate([np.abs(x_in - c_in), np.abs(x_out - c_out)])
     scale = np.maximum(deviations.mean(axis=0), np.sqrt(_variance_floor(c_in, c_out)))
@@ -283,10 +279,9 @@ def differenced_laplace_likelihood_ratio(values_in: np.ndarray, values_out: np.n
 
 
 @_scaled
-def joint_category_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+def joint_category_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Score | None:
     """The smoothed frequency ratio of the releases' joint category (:class:`audits.categories.CategoryTable`);
     None when the joint has too many categories to be counted."""
-    x_in, x_out = flat(values_in), flat(values_out)
     pooled = np.concatenate([x_in, x_out])
     if x_in.shape[1] > 1 and BINS ** x_in.shape[1] > MAX_JOINT and not repeats_values(pooled):
         return None  # a continuous release of several coordinates: too many bins to count
@@ -297,10 +292,9 @@ def joint_category_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarra
 
 
 @_scaled
-def category_likelihood_ratio(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
+def category_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Score | None:
     """The product over coordinates of their categories' smoothed frequency ratios; None for a
     release that repeats no value (a continuous one)."""
-    x_in, x_out = flat(values_in), flat(values_out)
     categories = _repeated_categories(x_in, x_out)
     if categories is None:
         return None
