@@ -204,16 +204,8 @@ def kkt_section(agent: int) -> SectionBuilder:
 
 
 def _kkt_finding(agent: int, context: AuditContext) -> Finding:
-    try:
-        from attacks.kkt import audit_section
-    except ImportError:
-        return Finding(
-            section={
-                "title": "KKT inference attack (Zhang, Khalili & Liu 2018, Sec. 6.2)",
-                "markdown": "attacks.kkt is not available in this installation; the KKT attack was not run.",
-                "data": {"available": False},
-            }
-        )
+    from attacks.kkt import audit_section
+
     seed = context.seed
     problem = label_flip_neighbours(records=KKT_RECORDS, features=KKT_FEATURES, nonnegative=True, seed=seed).problem_in
     section = audit_section(context.spec.solver, problem, agent=agent, trials=10 if context.quick else 50, seed=seed)
