@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,42 +63,28 @@ DEFAULT_BETA = 6.0
 MAX_BETA = 709.0
 
 
-def _radmm(alpha: float, delta: float) -> DecentralizedSolver:
-    from solvers.decentralized import RADMM
-
-    return RADMM(eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta)
-
-
-def _mradmm(alpha: float, delta: float) -> DecentralizedSolver:
-    from solvers.decentralized import MRADMM
-
-    return MRADMM(eta=1.0, eta_growth=1.04, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta)
-
-
-def _ppadmm(alpha: float, delta: float) -> DecentralizedSolver:
-    from solvers.decentralized import PenaltyPerturbation
-
-    return PenaltyPerturbation(theta=0.5, q1=1.05, alpha=alpha, q2=1.03, n_iterations=6, delta=delta)
-
-
-def _dvp(alpha: float, delta: float) -> DecentralizedSolver:
-    from solvers.decentralized import DVP
-
-    return DVP(theta=0.5, alpha=alpha, q2=1.0, n_iterations=6, delta=delta)
-
-
 @dataclass(frozen=True)
 class Variant:
-    """One audited solver: its builder at noise rate α (PP: α(1)) and δ, the names of the paper's
-    bound and of its tight form in the report, the claim, and whether the KKT attack of Zhang, Khalili &
-    Liu 2018 applies."""
+    """One audited solver: its class in ``solvers.decentralized`` and its options but the noise rate α (PP: α(1))
+    and δ, the names of the paper's bound and of its tight form in the report, the claim, and whether the KKT
+    attack of Zhang, Khalili & Liu 2018 applies."""
 
-    build: Callable[[float, float], DecentralizedSolver]
+    solver: str
+    options: Mapping[str, float]
     paper: str
     tight: str
     claim: str
     kkt: bool = False
     alpha_name: str = "α"
+
+    def build(self, alpha: float, delta: float) -> DecentralizedSolver:
+        """The solver at noise rate ``alpha`` and ``delta``."""
+        import solvers.decentralized
+
+        solver: DecentralizedSolver = getattr(solvers.decentralized, self.solver)(
+            alpha=alpha, delta=delta, **self.options
+        )
+        return solver
 
 
 _THM_V1, _THM_V1_TIGHT = "paper (Thm V.1 β)", "Thm V.1 tight (eq. 56)"
@@ -106,21 +92,24 @@ _THM_41, _THM_41_TIGHT = "paper (Thm 4.1 β)", "Thm 4.1 tight (eq. 64–65)"
 #: The audited solvers by name: adding one is one row.
 VARIANTS = {
     "radmm": Variant(
-        _radmm,
+        "RADMM",
+        {"eta": 1.0, "gamma": 0.5, "n_iterations": 10},
         _THM_V1,
         _THM_V1_TIGHT,
         "Zhang, Khalili & Liu 2020 (Recycled ADMM), Theorem V.1: private R-ADMM is β-DP (pure) with "
         "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2ηV_i) + α_i(k)) over the odd iterations",
     ),
     "mradmm": Variant(
-        _mradmm,
+        "MRADMM",
+        {"eta": 1.0, "eta_growth": 1.04, "gamma": 0.5, "n_iterations": 10},
         _THM_V1,
         _THM_V1_TIGHT,
         "Zhang, Khalili & Liu 2020 (Recycled ADMM), Theorem V.1 for MR-ADMM (η_i(2k−1) non-decreasing): "
         "β = max_i Σ_k (2C/B_i)(1.4c1/(ρ/N + 2η_i(2k−1)V_i) + α_i(k))",
     ),
     "ppadmm": Variant(
-        _ppadmm,
+        "PenaltyPerturbation",
+        {"theta": 0.5, "q1": 1.05, "q2": 1.03, "n_iterations": 6},
         _THM_41,
         _THM_41_TIGHT,
         "Zhang, Khalili & Liu 2018 (ICML), Theorem 4.1: penalty perturbation is β-DP (pure) with "
@@ -129,7 +118,8 @@ VARIANTS = {
         alpha_name="α(1)",
     ),
     "dvp": Variant(
-        _dvp,
+        "DVP",
+        {"theta": 0.5, "q2": 1.0, "n_iterations": 6},
         _THM_41,
         _THM_41_TIGHT,
         "DVP as characterised by Zhang, Khalili & Liu 2018 (ICML): PP with η ≡ θ, Theorem 4.1's β",
@@ -173,9 +163,7 @@ def build_solver(name: str, alpha: float, delta: float, *, noise_factor: float |
     if noise_factor is not None:
         if name != "radmm":
             raise ValueError(f"the broken (under-noised) variant exists for radmm only, got {name!r}")
-        return under_noised_radmm(
-            eta=1.0, gamma=0.5, alpha=alpha, n_iterations=10, delta=delta, noise_factor=noise_factor
-        )
+        return under_noised_radmm(alpha=alpha, delta=delta, noise_factor=noise_factor, **VARIANTS["radmm"].options)
     if name not in VARIANTS:
         raise ValueError(f"name must be one of {sorted(VARIANTS)}, got {name!r}")
     return VARIANTS[name].build(alpha, delta)
