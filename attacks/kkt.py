@@ -36,13 +36,13 @@ cos(x̂, x_1) per trial and scores_out the decoys' scores, so AUROC = 1 − mean
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from accountants.constraints import Integer, Interval, OneOf, Positive
 from attacks.base import AttackScores
 from attacks.reconstruction_bound import best_rero_bound
 
@@ -198,8 +198,7 @@ def weighted_residual_mean(a: np.ndarray, b: np.ndarray, eta, degree: float, wei
 
 def eta_free_estimate(a: np.ndarray, late_fraction: float = 0.5) -> np.ndarray:
     """v̂_B = −mean of a_t over the last ⌈late_fraction·T⌉ iterations (the η-free estimate), (R, d)."""
-    if isinstance(late_fraction, bool) or not isinstance(late_fraction, numbers.Real) or not (0 < late_fraction <= 1):
-        raise ValueError(f"late_fraction must be in (0, 1], got {late_fraction!r}")
+    Interval(0, 1, closed="right", what="a fraction").check(late_fraction, "late_fraction")
     T = a.shape[0]
     start = T - max(1, math.ceil(late_fraction * T))
     return -a[start:].mean(axis=0)
@@ -226,10 +225,8 @@ def eta_free_subspace(
       knowledge: the attacker's constants (C, B_i, loss). n_directions: eigenvectors tried.
       record_norm: the public ‖x‖ of a record (unit-row pipelines: 1).
     """
-    if isinstance(n_directions, bool) or not isinstance(n_directions, numbers.Integral) or n_directions < 1:
-        raise ValueError(f"n_directions must be a positive integer, got {n_directions!r}")
-    if not (isinstance(record_norm, numbers.Real) and math.isfinite(record_norm) and record_norm > 0):
-        raise ValueError(f"record_norm must be a positive finite number, got {record_norm!r}")
+    Integer(1).check(n_directions, "n_directions")
+    Positive().check(record_norm, "record_norm")
     first = _unit(a)
     second = _unit(b - np.einsum("trd,trd->tr", b, first)[..., None] * first)
     S = np.einsum("trd,tre->rde", first, first) + np.einsum("trd,tre->rde", second, second)
@@ -368,8 +365,7 @@ class KKTInference:
     def __post_init__(self) -> None:
         if not isinstance(self.knowledge, KKTKnowledge):
             raise TypeError(f"knowledge must be a KKTKnowledge, got {type(self.knowledge).__name__}")
-        if self.eta_free not in ("late_mean", "subspace"):
-            raise ValueError(f"eta_free must be 'late_mean' or 'subspace', got {self.eta_free!r}")
+        OneOf("late_mean", "subspace").check(self.eta_free, "eta_free")
 
     def estimate(self, transcript) -> np.ndarray:
         """v̂ ∝ −y_1 x_1 per trial, (R, d), from the public transcript only."""
@@ -429,8 +425,7 @@ def noise_reference(
 ) -> dict[str, np.ndarray]:
     """The metrics of a pure-noise 'attack' (v̂ ∼ N(0, I_d), same sign rule and ranking): the null
     reference; its |cos| is ≈ sqrt(2/(πd)), its rank uniform on 1..M, its label accuracy 1/2."""
-    if isinstance(draws, bool) or not isinstance(draws, numbers.Integral) or draws < 1:
-        raise ValueError(f"draws must be a positive integer, got {draws!r}")
+    Integer(1).check(draws, "draws")
     v = np.random.default_rng(seed).standard_normal((draws, d))
     x_hat, y_hat = reconstruct(v, sign_reference)
     return reconstruction_metrics(x_hat, y_hat, v, x_true, y_true, candidates, true_index)
@@ -505,8 +500,7 @@ def audit_section(solver, problem, *, agent: int = 0, trials: int, seed: int) ->
     """
     if not getattr(solver, "penalty_perturbed", False):
         raise TypeError(f"audit_section needs a PenaltyPerturbation/MADMM/DVP solver, got {type(solver).__name__}")
-    if isinstance(trials, bool) or not isinstance(trials, numbers.Integral) or trials < 1:
-        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    Integer(1).check(trials, "trials")
     started = time.perf_counter()
     knowledge = KKTKnowledge.from_problem(problem, agent)
     result = solver.run(problem, seed=seed, trials=int(trials), record_transcript=True)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from accountants.constraints import Integer, Optional, Positive
 from attacks.base import AttackScores, TrialScorer
 
 if TYPE_CHECKING:  # solvers is imported only when an attack runs
@@ -126,13 +127,11 @@ def recover_gram(
         informative iteration (every release zero).
     """
     for name, value in (("lam", lam), ("rho", rho), ("rank_tol", rank_tol)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > 0:
-            raise ValueError(f"{name} must be a positive number, got {value!r}")
+        Positive().check(value, name)
     u, r, y = _public(transcript, party, batched=False)
     T = u.shape[0]
+    Optional(Integer(1)).check(max_iterations, "max_iterations")
     if max_iterations is not None:
-        if isinstance(max_iterations, bool) or not isinstance(max_iterations, numbers.Integral) or max_iterations < 1:
-            raise ValueError(f"max_iterations must be a positive integer or None, got {max_iterations!r}")
         T = min(T, int(max_iterations))
     zeros = np.zeros((1, u.shape[1]))
     u_prev = np.concatenate([zeros, u[: T - 1]])  # ũ_m^t, t = 0..T−1
