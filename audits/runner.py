@@ -203,11 +203,15 @@ def run_spec(
 
     backend = check_backend(backend)
     ledger = solver_ledger(spec)
-    saved = (
-        None
-        if checkpoint is None
-        else _checkpoint(spec, Path(checkpoint), n, n_cal, confidence, seed, stream_key, quick, resolution)
-    )
+    saved: Checkpoint | None = None
+    if checkpoint is not None:  # refused if another audit wrote it (a declared resolution is part of the audit)
+        from audits.checkpoint import Checkpoint, fingerprint
+
+        options: dict[str, object] = {"trials": n, "calibration_trials": n_cal, "confidence": confidence, "seed": seed}
+        options |= {"stream_key": stream_key, "quick": quick, "chunk": CHUNK}
+        if resolution is not None:
+            options["resolution"] = float(resolution)
+        saved = Checkpoint(Path(checkpoint), fingerprint(spec, **options))
     root = stream(seed, stream_key)
     seeds_in, seeds_out = (TrialSeeds(child, n) for child in root.spawn(2))
     chosen = default_workers() if workers is None else workers
@@ -362,35 +366,6 @@ def run_spec(
     )
     LOGGER.info("audit %s: %s in %.1f s", spec.name, report["verdict"], report["runtime_seconds"])
     return AuditReport(report, tuple(all_attacks), lower, upper, observations)
-
-
-def _checkpoint(
-    spec: AuditSpec,
-    folder: Path,
-    n: int,
-    n_cal: int,
-    confidence: float,
-    seed: int,
-    stream_key: tuple[int, ...],
-    quick: bool,
-    resolution: float | None,
-) -> Checkpoint:
-    """The checkpoint ``folder`` of this audit (:mod:`audits.checkpoint`), refused if another audit wrote it (a
-    declared resolution is part of the audit: a folder of an audit without it, or with another, is refused)."""
-    from audits.checkpoint import Checkpoint, fingerprint
-
-    identity = fingerprint(
-        spec,
-        trials=n,
-        calibration_trials=n_cal,
-        confidence=confidence,
-        seed=seed,
-        stream_key=stream_key,
-        quick=quick,
-        chunk=CHUNK,
-        **({} if resolution is None else {"resolution": float(resolution)}),
-    )
-    return Checkpoint(folder, identity)
 
 
 def _outcomes(
