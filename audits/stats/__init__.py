@@ -39,8 +39,6 @@ from audits.stats.bounds import CONDITIONAL_ON_GDP, WORST_CASE, LowerBound
 from audits.stats.clopper_pearson import (
     clopper_pearson_audit,
     clopper_pearson_from_counts,
-    clopper_pearson_interval,
-    clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_from_rates,
 )
@@ -76,8 +74,6 @@ __all__ = [
     "by_label",
     "clopper_pearson_audit",
     "clopper_pearson_from_counts",
-    "clopper_pearson_interval",
-    "clopper_pearson_lower",
     "clopper_pearson_upper",
     "default_guess_counts",
     "epsilon_from_rates",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from audits.stats._validation import check_confidence, check_count, check_delta, check_error_counts
 from audits.stats.binomial import clopper_pearson_upper_limits
@@ -43,8 +42,6 @@ __all__ = [
     "chosen_share",
     "clopper_pearson_audit",
     "clopper_pearson_from_counts",
-    "clopper_pearson_interval",
-    "clopper_pearson_lower",
     "clopper_pearson_selected",
     "clopper_pearson_upper",
     "epsilon_from_rates",
@@ -93,26 +90,6 @@ def clopper_pearson_upper(k: ArrayLike, n: int, alpha: float) -> np.ndarray | fl
     k, n = _counts(k, n)
     out = clopper_pearson_upper_limits(np.atleast_1d(k), n, alpha).reshape(k.shape)
     return float(out) if out.ndim == 0 else out
-
-
-def clopper_pearson_lower(k: ArrayLike, n: int, alpha: float) -> np.ndarray | float:
-    """One-sided exact lower confidence bound: the α quantile of Beta(k, n − k + 1); 0 when k = 0."""
-    alpha = check_confidence(alpha, "alpha")
-    k, n = _counts(k, n)
-    k1 = np.atleast_1d(k)
-    out = np.zeros(k1.shape)
-    pos = k1 > 0
-    out[pos] = stats.beta.ppf(alpha, k1[pos], n - k1[pos] + 1)
-    out = out.reshape(k.shape)
-    return float(out) if out.ndim == 0 else out
-
-
-def clopper_pearson_interval(
-    k: ArrayLike, n: int, confidence: float = 0.95
-) -> tuple[np.ndarray | float, np.ndarray | float]:
-    """Two-sided exact interval (α/2 in each tail) as (lower, upper)."""
-    alpha = 1.0 - check_confidence(confidence)
-    return clopper_pearson_lower(k, n, alpha / 2), clopper_pearson_upper(k, n, alpha / 2)
 
 
 def epsilon_from_rates(fpr: ArrayLike, fnr: ArrayLike, delta: float) -> np.ndarray | float:

@@ -13,8 +13,6 @@ from audits.stats import (
     Split,
     clopper_pearson_audit,
     clopper_pearson_from_counts,
-    clopper_pearson_interval,
-    clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_from_rates,
 )
@@ -48,21 +46,10 @@ def test_upper_bound_is_the_exact_binomial_quantile(k, n, alpha):
     assert float(mp_binom_cdf(k, n, p_up)) == pytest.approx(alpha, rel=1e-8)
 
 
-@pytest.mark.parametrize("k, n, alpha", [c for c in CASES if c[0] > 0])
-def test_lower_bound_is_the_exact_binomial_quantile(k, n, alpha):
-    # P[Bin(n, p_low) ≥ k] = α
-    p_low = clopper_pearson_lower(k, n, alpha)
-    assert float(1 - mp_binom_cdf(k - 1, n, p_low)) == pytest.approx(alpha, rel=1e-8)
-
-
 def test_closed_forms_at_the_edges():
     n, alpha = 1000, 0.025
     assert clopper_pearson_upper(0, n, alpha) == pytest.approx(1 - alpha ** (1 / n), rel=1e-12)
-    assert clopper_pearson_lower(n, n, alpha) == pytest.approx(alpha ** (1 / n), rel=1e-12)
     assert clopper_pearson_upper(n, n, alpha) == 1.0
-    assert clopper_pearson_lower(0, n, alpha) == 0.0
-    lo, hi = clopper_pearson_interval(5, 100, 0.9)
-    assert lo == clopper_pearson_lower(5, 100, 0.05) and hi == clopper_pearson_upper(5, 100, 0.05)
 
 
 def test_vectorised_equals_scalar():
