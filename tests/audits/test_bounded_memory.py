@@ -90,28 +90,14 @@ def test_the_driver_copies_each_chunks_scores_into_one_array_per_attack_and_side
 
 
 def test_an_audits_chunks_are_views_of_the_attacks_scores():
-    from types import SimpleNamespace
+    import dataclasses
 
-    from audits import AuditSpec, Claim, ScoreAttack
+    from audits import ScoreAttack
     from audits.runner import run_spec
+    from benchmarks.bench_audit_memory import target
 
-    class ChunkMean:
-        def run(self, problem, *, seeds=None, seed=0, **options):
-            seeds = [np.random.SeedSequence(seed)] if seeds is None else seeds
-            return SimpleNamespace(model=np.random.default_rng(seeds[0]).normal(problem, 1.0, len(seeds)), info={})
-
-    spec = AuditSpec(
-        name="chunk-mean",
-        solver=ChunkMean(),
-        problem_in=1.0,
-        problem_out=0.0,
-        participant="user",
-        attacks=(ScoreAttack("a", lambda r: r.model), ScoreAttack("b", lambda r: 2.0 * r.model)),
-        claim=Claim(statement="1-GDP, claimed as ε = 5", delta=1e-5, epsilon=5.0, noise="gaussian"),
-        canary="the mean moves by 1",
-        epsilon_meaning="no privacy parameter",
-        accounted=False,
-    )
+    attacks = (ScoreAttack("a", lambda r: r.model), ScoreAttack("b", lambda r: 2.0 * r.model))
+    spec = dataclasses.replace(target(), attacks=attacks)  # the benchmark's Gaussian mean
     result = run_spec(spec, trials=12_000, workers=1, progress=False)
     for scores in result.attacks:
         seen_in, seen_out = result.observations[scores.attack]

@@ -3,7 +3,7 @@ with any number of worker processes and resumed from a partial checkpoint (the c
 in both modes), figures included; what it cannot give (a section that reads every score, an attack with
 several scores a trial) is an error that says so."""
 
-from types import SimpleNamespace
+import dataclasses
 
 import numpy as np
 import pytest
@@ -13,18 +13,11 @@ from audits.chunk_histograms import ChunkHistograms
 from audits.histogram_scores import HistogramScores
 from audits.report import write_audit
 from audits.runner import run_spec
-from audits.spec import AuditSpec, Claim, Finding
+from audits.spec import Claim, Finding
 from audits.stats import Bonferroni, Split
+from benchmarks.bench_audit_memory import target
 
 TRIALS = 12_000  # three chunks per side, the last of 2,000 trials
-
-
-class ChunkMean:
-    """A Gaussian mean, one generator per chunk: trials that cost next to nothing."""
-
-    def run(self, problem, *, seeds=None, seed=0, **options):
-        seeds = [np.random.SeedSequence(seed)] if seeds is None else seeds
-        return SimpleNamespace(model=np.random.default_rng(seeds[0]).normal(problem, 1.0, len(seeds)), info={})
 
 
 class Pairs:
@@ -42,25 +35,13 @@ class Pairs:
 
 
 def _spec(threshold="split", attacks=None, sections=()):
-    return AuditSpec(
-        name="chunk-mean",
-        solver=ChunkMean(),
-        problem_in=1.0,
-        problem_out=0.0,
-        participant="user",
-        attacks=attacks
-        or (
-            ScoreAttack("eighths", lambda r: np.round(r.model * 8) / 8),  # −0 among them: counted as 0
-            ScoreAttack("tenths of twice", lambda r: np.round(2.0 * r.model, 1), white_box=False),
-            Pairs(),
-        ),
-        claim=Claim(statement="1-GDP, claimed as ε = 5", delta=1e-5, epsilon=5.0, noise="gaussian"),
-        canary="the mean moves by 1",
-        epsilon_meaning="no privacy parameter",
-        accounted=False,
-        threshold=threshold,
-        sections=sections,
+    """The Gaussian mean of ``benchmarks/bench_audit_memory.py`` with these attacks, threshold and sections."""
+    attacks = attacks or (
+        ScoreAttack("eighths", lambda r: np.round(r.model * 8) / 8),  # −0 among them: counted as 0
+        ScoreAttack("tenths of twice", lambda r: np.round(2.0 * r.model, 1), white_box=False),
+        Pairs(),
     )
+    return dataclasses.replace(target(), attacks=attacks, threshold=threshold, sections=sections)
 
 
 def test_histograms_give_the_report_bit_for_bit_with_workers_and_resume(tmp_path, without_runtime):
