@@ -87,22 +87,10 @@ def run_audit(
     Args:
       name: a registry name (``python -m audits.run --list``) or ``module:attribute``
         (:func:`audits.registry.get_target`).
-      trials: trials per hypothesis (default: the spec's; ``quick`` uses its small default).
       epsilon: the target's privacy parameter (its description says which; None: its default).
       delta: δ of the calibration and of every bound, in (0, 1).
-      confidence: confidence of the lower bounds, in (0, 1).
-      seed: root seed of all trials (non-negative int).
-      calibration_trials: trials per hypothesis used only to fit the attacks (disjoint from the
-        audited trials); default trials/50 clipped to [200, 2000].
-      progress: show a progress bar (None: when stderr is a terminal).
-      checkpoint: a folder recording every finished chunk; an audit stopped at any point continues
-        from it with the same report (:mod:`audits.checkpoint`).
-      backend: "processes" (this machine) or "ray" (Ray tasks, :mod:`audits.ray_backend`); address:
-        the Ray cluster's (None: a local one). The report is the same for both.
-      histograms: keep each attack's scores as histograms (:mod:`audits.chunk_histograms`; the same report).
-      resolution: round every attack's audited scores to multiples of this step (> 0) before any bound, metric or
-        figure (:func:`audits.chunk_histograms.rounded`: the bounds stay valid, power can only drop), with or
-        without ``histograms``; with them, the driver's memory is bounded by the grid, not the trials.
+      trials, confidence, seed, quick, calibration_trials, progress, checkpoint, backend, address, histograms,
+        resolution: as for :func:`audits.runner.run_spec`.
 
     Raises:
       ValueError: unknown name or a value out of range. TypeError: a value of a wrong type (the message names

@@ -170,8 +170,9 @@ def run_spec(
       histograms: keep each attack's scores as histograms (:mod:`audits.chunk_histograms`): memory in
         the distinct scores rather than the trials, the same report, bit for bit.
       resolution: round every attack's audited scores (one float64 a trial) to multiples of this step as
-        they are read, with or without ``histograms`` (:func:`audits.chunk_histograms.rounded`); the report
-        states it (``score_resolution``). None: the scores as the attacks computed them.
+        they are read, with or without ``histograms`` (:func:`audits.chunk_histograms.rounded`: the bounds stay
+        valid, power can only drop; with histograms, the driver's memory is bounded by the grid, not the
+        trials); the report states it (``score_resolution``). None: the scores as the attacks computed them.
       appended: further report keys, after every other (e.g. the neighbour search that chose D′).
     """
     from accountants.ledger import Ledger
