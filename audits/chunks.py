@@ -38,7 +38,6 @@ __all__ = [
     "ChunkScores",
     "Record",
     "default_workers",
-    "recorded_chunk",
     "run_chunk",
     "run_chunks",
     "run_trials",
@@ -125,11 +124,16 @@ def run_trials(spec: AuditSpec, problem: Any, seeds: Sequence[np.random.SeedSequ
         return spec.solver.run(problem, seeds=seeds, accountants=(), record_history=False, **spec.run_options)
 
 
-def run_chunk(spec: AuditSpec, job: ChunkJob) -> ChunkOutcome:
-    """Run one chunk of ``spec`` and keep what its attacks and utility need."""
+#: What a chunk's outcome is handed to where it was computed (a checkpoint's ``save``), or None.
+Record = Callable[[int, ChunkOutcome], object] | None
+
+
+def run_chunk(spec: AuditSpec, job: ChunkJob, record: Record = None) -> ChunkOutcome:
+    """Run one chunk of ``spec`` and keep what its attacks and utility need; then ``record(job.index,
+    outcome)`` (if given) in the process that ran it."""
     result = run_trials(spec, spec.problem_in if job.on_d else spec.problem_out, job.seeds)
     utility = dict(spec.utility(result)) if job.utility and spec.utility is not None else {}
-    return ChunkOutcome(
+    outcome = ChunkOutcome(
         job.on_d,
         tuple(attack.observe(result, job.on_d) for attack in spec.attacks),
         len(job.seeds),
@@ -137,28 +141,20 @@ def run_chunk(spec: AuditSpec, job: ChunkJob) -> ChunkOutcome:
         result.info,
         getattr(result, "details", None),
     )
-
-
-#: What a chunk's outcome is handed to where it was computed (a checkpoint's ``save``), or None.
-Record = Callable[[int, ChunkOutcome], object] | None
-
-#: The spec, jobs and record of the running ``run_chunks`` call, inherited by its forked workers.
-_INHERITED: tuple[AuditSpec, Sequence[ChunkJob], Record] | None = None
-
-
-def recorded_chunk(spec: AuditSpec, job: ChunkJob, record: Record) -> ChunkOutcome:
-    """:func:`run_chunk`, then ``record(job.index, outcome)`` (if any) in the process that ran it."""
-    outcome = run_chunk(spec, job)
     if record is not None:
         record(job.index, outcome)
     return outcome
+
+
+#: The spec, jobs and record of the running ``run_chunks`` call, inherited by its forked workers.
+_INHERITED: tuple[AuditSpec, Sequence[ChunkJob], Record] | None = None
 
 
 def _inherited_job(index: int) -> ChunkOutcome:
     if _INHERITED is None:
         raise RuntimeError("a chunk worker started without the audit it belongs to")
     spec, jobs, record = _INHERITED
-    return recorded_chunk(spec, jobs[index], record)
+    return run_chunk(spec, jobs[index], record)
 
 
 def run_chunks(
@@ -175,7 +171,7 @@ def run_chunks(
     global _INHERITED
     if workers <= 1 or len(jobs) < MIN_PARALLEL_JOBS or "fork" not in multiprocessing.get_all_start_methods():
         for job in jobs:
-            outcome = recorded_chunk(spec, job, record)
+            outcome = run_chunk(spec, job, record)
             done(outcome.trials)
             yield outcome
         return
