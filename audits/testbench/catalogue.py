@@ -18,12 +18,10 @@ The candidate pairs are :func:`audits.neighbour_search.input_patterns` around al
 answers (Ding et al.'s patterns, both orientations), or, for a mechanism of one value, that value
 moved by 1 either way.
 
-True ε (``true_epsilon``): the largest privacy loss over the benchmark's candidate pairs, the ε an
-audit of those pairs can approach (not the mechanism's over all neighbouring inputs), where it is
-known in closed form or computed exactly; ``math.inf`` where some output is possible under one input
-of a pair and not the other; None where not known. A sparse vector that is not ε′-DP for any ε′
-over query sequences of any length (Lyu et al. 2017, Algorithms 3 and 6) still has a finite loss on
-10 queries with Laplace noise on each: SVT3 and SVT6 are None, SVT34Parallel's is computed.
+True ε (``true_epsilon``): the largest privacy loss over the benchmark's candidate pairs (what an audit
+of them can approach, not the loss over all neighbouring inputs: Lyu et al. 2017's Algorithm 3 is not
+ε′-DP for any ε′, yet finite here), in closed form or computed exactly; ``math.inf`` where some output
+is possible under one input of a pair and not the other; None where not known.
 """
 
 from __future__ import annotations
