@@ -54,13 +54,11 @@ class AuditTarget:
       name: the CLI name. description: one line for ``--list``.
       spec: (epsilon, delta, quick) → AuditSpec; ``epsilon`` None means the target's default (its
         meaning is the target's, stated in the description).
-      hidden: reachable by name, not listed.
     """
 
     name: str
     description: str
     spec: SpecBuilder
-    hidden: bool = False
 
 
 #: What a ``module:attribute`` name or an entry point may resolve to (module docstring).
@@ -135,7 +133,6 @@ def broken_targets() -> dict[str, AuditTarget]:
             f"{BROKEN_PREFIX}{key}",
             f"DELIBERATELY BROKEN DP-ADMM ({_summary(cls)})",
             dpadmm_spec(f"{BROKEN_PREFIX}{key}", cls, canary),
-            hidden=True,
         )
         for key, (cls, canary) in BROKEN_VARIANTS.items()
     }
