@@ -144,15 +144,13 @@ class BroadcastNP:
     ) -> AttackScores:
         """:meth:`attack_scores` of the observed chunks' ℓ, in trial order."""
         return self.attack_scores(
-            np.concatenate([s[0] for s in seen_on_d]), np.concatenate([s[0] for s in seen_on_d_prime]), self.name
+            np.concatenate([s[0] for s in seen_on_d]), np.concatenate([s[0] for s in seen_on_d_prime])
         )
 
-    def attack_scores(
-        self, llr_in: np.ndarray, llr_out: np.ndarray, name: str = "broadcast NP test (server replay)"
-    ) -> AttackScores:
+    def attack_scores(self, llr_in: np.ndarray, llr_out: np.ndarray) -> AttackScores:
         """``AttackScores`` from the ``llr`` of :meth:`statistics` on runs on D and on D′ (higher: D)."""
         return AttackScores(
-            name,
+            self.name,
             llr_in,
             llr_out,
             white_box=True,
