@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from accountants.constraints import Integer, Interval, Optional
 from attacks.base import chunk_scores
 from audits.categories import BINS, MAX_JOINT, CategoryTable, ColumnCategories, repeats_values
 
@@ -481,10 +482,8 @@ class SearchedScore:
     ) -> None:
         if not candidates:
             raise ValueError("SearchedScore needs at least one candidate distinguisher")
-        if not 0 < resolution < 1:
-            raise ValueError(f"resolution must be in (0, 1), got {resolution!r}")
-        if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int) or trials < 2):
-            raise ValueError(f"trials must be None or an integer >= 2 (audited trials per side), got {trials!r}")
+        Interval(0, 1, closed="neither", what="a relative resolution").check(resolution, "resolution")
+        Optional(Integer(2, expected="an int >= 2 (audited trials per side)")).check(trials, "trials")
         self.trials = trials
         self.candidates = dict(candidates)
         self.delta, self.confidence, self.deciding, self.resolution = delta, confidence, tuple(deciding), resolution

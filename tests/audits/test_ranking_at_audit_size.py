@@ -116,7 +116,7 @@ def test_the_ranking_sees_only_the_calibration_releases():
     assert recorder.scored == [M] * 4 + [7]  # only the chosen candidate scores audited trials, after the choice
 
 
-@pytest.mark.parametrize("trials", [1, True, 2.5])
-def test_the_audited_trial_count_is_checked(trials):
-    with pytest.raises(ValueError, match=r"trials must be None or an integer >= 2 \(audited trials per side\)"):
+@pytest.mark.parametrize("trials, error", [(1, ValueError), (True, TypeError), (2.5, TypeError)])
+def test_the_audited_trial_count_is_checked(trials, error):
+    with pytest.raises(error, match=r"^trials must be None or an int >= 2 \(audited trials per side\), got"):
         SearchedScore({"broad": Recorder().column(0)}, trials=trials, **OPTIONS)
