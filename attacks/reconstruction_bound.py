@@ -73,12 +73,9 @@ def rero_bound(epsilon, delta, kappa):
 def rero_bound_fdp(epsilon, delta, kappa):
     """1 − f_{ε,δ}(κ) = min(1, e^ε κ + δ, 1 − e^{−ε}(1 − δ − κ)): never above :func:`rero_bound`,
     strictly below it when e^ε κ is large (module docstring for the proof)."""
-    epsilon = _check(epsilon, "epsilon", upper=None)
-    delta = _check(delta, "delta", upper=1.0)
-    kappa = _check(kappa, "kappa", upper=1.0)
-    second = 1.0 - np.exp(-epsilon) * (1.0 - delta - kappa)
-    bound = np.minimum(np.minimum(1.0, _scaled(epsilon, kappa) + delta), second)
-    return _out(np.where(np.isinf(epsilon), 1.0, bound))
+    first = rero_bound(epsilon, delta, kappa)  # checks the arguments; 1 at ε = ∞, as the second term
+    epsilon, delta, kappa = (np.asarray(value, dtype=np.float64) for value in (epsilon, delta, kappa))
+    return _out(np.minimum(first, 1.0 - np.exp(-epsilon) * (1.0 - delta - kappa)))
 
 
 def rero_bound_gdp(mu, kappa):
