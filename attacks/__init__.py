@@ -3,9 +3,10 @@
 Every attack returns an :class:`AttackScores` — scores under both hypotheses (higher means "the
 target record was in") plus the ground truth — so :mod:`audits.stats` serves all of them, and
 reports its own metrics (AUROC, TPR at 0.1 % and 1 % FPR; :mod:`attacks.metrics`). An audit feeds an
-attack the trials chunk by chunk through the :class:`Attack` protocol (:class:`ScoreAttack` makes one of a
-per-trial score; :mod:`attacks.base`). Attacks read only released messages
-(``Transcript.public()``) and the knowledge their threat model grants, and say so in their metadata.
+attack the trials chunk by chunk through the :class:`Attack` protocol (:class:`TrialScorer` is one for an
+attack that scores each trial, :class:`ScoreAttack` makes one of a per-trial score function;
+:mod:`attacks.base`). Attacks read only released messages (``Transcript.public()``) and the knowledge their
+threat model grants, and say so in their metadata.
 
 * :class:`WhiteBoxNP` — the Neyman–Pearson test for one record of one agent in DP-ADMM and the
   paper's Algorithm 2: replays every iteration's noise-free update under D and D′ from the
@@ -40,6 +41,7 @@ if TYPE_CHECKING:  # the real imports, for type checkers; at run time each name 
     from attacks.base import Attack as Attack
     from attacks.base import AttackScores as AttackScores
     from attacks.base import ScoreAttack as ScoreAttack
+    from attacks.base import TrialScorer as TrialScorer
     from attacks.blackbox import LiRA as LiRA
     from attacks.blackbox import LossThreshold as LossThreshold
     from attacks.kkt import KKTInference as KKTInference
