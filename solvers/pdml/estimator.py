@@ -66,12 +66,13 @@ from solvers.private_estimator import (
     fit_one_vs_rest,
     graph_topology,
     noise_seed_sequence,
+    publish_fit,
+    run_fit,
     shared_constraints,
     sklearn_lam,
     validate_classification_data,
     warn_if_loose_bound,
     warn_if_not_converged,
-    warn_if_one_class,
 )
 from solvers.problem import HorizontalProblem
 
@@ -255,7 +256,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             fit_one_vs_rest(self, X, y, ("epsilon", "delta", "label_epsilon"))
             return self
         n_agents = agent_count(self.n_agents, X.shape[0], fewest=2)
-        keep, clip = bool(self.keep_secrets), bool(self.clip)
+        clip = bool(self.clip)
         epsilon, delta = float(self.epsilon), float(self.delta)
         if not self.accountants or any(name not in ACCOUNTANTS for name in self.accountants):
             raise ValueError(f"accountants must be names from {sorted(ACCOUNTANTS)}, got {self.accountants!r}")
@@ -281,17 +282,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             topology=graph,
         )
         solver, phase2 = self._solver(problem, graph.degrees, epsilon, delta, T)
-        result = solver.run(
-            problem,
-            seed=noise_seed,
-            accountants=self.accountants,
-            record_history=keep,
-            record_transcript=keep or self.tol is not None,
-            backend=self.backend,
-        )
-        self.coef_, self.intercept_ = records.linear_model(result.model)
-        self.privacy_ = {name: float(value) for name, value in result.privacy.items()}
-        self.ledger_ = result.ledger
+        result = run_fit(self, solver, problem, noise_seed)
         details = result.details
         self.info_ = {
             "lam": float(problem.lam),
@@ -304,19 +295,12 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
             "n_agents": n_agents,
             "beta": solver.beta,
         }
-        self.n_iter_ = T
         if self.tol is not None and result.transcript is not None:
             # the mean broadcast carries fresh noise of variance mean_i σ_i(t)² / N per coordinate
             noise_std = np.sqrt((np.asarray(details.sigma) ** 2).mean(axis=1) / n_agents)
             broadcasts = np.asarray(result.transcript["w_tilde"])[1:].mean(axis=1)
             warn_if_not_converged(broadcasts, self.tol, type(self).__name__, noise_std)
-        for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
-            self.__dict__.pop(name, None)
-        if keep:
-            self.secret_result_ = result
-            self.secret_seed_ = root
-        scores = X @ self.coef_[0] + self.intercept_[0]  # the training rows as validated (predict would re-check them)
-        warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
+        publish_fit(self, X, records, result.model, result, root, T)
         return self
 
     def _solver(
