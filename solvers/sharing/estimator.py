@@ -67,9 +67,9 @@ from solvers.private_estimator import (
     fit_one_vs_rest,
     noise_seed_sequence,
     public_info,
+    publish_fit,
     shared_constraints,
     validate_classification_data,
-    warn_if_one_class,
 )
 from solvers.sharing.admm import ADMMSharing
 from solvers.sharing.defaults import auto_ball_radius, auto_iterations, auto_rho_scale
@@ -272,23 +272,13 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
             backend=self.backend,
         )
         model, info = result.model, public_info(result.info, _PUBLIC_INFO, _PUBLIC_PREFIXES)
-        if budget is None or row is None or b1 is None:  # without noise, or a claim mode: the solver's ledger
-            self.privacy_ = {name: float(epsilon) for name, epsilon in result.privacy.items()}
-            self.ledger_ = result.ledger
-        else:
+        accounted = None  # without noise, or a claim mode: the solver's ledger
+        if budget is not None and row is not None and b1 is not None:
             model = budget.perturbed_model(partition, model, row.model, b1, np.random.default_rng(model_seed))
-            self.ledger_, self.privacy_ = budget.ledger(partition.n_parties, self.accountants, float(self.delta))
+            accounted = budget.ledger(partition.n_parties, self.accountants, float(self.delta))
             info = {**public_info(info, _ROW_INFO), **budget.info(row)}
-        self.coef_, self.intercept_ = records.linear_model(model)
         self.info_ = {**info, "data_norm": records.data_norm}
-        self.n_iter_ = T
-        for name in ("secret_result_", "secret_seed_"):  # a refit without keep_secrets drops them
-            self.__dict__.pop(name, None)
-        if keep:
-            self.secret_result_ = result
-            self.secret_seed_ = seed
-        scores = X @ self.coef_[0] + self.intercept_[0]  # the training rows as validated (predict would re-check them)
-        warn_if_one_class(self.classes_[(scores >= 0).astype(int)], type(self).__name__)
+        publish_fit(self, X, records, model, result, seed, T, accounted)
         return self
 
     def _blocks(self, n_features: int, n_columns: int):
