@@ -58,6 +58,7 @@ from solvers.graph import GraphTopology
 
 __all__ = [
     "AUTO_ITERATIONS",
+    "NOISE_DOMINATED_EPSILON",
     "DEFAULT_EPSILON",
     "COMMON_PARAMETERS",
     "SHARED_CONSTRAINTS",
@@ -88,6 +89,9 @@ DEFAULT_EPSILON = 1.0
 
 #: (T when the noise dominates, the fewest and the most iterations when it does not) of ``auto_iterations``.
 AUTO_ITERATIONS = (300, 300, 10_000)
+#: The total ε at or below which the privacy noise, not the optimisation, limits a fit's model
+#: (``auto_iterations``); the defaults chosen from ε switch there.
+NOISE_DOMINATED_EPSILON = 10.0
 
 #: What the parameters several estimators take must be (``accountants.constraints``). An estimator's
 #: ``__init__`` only stores its arguments (scikit-learn's convention); its class declares
@@ -407,7 +411,7 @@ def auto_iterations(epsilon: float, condition: float, iterations: tuple[int, int
     are exact minimisations rather than gradient steps (fewer, dearer iterations).
     """
     noise_dominated, fewest, most = iterations
-    if epsilon <= 10.0:
+    if epsilon <= NOISE_DOMINATED_EPSILON:
         return noise_dominated
     if not math.isfinite(condition):
         return most

@@ -59,6 +59,7 @@ from solvers.pdml.privacy import broadcast_sensitivity
 from solvers.private_estimator import (
     COMMON_PARAMETERS,
     DEFAULT_EPSILON,
+    NOISE_DOMINATED_EPSILON,
     LinearPredictions,
     RemovedResult,
     UnitBallRecords,
@@ -309,7 +310,7 @@ class PDMLClassifier(LinearPredictions, ClassifierMixin, BaseEstimator):
         """PDML of T iterations with ε1 and V from the budget, and the composed multiplier z (inf without noise)."""
         N = problem.n_agents
         rho_decay, eta_bound = float(self.rho_decay), float(self.eta_bound)
-        beta = (1.0 if epsilon <= 10.0 else 0.01) if self.beta == "auto" else float(self.beta)  # class docstring
+        beta = float(self.beta) if self.beta != "auto" else 1.0 if epsilon <= NOISE_DOMINATED_EPSILON else 0.01
 
         def pdml(label: float, V: float | list[float]) -> PDML:
             return PDML(
