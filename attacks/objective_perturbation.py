@@ -200,7 +200,6 @@ class TranscriptNP(TrialScorer):
     problem_out: Any
     agent: int
     name: str = "transcript_np"
-    white_box = False
 
     def loss(self, result) -> dict[str, np.ndarray]:
         """:func:`realised_privacy_loss` of a batched ``Result`` (public channel ``f`` only)."""
@@ -232,7 +231,7 @@ class TranscriptNP(TrialScorer):
         """The scores ℓ = Σ_t ℓ_t of the observed chunks, in trial order."""
         ell_in, ell_out = (np.concatenate([s["loss"] for s in seen], axis=1) for seen in (seen_on_d, seen_on_d_prime))
         return AttackScores(
-            self.name, ell_in.sum(axis=0), ell_out.sum(axis=0), white_box=False, metadata=self.metadata()
+            self.name, ell_in.sum(axis=0), ell_out.sum(axis=0), white_box=self.white_box, metadata=self.metadata()
         )
 
     def metadata(self) -> dict:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from attacks import WhiteBoxNP
-from audits import AuditSpec, Claim, ScoreAttack
+from audits import AuditSpec, Claim
 from solvers.examples.noisy_gradient_admm import T_DEFAULT, NoisyGradientADMM
 
 __all__ = ["NoisyGradientADMM", "audit_target"]
@@ -33,7 +33,7 @@ def audit_target(epsilon: float | None, delta: float, quick: bool) -> AuditSpec:
         problem_in=nb.problem_in,
         problem_out=nb.problem_out,
         participant=nb.agent,
-        attacks=(ScoreAttack(white.name, white.score, white_box=True, metadata=white.metadata),),
+        attacks=(white,),
         claim=Claim(
             statement=f"Gaussian gradient perturbation, {T_DEFAULT} releases: μ = sqrt(T)/z",
             delta=delta,
