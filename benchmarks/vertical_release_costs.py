@@ -30,7 +30,7 @@ def release_costs(seeds: int, draws: int) -> dict[tuple[str, str], list[float]]:
     ``--help`` stays quick."""
     import numpy as np
 
-    from benchmarks.bench_estimator_utility import DELTA, splits
+    from benchmarks.bench_estimator_utility import ESTIMATORS, NOISY_EPSILON, splits
     from solvers.sharing import estimator
     from solvers.sharing.admm import ADMMSharing
     from solvers.sharing.row_budget import RowBudget
@@ -56,8 +56,8 @@ def release_costs(seeds: int, draws: int) -> dict[tuple[str, str], list[float]]:
                 row.append(
                     np.mean(
                         [
-                            estimator.VerticalLogisticRegression(
-                                epsilon=1.0, delta=DELTA, data_norm=task["bound"], random_state=1000 * task["seed"] + r
+                            ESTIMATORS["VerticalLogisticRegression"](
+                                NOISY_EPSILON, task["bound"], 1000 * task["seed"] + r
                             )
                             .fit(task["X_train"], task["y_train"])
                             .score(task["X_test"], task["y_test"])
