@@ -150,7 +150,7 @@ def power_of_two_scales(x: np.ndarray) -> np.ndarray:
 
 def _scaled(fit: Callable[[np.ndarray, np.ndarray], Score | None]) -> Fit:
     """``fit`` on the flattened releases scaled by :func:`power_of_two_scales` of the fitting
-    releases; its score applies the same scales."""
+    releases; its score applies the same scales (``fit`` and its score see (R, p) float64 only)."""
 
     @functools.wraps(fit)
     def scaled_fit(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
@@ -179,7 +179,7 @@ def mean_difference_projection(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     middle = 0.5 * (m_in + m_out)
 
     def score(values: np.ndarray) -> np.ndarray:
-        return np.asarray((flat(values) - middle) @ weights)
+        return np.asarray((values - middle) @ weights)
 
     return score
 
@@ -193,8 +193,7 @@ def gaussian_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     v_in, v_out = np.maximum(x_in.var(axis=0), floor), np.maximum(x_out.var(axis=0), floor)
     offset = 0.5 * float(np.sum(np.log(v_out / v_in)))
 
-    def score(values: np.ndarray) -> np.ndarray:
-        x = flat(values)
+    def score(x: np.ndarray) -> np.ndarray:
         return np.asarray(((x - m_out) ** 2 / (2 * v_out) - (x - m_in) ** 2 / (2 * v_in)).sum(axis=1) + offset)
 
     return score
@@ -209,20 +208,19 @@ def laplace_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     b_out = np.maximum(np.abs(x_out - c_out).mean(axis=0), floor)
     offset = float(np.sum(np.log(b_out / b_in)))
 
-    def score(values: np.ndarray) -> np.ndarray:
-        x = flat(values)
+    def score(x: np.ndarray) -> np.ndarray:
         return np.asarray((np.abs(x - c_out) / b_out - np.abs(x - c_in) / b_in).sum(axis=1) + offset)
 
     return score
 
 
 @_scaled
-def logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score:
+def logistic_classifier(x_in: np.ndarray, x_out: np.ndarray) -> Score:
     """scikit-learn's ``LogisticRegression`` (L2, C = 1) on standardised flattened releases, fitted
     on at most 200,000 releases per side; the score is its decision function."""
     from sklearn.linear_model import LogisticRegression
 
-    x_in, x_out = flat(values_in)[:_MAX_CLASSIFIER_ROWS], flat(values_out)[:_MAX_CLASSIFIER_ROWS]
+    x_in, x_out = x_in[:_MAX_CLASSIFIER_ROWS], x_out[:_MAX_CLASSIFIER_ROWS]
     x = np.concatenate([x_in, x_out])
     center = x.mean(axis=0)
     spread = np.sqrt(np.maximum(x.var(axis=0), _variance_floor(center)))
@@ -231,7 +229,7 @@ def logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score:
     weights, intercept = model.coef_[0] / spread, float(model.intercept_[0])
 
     def score(values: np.ndarray) -> np.ndarray:
-        return np.asarray((flat(values) - center) @ weights + intercept)
+        return np.asarray((values - center) @ weights + intercept)
 
     return score
 
@@ -245,8 +243,7 @@ def pooled_laplace_likelihood_ratio(x_in: np.ndarray, x_out: np.ndarray) -> Scor
     deviations = np.concatenate([np.abs(x_in - c_in), np.abs(x_out - c_out)])
     scale = np.maximum(deviations.mean(axis=0), np.sqrt(_variance_floor(c_in, c_out)))
 
-    def score(values: np.ndarray) -> np.ndarray:
-        x = flat(values)
+    def score(x: np.ndarray) -> np.ndarray:
         return np.asarray(((np.abs(x - c_out) - np.abs(x - c_in)) / scale).sum(axis=1))
 
     return score
@@ -324,7 +321,7 @@ def _on_one_hot(fit: Fit, x_in: np.ndarray, x_out: np.ndarray) -> Score | None:
     inner: Score = fitted
 
     def score(values: np.ndarray) -> np.ndarray:
-        return inner(categories.features(flat(values)))
+        return inner(categories.features(values))
 
     return score
 
@@ -334,13 +331,13 @@ def one_hot_mean_difference_projection(values_in: np.ndarray, values_out: np.nda
     """Fisher's diagonal discriminant on the one-hot features (an indicator per repeated value, the
     continuous part with its repeated values replaced by the mean of the others); None for a
     release that repeats no value."""
-    return _on_one_hot(mean_difference_projection, flat(values_in), flat(values_out))
+    return _on_one_hot(mean_difference_projection, values_in, values_out)
 
 
 @_scaled
 def one_hot_logistic_classifier(values_in: np.ndarray, values_out: np.ndarray) -> Score | None:
     """The logistic classifier on the one-hot features; None for a release that repeats no value."""
-    return _on_one_hot(logistic_classifier, flat(values_in), flat(values_out))
+    return _on_one_hot(logistic_classifier, values_in, values_out)
 
 
 @_scaled
