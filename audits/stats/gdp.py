@@ -82,27 +82,6 @@ def check_gdp_delta(delta: float) -> float:
     return delta
 
 
-def _result(sel: Selection, delta: float, confidence: float) -> LowerBound:
-    """The bound on μ of the test ``sel`` (its counts on the evaluation trials) and the ε it implies at δ."""
-    point = float(mu_from_rates(sel.fp / sel.n_out, sel.fn / sel.n_in))
-    details = (
-        error_rate_details(sel.fp, sel.n_out, sel.fn, sel.n_in, sel.alpha)
-        | {"mu_lower": float(sel.value), "empirical_mu": point if np.isfinite(point) else None}
-        | sel.details
-    )
-    return LowerBound(
-        epsilon=gaussian_epsilon(float(sel.value), delta),
-        delta=delta,
-        confidence=confidence,
-        method="gdp",
-        correction=sel.correction,
-        threshold=sel.threshold,
-        mu=float(sel.value),
-        assumption=CONDITIONAL_ON_GDP,
-        details=details,
-    )
-
-
 def gdp_from_counts(
     fp: int,
     n_out: int,
@@ -123,7 +102,9 @@ def gdp_from_counts(
     fp, n_out, fn, n_in = check_error_counts(fp, n_out, fn, n_in)
     alpha = 1.0 - confidence
     mu = mu_bound(np.array([fp]), n_out, np.array([fn]), n_in, alpha)[0]
-    return _result(Selection(threshold, mu, fp, n_out, fn, n_in, alpha, correction), delta, confidence)
+    return gdp_selected(
+        Selection(threshold, mu, fp, n_out, fn, n_in, alpha, correction), delta=delta, confidence=confidence
+    )
 
 
 def gdp_audit(
@@ -166,4 +147,20 @@ def gdp_audit(
 def gdp_selected(sel: Selection, *, delta: float, confidence: float) -> LowerBound:
     """The GDP bound (μ and the ε it implies at δ) of the test a strategy chose (``sel``, its counts on the
     evaluation trials)."""
-    return _result(sel, delta, confidence)
+    point = float(mu_from_rates(sel.fp / sel.n_out, sel.fn / sel.n_in))
+    details = (
+        error_rate_details(sel.fp, sel.n_out, sel.fn, sel.n_in, sel.alpha)
+        | {"mu_lower": float(sel.value), "empirical_mu": point if np.isfinite(point) else None}
+        | sel.details
+    )
+    return LowerBound(
+        epsilon=gaussian_epsilon(float(sel.value), delta),
+        delta=delta,
+        confidence=confidence,
+        method="gdp",
+        correction=sel.correction,
+        threshold=sel.threshold,
+        mu=float(sel.value),
+        assumption=CONDITIONAL_ON_GDP,
+        details=details,
+    )
