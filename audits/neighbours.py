@@ -129,9 +129,12 @@ def canary_neighbours(
     """
     from solvers import HorizontalProblem, HuberHingeLoss
 
-    for name, value, low in (("n_agents", n_agents, 1), ("records_per_agent", records_per_agent, 2)):
+    for name, value, low in (
+        ("n_agents", n_agents, 1),
+        ("records_per_agent", records_per_agent, 2),
+        ("canary_width", canary_width, 1),
+    ):
         Integer(low).check(value, name)
-    Integer(1).check(canary_width, "canary_width")
     Integer(0, n_agents - 1).check(agent, "agent")
     Positive().check(canary_value, "canary_value")
     loss = HuberHingeLoss(h=0.5) if loss is None else loss

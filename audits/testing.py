@@ -388,10 +388,12 @@ def assert_private(
             batched=batched,
         )
         per_bound = bound_confidence(claim, confidence, search.examined, method)
-    pair = (D, D_prime, neighbours) if search is None else (search.D, search.D_prime, None)
+    run_D, run_D_prime, run_neighbours = (
+        (D, D_prime, neighbours) if search is None else (search.D, search.D_prime, None)
+    )
     report = audit(
-        mechanism, pair[0], pair[1], claim=claim, neighbours=pair[2], effort=chosen_effort.name, seed=seed, score=score,
-        batched=batched, release=release, confidence=per_bound, progress=False,
+        mechanism, run_D, run_D_prime, claim=claim, neighbours=run_neighbours, effort=chosen_effort.name, seed=seed,
+        score=score, batched=batched, release=release, confidence=per_bound, progress=False,
     )  # fmt: skip
     if method is None:
         decided_by, deciding = max(report.lower.items(), key=lambda item: item[1].epsilon)
