@@ -253,6 +253,8 @@ def audit(
             batched=batched,
             release=release,
             audit_trials=int(trials),
+            contenders=preset.contenders,
+            contender_scale=preset.contender_scale,
         )
         D, D_prime, search = chosen.pair.D, chosen.pair.D_prime, chosen.report
     spec = audit_spec(

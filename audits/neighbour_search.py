@@ -31,6 +31,15 @@ both for the distinguisher on the selection part and for the pair on the measuri
 10^4 releases cannot bound a tail that 10^5 audited trials count, yet its rates predict that they
 will; predictions within :data:`audits.distinguishers.TIE_TOLERANCE` of the best (every one 0, say)
 are tied, and the tail statistic above decides among them.
+
+A pilot's prediction is noisy (on 10^5 releases per side it moves by several hundredths of ε with the
+pilot's own choice of distinguisher), so the first stage only shortlists: the leaders whose value is
+within the noise of the best (:func:`contenders_of`: the delta-method standard errors of their
+log-ratios; at most :data:`CONTENDERS`) get a second pilot of :data:`CONTENDER_SCALE` times the
+releases, their distinguishers fitted and selected on as many times more, on seed streams of their own
+(:data:`SECOND_STAGE_KEY`), and that stage alone chooses among them — the larger pilot for the few
+pairs still in the race, as in the last rounds of successive halving (Karnin, Koren & Somekh 2013),
+here with fresh releases. A leader alone (every other pair clearly behind) is chosen by the first stage.
 """
 
 from __future__ import annotations
@@ -55,9 +64,14 @@ __all__ = [
     "PILOT_Z",
     "PREDICTION_ALPHA",
     "SELECT_ROWS",
+    "CONTENDERS",
+    "CONTENDER_SCALE",
+    "SECOND_STAGE_KEY",
     "CandidatePair",
     "NeighbourSearch",
+    "PilotResult",
     "candidate_pairs",
+    "contenders_of",
     "input_patterns",
     "best_threshold",
     "mirrored_pairs",
@@ -66,6 +80,7 @@ __all__ = [
     "ranked_first",
     "same_data",
     "search_neighbours",
+    "tail_estimate",
     "tail_statistic",
 ]
 
@@ -85,6 +100,15 @@ PILOT_CHUNK = 20_000
 LEVELS = 512
 #: Level of the Clopper–Pearson bound the pilot predicts at the audit's trial count (its default 95 %).
 PREDICTION_ALPHA = 0.05
+#: Leaders of the first stage that get a second, larger pilot at most (:func:`contenders_of`).
+CONTENDERS = 3
+#: How many times the first stage's releases per side (and its fitting and selection caps) the second
+#: stage draws for each contender.
+CONTENDER_SCALE = 3
+#: Second element of a contender's second-stage seed stream (PILOT_STREAM + i, SECOND_STAGE_KEY): the
+#: first stage draws on its children (PILOT_STREAM + i, 0) and (PILOT_STREAM + i, 1), the audit on
+#: children 0, 1, 2, … of the root seed, so the three never overlap.
+SECOND_STAGE_KEY = 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,13 +208,19 @@ def _tails(a: np.ndarray, b: np.ndarray, thresholds: np.ndarray) -> list[tuple[n
     ]
 
 
-def _lower(num: np.ndarray, n_num: int, den: np.ndarray, n_den: int, delta: float, z: float) -> np.ndarray:
-    """log((p̂_num − δ)/p̂_den) minus z delta-method standard errors (−∞ where p̂_num ≤ δ)."""
+def _estimate(num: np.ndarray, n_num: int, den: np.ndarray, n_den: int, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """log((p̂_num − δ)/p̂_den) (−∞ where p̂_num ≤ δ) and its delta-method standard error."""
     p_num, p_den = (num + 0.5) / (n_num + 1), (den + 0.5) / (n_den + 1)
     error = np.sqrt((1 - p_num) / ((n_num + 1) * p_num) + (1 - p_den) / ((n_den + 1) * p_den))
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.log((p_num - delta) / p_den) - z * error
-    return np.where(p_num > delta, values, -np.inf)
+        values = np.log((p_num - delta) / p_den)
+    return np.where(p_num > delta, values, -np.inf), error
+
+
+def _lower(num: np.ndarray, n_num: int, den: np.ndarray, n_den: int, delta: float, z: float) -> np.ndarray:
+    """log((p̂_num − δ)/p̂_den) minus z delta-method standard errors (−∞ where p̂_num ≤ δ)."""
+    values, error = _estimate(num, n_num, den, n_den, delta)
+    return values - z * error
 
 
 def best_threshold(
@@ -238,11 +268,21 @@ def tail_statistic(
     z: float = PILOT_Z,
 ) -> float:
     """The statistic of :func:`pilot_statistic` at one tail and threshold (chosen on other scores)."""
+    value, error = tail_estimate(scores_in, scores_out, tail, threshold, delta=delta)
+    return value - z * error
+
+
+def tail_estimate(
+    scores_in: np.ndarray, scores_out: np.ndarray, tail: int, threshold: float, *, delta: float = 0.0
+) -> tuple[float, float]:
+    """The estimate log((p̂_num − δ)/p̂_den) at one tail and threshold (:func:`pilot_statistic`) and its
+    delta-method standard error: :func:`tail_statistic` is the first minus z times the second."""
     a, b = np.sort(np.asarray(scores_in, dtype=np.float64)), np.sort(np.asarray(scores_out, dtype=np.float64))
     if a.size == 0 or b.size == 0:
         raise ValueError("the pilot statistic needs scores on both D and D′")
     num, n_num, den, n_den = _tails(a, b, np.array([threshold]))[tail]
-    return float(_lower(num, n_num, den, n_den, delta, z)[0])
+    values, error = _estimate(num, n_num, den, n_den, delta)
+    return float(values[0]), float(error[0])
 
 
 def predicted_epsilon(scores_in: np.ndarray, scores_out: np.ndarray, *, delta: float, audit_trials: int) -> float:
@@ -321,6 +361,18 @@ def _scores(
     return {name: np.concatenate(chunks) if chunks else np.empty(0) for name, chunks in parts.items()}
 
 
+@dataclass(frozen=True)
+class PilotResult:
+    """One pair's pilot: its :func:`tail_statistic`, the delta-method standard error of the log-ratio
+    that statistic measures (its noise), the bound predicted at the audit's trial count (None
+    without one), and the distinguisher that gave them."""
+
+    statistic: float
+    error: float
+    predicted: float | None
+    distinguisher: str
+
+
 def _pilot(
     runs: MechanismRuns,
     pair: CandidatePair,
@@ -329,12 +381,13 @@ def _pilot(
     root: np.random.SeedSequence,
     delta: float,
     audit_trials: int | None,
-) -> tuple[float, float | None, str]:
-    """One pair's pilot statistic, its predicted bound at ``audit_trials`` (None without), and the
-    distinguisher that gave them.
+    scale: int = 1,
+) -> PilotResult:
+    """One pair's pilot on ``trials`` releases per side drawn from ``root``'s two children.
 
-    The distinguishers are fitted on the first releases of each side (at most :data:`FIT_ROWS`);
-    every one of them is scored on the next part (half of the rest, at most :data:`SELECT_ROWS`),
+    The distinguishers are fitted on the first releases of each side (at most ``scale`` ×
+    :data:`FIT_ROWS`); every one of them is scored on the next part (half of the rest, at most
+    ``scale`` × :data:`SELECT_ROWS`),
     where :func:`best_threshold` picks the distinguisher, tail and threshold (given ``audit_trials``,
     among those of the largest :func:`predicted_epsilon`, within the tolerance); the chosen one
     alone is scored on the remaining releases, where :func:`tail_statistic` and :func:`predicted_epsilon`
@@ -343,7 +396,7 @@ def _pilot(
     part): a score that is constant in a tail must not split into atoms by its last bits.
     """
     seeds_in, seeds_out = (TrialSeeds(child, trials) for child in root.spawn(2))
-    fit_rows = min(FIT_ROWS, trials // 2)
+    fit_rows = min(scale * FIT_ROWS, trials // 2)
     fit_in = np.concatenate(list(_releases(runs, pair.D, seeds_in[:fit_rows])))
     fit_out = np.concatenate(list(_releases(runs, pair.D_prime, seeds_out[:fit_rows])))
     scorers: dict[str, Score] = {}
@@ -353,7 +406,7 @@ def _pilot(
             scorers[name] = fitted
     if not scorers:
         raise ValueError(f"no distinguisher applies to the releases of pair {pair.name!r} (tried {sorted(fits)})")
-    cut = fit_rows + min(SELECT_ROWS, (trials - fit_rows) // 2)
+    cut = fit_rows + min(scale * SELECT_ROWS, (trials - fit_rows) // 2)
     select_in = _scores(runs, pair.D, seeds_in[fit_rows:cut], scorers)
     select_out = _scores(runs, pair.D_prime, seeds_out[fit_rows:cut], scorers)
     names = list(scorers)
@@ -372,10 +425,56 @@ def _pilot(
     only = {best_fit: scorers[best_fit]}
     measure_in = quantize(_scores(runs, pair.D, seeds_in[cut:], only)[best_fit], grids[best_fit])
     measure_out = quantize(_scores(runs, pair.D_prime, seeds_out[cut:], only)[best_fit], grids[best_fit])
-    statistic = tail_statistic(measure_in, measure_out, tail, threshold, delta=delta)
-    if audit_trials is None:
-        return statistic, None, best_fit
-    return statistic, predicted_epsilon(measure_in, measure_out, delta=delta, audit_trials=audit_trials), best_fit
+    estimate, error = tail_estimate(measure_in, measure_out, tail, threshold, delta=delta)
+    at_audit = None
+    if audit_trials is not None:
+        at_audit = predicted_epsilon(measure_in, measure_out, delta=delta, audit_trials=audit_trials)
+    return PilotResult(estimate - PILOT_Z * error, error, at_audit, best_fit)
+
+
+def contenders_of(
+    primary: Sequence[float],
+    errors: Sequence[float],
+    statistics: Sequence[float],
+    among: Sequence[int],
+    best: int,
+    most: int,
+) -> list[int]:
+    """The pairs of ``among`` whose ``primary`` value (predicted bound, or statistic without one) is
+    within the first stage's noise of the leader ``best``'s: at most PILOT_Z · sqrt(se_best² + se_i²)
+    below it, with se the delta-method standard errors ``errors`` of the pilots' log-ratios (a
+    one-sided 95 % test that the two differ, Casella & Berger 2002, Section 10.1); the ``most`` largest
+    (ties by ``statistics``), ``best`` first. One pair alone means the leader dominates."""
+    close = [
+        i for i in among if i == best or primary[i] >= primary[best] - PILOT_Z * math.hypot(errors[best], errors[i])
+    ]
+    close.sort(key=lambda i: (i != best, -primary[i], -statistics[i]))
+    return close[: max(1, most)]
+
+
+def _stage_summary(
+    pairs: Sequence[CandidatePair],
+    statistics: Sequence[float],
+    predicted: Sequence[float] | None,
+    among: Sequence[int],
+    audit_trials: int | None,
+) -> tuple[int, float | None, str]:
+    """The pair of ``among`` ranked first, its margin over the runner-up (in predicted bound, or in
+    statistic without predictions; None alone) and the sentence that says so."""
+    best = ranked_first(predicted, statistics, among)
+    rest = [i for i in among if i != best]
+    runner_up = ranked_first(predicted, statistics, rest) if rest else None
+    primary = statistics if predicted is None else predicted
+    margin = None if runner_up is None else primary[best] - primary[runner_up]
+    summary = f"pair {pairs[best].name!r} won with pilot statistic {statistics[best]:.4g}"
+    if predicted is not None:
+        summary += f" and predicted ε ≥ {predicted[best]:.4g} at {audit_trials:,} audited trials per side"
+    if runner_up is not None:
+        summary += (
+            f", {margin:.4g} above the runner-up {pairs[runner_up].name!r} "
+            f"({statistics[runner_up]:.4g}{'' if predicted is None else f', predicted {predicted[runner_up]:.4g}'})"
+        )
+    return best, margin, summary
 
 
 def search_neighbours(
@@ -389,6 +488,8 @@ def search_neighbours(
     batched: bool = True,
     release: ReleaseFormat | None = None,
     audit_trials: int | None = None,
+    contenders: int = 0,
+    contender_scale: int = CONTENDER_SCALE,
 ) -> NeighbourSearch:
     """The pair of ``pairs`` with the largest held-out :func:`tail_statistic` in a pilot of ``trials``
     releases per side of its own (module docstring), and the report section that says which pair
@@ -402,6 +503,10 @@ def search_neighbours(
       delta: δ of the claim (enters the statistic).
       audit_trials: the audited trials per side; given, pairs are ranked by the bound their pilot
         predicts at that size, ties by the statistic (module docstring). None: by the statistic.
+      contenders: at most this many leaders within the first stage's noise of the best
+        (:func:`contenders_of`) get a second pilot of ``contender_scale`` times the releases, fitted
+        on up to ``contender_scale`` times as many, on seed streams of their own; the second stage
+        chooses among them. 0 or 1: no second stage.
     """
     if not pairs:
         raise ValueError("the neighbour search needs at least one candidate pair")
@@ -413,38 +518,48 @@ def search_neighbours(
         raise ValueError(
             f"audit_trials must be None or an integer >= 2 (audited trials per side), got {audit_trials!r}"
         )
+    for name, value in (("contenders", contenders), ("contender_scale", contender_scale)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "contenders" else 1):
+            raise ValueError(f"{name} must be an integer >= {0 if name == 'contenders' else 1}, got {value!r}")
     runs = MechanismRuns(mechanism, batched, ReleaseFormat() if release is None else release)
     mirrors = mirrored_pairs(pairs)
-    statistics: list[float] = []
-    predictions: list[float] = []
-    chosen_by: list[str] = []
-    for index, pair in enumerate(pairs):
-        if index in mirrors:  # the orientation of an earlier pair: its pilot measured both
-            statistics.append(statistics[mirrors[index]])
-            predictions.append(predictions[mirrors[index]])
-            chosen_by.append(chosen_by[mirrors[index]])
-            continue
-        root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index,))
-        pooled = trials * 2 if index in mirrors.values() else trials
-        statistic, prediction, best_fit = _pilot(runs, pair, fits, pooled, root, delta, audit_trials)
-        statistics.append(statistic)
-        predictions.append(0.0 if prediction is None else prediction)
-        chosen_by.append(best_fit)
     ranked = [i for i in range(len(pairs)) if i not in mirrors]
-    predicted = None if audit_trials is None else predictions
-    best = ranked_first(predicted, statistics, ranked)
-    rest = [i for i in ranked if i != best]
-    runner_up = ranked_first(predicted, statistics, rest) if rest else None
-    primary = statistics if predicted is None else predicted
-    margin = None if runner_up is None else primary[best] - primary[runner_up]
-    summary = f"pair {pairs[best].name!r} won with pilot statistic {statistics[best]:.4g}"
-    if predicted is not None:
-        summary += f" and predicted ε ≥ {predicted[best]:.4g} at {audit_trials:,} audited trials per side"
-    if runner_up is not None:
-        summary += (
-            f", {margin:.4g} above the runner-up {pairs[runner_up].name!r} "
-            f"({statistics[runner_up]:.4g}{'' if predicted is None else f', predicted {predicted[runner_up]:.4g}'})"
-        )
+    pooled = {i: trials * 2 if i in mirrors.values() else trials for i in ranked}
+    first: dict[int, PilotResult] = {}
+    for index in ranked:
+        root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index,))
+        first[index] = _pilot(runs, pairs[index], fits, pooled[index], root, delta, audit_trials)
+    pilots = [first[mirrors.get(i, i)] for i in range(len(pairs))]  # a mirror: its earlier pair's pilot
+    statistics = [p.statistic for p in pilots]
+    predicted = None if audit_trials is None else [0.0 if p.predicted is None else p.predicted for p in pilots]
+    best, margin, summary = _stage_summary(pairs, statistics, predicted, ranked, audit_trials)
+    leaders = contenders_of(
+        statistics if predicted is None else predicted, [p.error for p in pilots], statistics, ranked, best, contenders
+    )
+    second: dict[str, Any] | None = None
+    if len(leaders) > 1:
+        again: dict[int, PilotResult] = {}
+        for index in leaders:
+            root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index, SECOND_STAGE_KEY))
+            again[index] = _pilot(
+                runs, pairs[index], fits, contender_scale * pooled[index], root, delta, audit_trials, contender_scale
+            )
+        stage = [again.get(i, first[ranked[0]]) for i in range(len(pairs))]  # only the leaders' are read
+        stage_statistics = [p.statistic for p in stage]
+        stage_predicted = None if predicted is None else [0.0 if p.predicted is None else p.predicted for p in stage]
+        best, margin, summary = _stage_summary(pairs, stage_statistics, stage_predicted, leaders, audit_trials)
+        summary += f" in the second stage, among the first stage's {len(leaders)} leaders"
+        second = {
+            "pairs": [pairs[i].name for i in leaders],
+            "trials": [contender_scale * pooled[i] for i in leaders],
+            "pilot_epsilon_lower": [again[i].statistic for i in leaders],
+            "pilot_predicted_epsilon": None if stage_predicted is None else [stage_predicted[i] for i in leaders],
+            "distinguishers": [again[i].distinguisher for i in leaders],
+            "rule": f"the pairs whose first-stage {'statistic' if predicted is None else 'predicted ε'} is within "
+            f"{PILOT_Z} × sqrt(se_best² + se²) of the best's (se: the delta-method standard errors of the pilots' "
+            f"log-ratios), at most {contenders}; a fresh pilot of {contender_scale}× the releases on seed "
+            "streams of its own, fitted on up to as many times more, chose among them",
+        }
     return NeighbourSearch(
         pairs[best],
         best,
@@ -453,11 +568,13 @@ def search_neighbours(
             "pilot_trials": trials,
             "pilot_epsilon_lower": statistics,
             "pilot_predicted_epsilon": predicted,
+            "pilot_standard_error": [p.error for p in pilots],
             "chosen": best,
             "pairs": [pair.name for pair in pairs],
             "chosen_pair": pairs[best].name,
-            "distinguishers": chosen_by,
+            "distinguishers": [p.distinguisher for p in pilots],
             "mirror_of": {pairs[i].name: pairs[j].name for i, j in mirrors.items()},
+            "second_stage": second,
             "margin": margin,
             "summary": summary,
             "statistic": "log((P(tail|D) - δ)/P(tail|D′)) minus "

@@ -30,7 +30,7 @@ __all__ = ["SCHEMA_VERSION", "AuditReport", "Section", "assemble_report", "verdi
 
 #: Version of the report's keys (audits/schema/report.schema.json): the minor number grows when keys are
 #: added, the major number when a key changes its meaning or is removed.
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 class Section(TypedDict):
