@@ -83,6 +83,9 @@ def run_one(
     calibration = int(report.report["diagnostics"]["calibration_trials"])
     bound = report.epsilon_lower["clopper_pearson"].epsilon
     rounded = report.report.get("floating_point", {}).get("rounded", {}).get("epsilon")
+    second = search.get("second_stage")
+    contender_trials = [] if second is None else second["trials"]
+    contender_values = [] if second is None else second["pilot_predicted_epsilon"] or second["pilot_epsilon_lower"]
     return {
         "suite": algorithm.suite,
         "algorithm": algorithm.name,
@@ -102,7 +105,8 @@ def run_one(
         "distinguisher": report.report["diagnostics"]["distinguisher"],
         "chosen_pair": search["chosen_pair"],
         "pilot_margin": search["margin"],
-        "samples": 2 * (n + calibration + search["candidates"] * search["pilot_trials"]),
+        "contenders": None if second is None else dict(zip(second["pairs"], contender_values, strict=True)),
+        "samples": 2 * (n + calibration + search["candidates"] * search["pilot_trials"] + sum(contender_trials)),
         "seconds": round(seconds, 1),
         "code": code_version(),
     }
@@ -289,7 +293,8 @@ def main() -> None:
                 rows[key(row)] = row
                 print(
                     f"{row['suite']:9} {row['algorithm']:30} ε₀={epsilon0:<6.4g} {row['trials']:>9} seed {seed}: "
-                    f"{row['verdict']:10} ε ≥ {row['epsilon_lower']:.4f} ({row['chosen_pair']}, {row['seconds']} s)",
+                    f"{row['verdict']:10} ε ≥ {row['epsilon_lower']:.4f} ({row['chosen_pair']}, {row['seconds']} s; "
+                    f"second stage {row['contenders']})",
                     flush=True,
                 )
                 path.write_text(json.dumps(list(rows.values()), indent=1) + "\n")
