@@ -85,8 +85,10 @@ def test_only_the_contenders_get_a_second_pilot_on_seed_streams_of_their_own(tmp
     log = tmp_path / "keys.txt"
 
     def recorded(data: tuple[str, int], rng: np.random.Generator, n: int) -> np.ndarray:
+        seeds = rng.bit_generator.seed_seq
+        assert isinstance(seeds, np.random.SeedSequence)
         with log.open("a") as out:
-            out.write(" ".join(map(str, rng.bit_generator.seed_seq.spawn_key)) + "\n")
+            out.write(" ".join(map(str, seeds.spawn_key)) + "\n")
         return bernoulli(data, rng, n)
 
     pairs = pairs_of("better", "worse", "worse", "none")
