@@ -1,8 +1,9 @@
-"""Which release costs ``VerticalLogisticRegression`` its accuracy at ε = 1: each release made noise-free in turn.
+"""Which release costs the vertical estimator's ADMM sharing protocol its accuracy at ε = 1, each made noise-free.
 
-A covered fit makes three kinds of Gaussian releases (``solvers.sharing.row_budget``): the labels once
-(randomized response), the parties' shares in each iteration, the model once (output perturbation). This
-diagnostic refits the estimator's defaults (``epsilon=1, delta=1e-5, data_norm=B``) on the splits of
+A covered fit of the ADMM sharing protocol makes three kinds of Gaussian releases (``solvers.sharing.row_budget``):
+the labels once (randomized response), the parties' shares in each iteration, the model once (output
+perturbation). This diagnostic refits that protocol with the estimator's other defaults
+(``epsilon=1, delta=1e-5, data_norm=B``) on the splits of
 ``bench_estimator_utility`` with the noise of some releases set to zero and everything else unchanged (the
 same budget, ball b_1, T and noise seeds): a column's accuracy is what the fit would reach if those releases
 were free. The fits with a release noise-free are not private; they only attribute the loss.
@@ -59,6 +60,7 @@ def release_costs(seeds: int, draws: int) -> dict[tuple[str, str], list[float]]:
                             ESTIMATORS["VerticalLogisticRegression"](
                                 NOISY_EPSILON, task["bound"], 1000 * task["seed"] + r
                             )
+                            .set_params(protocol="admm_sharing")
                             .fit(task["X_train"], task["y_train"])
                             .score(task["X_test"], task["y_test"])
                             for r in range(draws)

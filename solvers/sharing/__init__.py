@@ -15,8 +15,9 @@ Modules: ``partition`` (vertical partitioners and their validation), ``problem``
 metrics, the centralized reference), ``admm`` (Algorithm 1 and the two noise modes), ``sgd`` (the
 FDML-style distributed SGD baseline), ``privacy`` (the paper's formulas as printed, Δ_safe, the
 Lemma 1 counterexample, the whole-row sensitivities), ``row_budget`` (the estimator's releases for one
-training example: labels, shares, model), ``data`` (the Adult and gisette stand-ins), ``estimator`` (a scikit-learn
-classifier), ``base`` (the framework adapter).
+training example: labels, shares, model), ``data`` (the Adult and gisette stand-ins), ``gradient`` (noisy gradient
+descent on the split, the estimator's default protocol), ``estimator`` (a scikit-learn classifier), ``base``
+(the framework adapter).
 """
 
 from typing import TYPE_CHECKING

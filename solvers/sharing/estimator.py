@@ -1,38 +1,48 @@
-"""A scikit-learn classifier trained by ADMM sharing over simulated vertically partitioned parties.
+"""A scikit-learn classifier trained over simulated vertically partitioned parties.
 
 ``VerticalLogisticRegression(blocks=[53, 51])`` splits the columns of X over the parties
-(``partition_vertical``), runs :class:`~solvers.sharing.admm.ADMMSharing` and keeps the joined
-model as a linear classifier. Each row is first mapped into the unit ball by the public rule of the
-horizontal estimators (x̃ = (clip(x/B), c)/s, B = ``data_norm``, default sqrt(d), c =
-``intercept_scaling``, s = sqrt(1 + c²); ``UnitBallRecords``), so every party's block of a row has norm
-≤ 1, as the sensitivity assumes. The intercept is the weight of the constant column c/s, held by the
-last party: a public constant, the same in neighbouring data sets, so it is covered by that party's
-sensitivity like any of its columns (and penalised like them, as liblinear's ``intercept_scaling``).
+(``partition_vertical``), trains l2 logistic regression on the split, and keeps the joined model as a linear
+classifier. Each row is first mapped into the unit ball by the public rule of the horizontal estimators
+(x̃ = (clip(x/B), c)/s, B = ``data_norm``, default sqrt(d), c = ``intercept_scaling``, s = sqrt(1 + c²);
+``UnitBallRecords``), so every row (and every party's block of it) has norm ≤ 1, as the sensitivities
+assume. The intercept is the weight of the constant column c/s, held by the last party: a public constant,
+the same in neighbouring data sets (and penalised like any column, as liblinear's ``intercept_scaling``).
 ``C`` has scikit-learn's meaning: with ``noise=None`` and enough iterations the fit matches
-``LogisticRegression(C=C)`` on rows inside the bound (exactly with ``fit_intercept=False``);
-internally λ = 1/(C·N·B²·s²) on the mapped rows (the mean-loss scaling of ``solvers.sharing.problem``).
+``LogisticRegression(C=C)`` on rows inside the bound (exactly with ``fit_intercept=False``); internally
+λ = 1/(C·N·B²·s²) on the mapped rows (the mean-loss scaling of ``solvers.sharing.problem``).
 
 ``epsilon`` is the total budget of the fit, as for every estimator of the toolkit (default 1,
 ``DEFAULT_EPSILON``), and the fit is private by default. Its unit is one training example: a whole row
-(every party's part of it) with its label, and it covers everything exchanged in training and the
-published model (``solvers.sharing.row_budget``). With ``noise="output"`` (the default) the fit makes
-three kinds of Gaussian releases: the labels once (Ỹ = sign(Y + noise): randomized response, so the
-server's (7)–(8) of Hu et al. 2019 and its broadcasts are a function of released values only); in each
-of the T iterations the M parties' shares D_m x_m + N(0, σ_s² I_N), σ_s calibrated to Δ_row, the joint
-change of all M shares when one row changes (``solvers.sharing.privacy.row_stability_sensitivity``: the
-exact x-update (6) is ρ-strongly convex in the other rows' predictions, so one row moves the shares by a
-bound independent of N; the model is kept in the ball ‖x_m‖ ≤ b_1 of Assumption 2.1 and the party's inputs
-of (6) are clipped to the box the noise-free run never leaves); and the model once, the joined x_m plus
-Gaussian noise calibrated to Δ_w (``row_model_sensitivity``, output perturbation), each block then scaled
-into its ball. They compose to μ-GDP (Dong, Roth & Su 2022, Cor. 3.3): from ``epsilon`` and ``delta`` the
-exact Gaussian accountant's μ is split 5% labels, 85% shares, 10% model (of μ²), and ``privacy_`` reports
-the whole fit from ``ledger_`` (every release under one participant, the row). ``sensitivity="safe"``
-calibrates the shares to sqrt(M)·2 sqrt(N) b_1 instead, which grows with N. ρ, T and b_1 default to values
-chosen from public quantities (``solvers.sharing.defaults``). In the claim modes (``noise="parameter"`` or
-``sensitivity="paper"``, not differentially private) each iteration is given ε/T, so the paper's claimed
-total by basic composition is ``epsilon``. ``noise=None`` is Algorithm 1 without noise: not private, and
-``privacy_`` says so (every ε is inf). At ε = 1 the model's release dominates the cost: its sensitivity is
-the balls' diameter, so its noise is of the size of the model (docs/guides/sharing.md gives the figures).
+(every party's part of it) with its label, replaced by any other (``row_budget.ROW_ADJACENCY``). Two protocols:
+
+- ``protocol="gradient"`` (the default; ``solvers.sharing.gradient``): noisy full-batch gradient descent on
+  the vertical split, the private variant of the gradient baseline Hu, Liu, Kong & Niu 2019 (Sec. 5)
+  compare ADMM sharing with. In each of T iterations the parties' per-sample products D_m x_m and the
+  server's per-sample loss derivatives g_i are exchanged under secure computation (additively homomorphic
+  encryption or secret sharing, as in Hardy et al. 2017's vertical federated logistic regression; this
+  module computes them in the clear, as a simulation) and only the joint gradient Σ_i x_i g_i plus
+  N(0, σ² I) is released, σ = z·Δ with Δ = 2/N (replacing a row moves it by at most 2 S_1/N, S_1 = 1 for
+  the logistic loss). Each party then steps its own block: the model is a post-processing of the released
+  gradients; nothing else is released (no labels, no model release of its own). ``privacy_`` covers a
+  whole row with its label against anyone who sees the noisy gradients and the published model: every party
+  and the public. It does not cover a failure of the secure computation (its trust assumptions, e.g.
+  semi-honest non-colluding parties, and its side channels). The T releases compose to μ-GDP with
+  μ = sqrt(T)/z (Dong, Roth & Su 2022, Cor. 3.3); z is the exact Gaussian accountant's for T releases at the
+  total (``epsilon``, ``delta``) (``per_release_epsilon``, as ``DPADMMClassifier``), ``ledger_`` holds T
+  events of multiplier z under one participant (the row). T, the step 1/L (L = 1/4 + λ) and Nesterov's
+  momentum come from public quantities (``solvers.sharing.defaults.gradient_schedule``: 100 plain steps
+  while ε ≤ 10, else ⌈5 sqrt(κ)⌉ accelerated ones, κ = L/λ); a ``ConvergenceWarning`` says when the last
+  released gradient is still large (``tol``). The Ray backend does not apply (nothing runs as a party actor).
+- ``protocol="admm_sharing"``: ADMM sharing (``solvers.sharing.admm.ADMMSharing``), whose guarantee covers
+  everything exchanged in the clear and the published model (``solvers.sharing.row_budget``): the labels
+  once by randomized response, the M parties' shares D_m x_m + N(0, σ_s² I_N) in each iteration (σ_s
+  calibrated to the whole-row stability bound Δ_row), and the model once by output perturbation (Δ_w), split
+  5 % labels, 85 % shares, 10 % model of μ². At ε = 1 its model is noise (docs/guides/estimators.md gives
+  the figures). ``sensitivity="safe"`` calibrates the shares to sqrt(M)·2 sqrt(N) b_1; ρ, T and b_1 default
+  to values from public quantities (``solvers.sharing.defaults``). In the claim modes (``noise="parameter"``
+  or ``sensitivity="paper"``, not differentially private) each iteration is given ε/T.
+
+``noise=None`` trains without noise (either protocol): not private, and ``privacy_`` says so (every ε is inf).
 
 Like ``DPADMMClassifier``, a fitted estimator holds only the model, the privacy spent, the ledger, the
 public run constants and claims; the noise seed and the training history only with ``keep_secrets=True``
@@ -41,6 +51,7 @@ public run constants and claims; the noise seed and the training history only wi
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 
@@ -57,25 +68,35 @@ from accountants.constraints import (
     check_parameters,
 )
 from mechanisms.gaussian import Calibration
+from solvers.engine.result import Result
 from solvers.losses import LogisticLoss
 from solvers.private_estimator import (
     COMMON_PARAMETERS,
     DEFAULT_EPSILON,
+    NOISE_DOMINATED_EPSILON,
     LinearPredictions,
     RemovedResult,
     UnitBallRecords,
     fit_one_vs_rest,
     noise_seed_sequence,
+    per_release_epsilon,
     public_info,
     publish_fit,
     shared_constraints,
     validate_classification_data,
+    warn_if_loose_bound,
 )
 from solvers.sharing.admm import ADMMSharing
-from solvers.sharing.defaults import auto_ball_radius, auto_iterations, auto_rho_scale
-from solvers.sharing.partition import partition_vertical
+from solvers.sharing.defaults import auto_ball_radius, auto_iterations, auto_rho_scale, gradient_schedule
+from solvers.sharing.gradient import (
+    NoisyGradientDescent,
+    gradient_ledger,
+    gradient_sensitivity,
+    warn_if_gradient_not_small,
+)
+from solvers.sharing.partition import VerticalPartition, partition_vertical
 from solvers.sharing.problem import VerticalProblem
-from solvers.sharing.row_budget import RowBudget, RowSensitivities
+from solvers.sharing.row_budget import ROW_ADJACENCY, RowBudget, RowSensitivities
 
 __all__ = ["VerticalLogisticRegression"]
 
@@ -85,52 +106,70 @@ _PUBLIC_INFO = ("rho", "lam", "b1", "noise", "sklearn_C", "block_widths", "sensi
 _PUBLIC_PREFIXES = ("claim",)
 #: What of the solver's public info a covered fit keeps (its sensitivity, noise and adjacency are per party).
 _ROW_INFO = ("rho", "lam", "b1", "noise", "sklearn_C", "block_widths")
+#: The parameters of the ADMM sharing protocol only: the gradient protocol refuses a value other than the default.
+_ADMM_ONLY = ("rho_scale", "b1", "sensitivity", "calibration")
 
 
 class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimator):
-    """l2 logistic regression by ADMM sharing over column blocks (Hu et al. 2019); K ≥ 3 classes are
-    fitted one-vs-rest, each binary fit at (ε/K, δ/K) (``private_estimator.fit_one_vs_rest``).
+    """l2 logistic regression over column blocks, by noisy gradient descent (default) or ADMM sharing (Hu et
+    al. 2019); K ≥ 3 classes are fitted one-vs-rest, each binary fit at (ε/K, δ/K)
+    (``private_estimator.fit_one_vs_rest``).
 
     Args:
       blocks: the column split (``partition_vertical``): a number of parties, block widths, or
         column-index lists.
+      protocol: "gradient" (default: noisy gradients released, the per-sample messages under secure
+        computation; ``solvers.sharing.gradient``) or "admm_sharing" (every message in the clear, covered;
+        ``solvers.sharing.row_budget``); module docstring.
       C: inverse regularisation strength as in scikit-learn (λ = 1/(C·N·B²·s²) on the mapped rows).
       fit_intercept, intercept_scaling: an intercept, the weight of the public constant column c
         (``intercept_scaling``) held by the last party (module docstring); default True, c = 1.
-      rho_scale: ρ = rho_scale/N; "auto" (default): 1.5·S_2 = 0.375 for the logistic loss, the
+      rho_scale: (admm_sharing) ρ = rho_scale/N; "auto" (default): 1.5·S_2 = 0.375 for the logistic loss, the
         smallest ρ of Assumption 1.2(c) of Hu et al. 2019 with a margin (``solvers.sharing.defaults``).
-      n_iterations: T; "auto" (default): 100, fewer above N·d = 3·10^5 (``solvers.sharing.defaults``).
-      noise: "output" (default, differentially private), "parameter" or None (see ``ADMMSharing``).
+      n_iterations: T; "auto" (default): gradient: 100 while ε ≤ 10, else ⌈5 sqrt(κ)⌉ within [100, 10,000];
+        admm_sharing: 100, fewer above N·d = 3·10^5 (``solvers.sharing.defaults``).
+      noise: "output" (default, differentially private: the released values carry Gaussian noise, the
+        gradients or the shares and the model), None (no noise), or "parameter" (admm_sharing's claim mode,
+        see ``ADMMSharing``).
       epsilon: the total ε of the fit, all K one-vs-rest fits included (default 1,
         ``DEFAULT_EPSILON``, the same for every estimator of the toolkit; module docstring).
-      noise_multiplier, sigma: a number overrides ``epsilon``: in the covered mode z is the multiplier of each of
-        the T + 2 releases (labels, each iteration's shares together, model), or σ that of the shares (z = σ/Δ_row);
-        in the claim modes as ``ADMMSharing`` (per release).
+      noise_multiplier, sigma: a number overrides ``epsilon``: gradient: z of each of the T gradient releases,
+        or their σ (z = σ/Δ, Δ = 2/N); admm_sharing: in the covered mode z is the multiplier of each of the
+        T + 2 releases (labels, each iteration's shares together, model), or σ that of the shares
+        (z = σ/Δ_row); in the claim modes as ``ADMMSharing`` (per release).
       delta: δ of the total budget (and of the reported ε).
       data_norm, clip: the public row map (``UnitBallRecords`` without intercept): B, a public bound
         on ‖x‖ (None: sqrt(d)); rows beyond it are scaled onto the sphere (``clip=True``, default) or
         refused in a private mode (``clip=False``).
-      b1: the radius of the model's ball (Assumption 2.1); None: in a private mode the smaller of
-        sqrt(2 ln 2/λ) (which holds the l2 optimum) and the radius at which the noise moves a margin by
+      b1: (admm_sharing) the radius of the model's ball (Assumption 2.1); None: in a private mode the smaller
+        of sqrt(2 ln 2/λ) (which holds the l2 optimum) and the radius at which the noise moves a margin by
         1/4, but not below S_1/(Nρ) (``solvers.sharing.defaults.auto_ball_radius``); no ball without
         noise.
-      sensitivity: "stability" (default, certified, does not grow with N), "safe" (certified,
+      sensitivity: (admm_sharing) "stability" (default, certified, does not grow with N), "safe" (certified,
         2 sqrt(N) b_1) or "paper" (Lemma 1's claim, not private); see ``ADMMSharing``.
-      calibration: as ``ADMMSharing`` (only matters with a per-release noise of the claim modes).
+      calibration: (admm_sharing) as ``ADMMSharing`` (only matters with a per-release noise of the claim modes).
       accountants: accountant names reported in ``privacy_``.
       random_state: None (default: the noise comes from fresh OS entropy, never from numpy's
         global generator), or an int or RandomState that fixes the noise, for reproducibility (an
         int is then the noise seed: whoever knows it can undo the noise).
-      backend: "inprocess" (default), "ray" (every party a Ray actor) or a ``RayBackend``.
+      backend: "inprocess" (default), "ray" (every party a Ray actor) or a ``RayBackend``; admm_sharing only
+        (the gradient protocol refuses any other than "inprocess").
       keep_secrets: also keep ``secret_result_`` (the solver's ``Result``: seeds, training
         history, diagnostics) and ``secret_seed_`` (default False). Never publish such a fit.
+      tol: (gradient) a ``ConvergenceWarning`` when the last released gradient of the objective has a norm
+        above ``tol`` times the first one's plus three times the noise's expected norm (default 10^-3; None:
+        no check). admm_sharing has no such check.
+
+    The gradient protocol refuses ``backend`` other than "inprocess", ``noise="parameter"`` and the ADMM
+    parameters ``rho_scale``, ``b1``, ``sensitivity`` and ``calibration`` away from their defaults.
 
     Attributes (after ``fit``) (``privacy_`` covers a whole row and its label, ``coef_`` included: module
     docstring):
       coef_ (1, d) or (K, d), intercept_ (1,) or (K,) (0 without intercept), classes_,
       n_features_in_, privacy_ {name: ε of the whole fit}, ledger_, info_ (public run constants: the
-      releases' sensitivities, multipliers and σ, μ, the labels' flip probability, the adjacency; the claims of
-      the unverified modes; the data bound), n_iter_ (T).
+      protocol, the releases' sensitivities, multipliers and σ, μ, the adjacency; gradient: the step and the
+      momentum; admm_sharing: the labels' flip probability, the claims of the unverified modes; the data
+      bound), n_iter_ (T).
       With ``keep_secrets=True`` also secret_result_ and secret_seed_.
     """
 
@@ -151,6 +190,8 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
                 "calibration",
             )
         },
+        **shared_constraints("tol"),
+        "protocol": OneOf("gradient", "admm_sharing"),
         "blocks": AnyOf(Integer(1), Items("one sequence of column indices per party")),
         "C": Positive(),
         "rho_scale": AnyOf(OneOf("auto"), Positive()),
@@ -159,6 +200,7 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
     def __init__(
         self,
         blocks=2,
+        protocol: str = "gradient",
         C: float = 1.0,
         fit_intercept: bool = True,
         intercept_scaling: float = 1.0,
@@ -178,8 +220,10 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         random_state=None,
         backend="inprocess",
         keep_secrets: bool = False,
+        tol: float | None = 1e-3,
     ) -> None:
         self.blocks = blocks
+        self.protocol = protocol
         self.C = C
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
@@ -199,6 +243,7 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         self.random_state = random_state
         self.backend = backend
         self.keep_secrets = keep_secrets
+        self.tol = tol
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> VerticalLogisticRegression:
         """Train on (X, y) with X's columns split by ``blocks``.
@@ -224,8 +269,15 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         labels = np.where(y == self.classes_[1], 1.0, -1.0)
         rows = records.transform(X, clip=bool(self.clip))
         partition = partition_vertical(rows, labels, self._blocks(X.shape[1], rows.shape[1]))
-        T = auto_iterations(n, rows.shape[1]) if self.n_iterations == "auto" else int(self.n_iterations)
         seed = noise_seed_sequence(self.random_state)
+        if self.protocol == "gradient":
+            self._refuse_admm_settings()
+            warn_if_loose_bound(X, records.data_norm, type(self).__name__)
+            model, result, T = self._fit_gradient(partition, lam, seed)
+            self.info_ = {**result.info, "data_norm": records.data_norm}
+            publish_fit(self, X, records, model, result, seed, T, (result.ledger, result.privacy))
+            return self
+        T = auto_iterations(n, rows.shape[1]) if self.n_iterations == "auto" else int(self.n_iterations)
         label_seed, model_seed, run_seed = (
             np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, k)) for k in range(3)
         )
@@ -280,6 +332,85 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         self.info_ = {**info, "data_norm": records.data_norm}
         publish_fit(self, X, records, model, result, seed, T, accounted)
         return self
+
+    def _refuse_admm_settings(self) -> None:
+        """The gradient protocol runs in process, privately or without noise, and has no ρ, ball or claim mode.
+
+        Raises:
+          ValueError: ``backend`` other than "inprocess", ``noise="parameter"``, or an ADMM-only parameter
+            (``rho_scale``, ``b1``, ``sensitivity``, ``calibration``) not at its default.
+        """
+        if self.backend != "inprocess":
+            raise ValueError(
+                f"backend={self.backend!r} runs ADMM sharing's parties as actors; protocol='gradient' simulates its "
+                "secure computation in process: give backend='inprocess', or protocol='admm_sharing'"
+            )
+        if self.noise == "parameter":
+            raise ValueError("noise='parameter' is a claim mode of ADMM sharing: give protocol='admm_sharing'")
+        defaults = inspect.signature(type(self).__init__).parameters
+        for name in _ADMM_ONLY:
+            value = getattr(self, name)
+            if value != defaults[name].default:
+                raise ValueError(f"{name}={value!r} is a parameter of protocol='admm_sharing', not of 'gradient'")
+
+    def _fit_gradient(
+        self, partition: VerticalPartition, lam: float, seed: np.random.SeedSequence
+    ) -> tuple[np.ndarray, Result, int]:
+        """The gradient protocol (``solvers.sharing.gradient``): the noise multiplier z of each of the T
+        releases from the total (``epsilon``, ``delta``) by the exact Gaussian accountant
+        (``per_release_epsilon``), or ``noise_multiplier``, or ``sigma``/Δ; T, η and β from public quantities
+        (``solvers.sharing.defaults.gradient_schedule``). Returns (model, the run's secret ``Result``, T).
+
+        Raises:
+          ValueError: noise on with none of ``epsilon``, ``noise_multiplier`` and ``sigma``.
+        """
+        loss = LogisticLoss()
+        n = partition.n_samples
+        sensitivity = gradient_sensitivity(n, loss.gradient_bound)
+        regime, z, total = math.inf, 0.0, None  # no noise
+        if self.noise is not None and self.noise_multiplier is not None:
+            regime, z = NOISE_DOMINATED_EPSILON, float(self.noise_multiplier)
+        elif self.noise is not None and self.sigma is not None:
+            regime, z = NOISE_DOMINATED_EPSILON, float(self.sigma) / sensitivity
+        elif self.noise is not None:
+            if self.epsilon is None:
+                raise ValueError("epsilon must be given for a private fit (or noise_multiplier, sigma, or noise=None)")
+            regime = total = float(self.epsilon)
+        given = None if self.n_iterations == "auto" else int(self.n_iterations)
+        T, step, momentum = gradient_schedule(regime, lam, loss.curvature_bound, given)
+        if total is not None:  # the multiplier of T releases that compose to the total (ε, δ)
+            _, z = per_release_epsilon(total, float(self.delta), T)
+        sigma = z * sensitivity
+        run = NoisyGradientDescent(T, step, momentum, sigma).run(partition, lam, loss, np.random.default_rng(seed))
+        if self.tol is not None:
+            warn_if_gradient_not_small(run, float(self.tol), sigma, partition.n_features, type(self).__name__)
+        ledger, privacy = gradient_ledger(z, T, self.accountants, float(self.delta))
+        info = {
+            "protocol": "gradient",
+            "adjacency": ROW_ADJACENCY,
+            "lam": lam,
+            "sklearn_C": float(self.C),
+            "block_widths": partition.widths.tolist(),
+            "step_size": step,
+            "momentum": momentum,
+            "sensitivity": sensitivity,
+            "noise_multiplier": z,
+            "sigma": sigma,
+            "mu": math.sqrt(T) / z if z > 0 else math.inf,
+        }
+        result = Result(
+            model=run.model,
+            model_average=run.model,
+            history={"gradient_norm": run.gradient_norms},
+            transcript=None,
+            ledger=ledger,
+            privacy=privacy,
+            delta=float(self.delta),
+            seeds=[seed],
+            solver={"name": "noisy_gradient_descent", "n_iterations": T, "step_size": step, "momentum": momentum},
+            info=info,
+        )
+        return run.model, result, T
 
     def _blocks(self, n_features: int, n_columns: int):
         """``blocks`` over the mapped rows' columns: the intercept's constant column (index d, when

@@ -1,5 +1,6 @@
-"""The privacy of ``VerticalLogisticRegression`` for one training example: a whole row (every party's part
-of it) with its label, covering everything exchanged in training and the published model.
+"""The privacy of ``VerticalLogisticRegression``'s ADMM sharing protocol (``protocol="admm_sharing"``) for one
+training example: a whole row (every party's part of it) with its label, covering everything exchanged in
+training and the published model (the gradient protocol's is in ``solvers.sharing.gradient``).
 
 A fit makes three kinds of Gaussian releases, all fixed before the data are read:
 
@@ -44,7 +45,7 @@ from solvers.sharing.privacy import (
     stability_input_bounds,
 )
 
-__all__ = ["LABEL_SHARE", "MODEL_SHARE", "ROW_ADJACENCY", "RowBudget", "RowSensitivities"]
+__all__ = ["LABEL_SHARE", "MODEL_SHARE", "ROW_ADJACENCY", "RowBudget", "RowSensitivities", "account_row"]
 
 #: f_Y: the share of μ² the label release gets when the budget is a total (ε, δ).
 LABEL_SHARE = 0.05
@@ -52,6 +53,16 @@ LABEL_SHARE = 0.05
 MODEL_SHARE = 0.1
 #: The neighbouring relation ``privacy_`` holds for.
 ROW_ADJACENCY = "one training example: a whole row across the parties (rows in the unit ball) and its label"
+
+
+def account_row(
+    entries: Sequence[LedgerEntry], accountants: Sequence[str], delta: float
+) -> tuple[Ledger, dict[str, float]]:
+    """The ledger of a fit's releases of one row (``entries``, participant 0) and each accountant's ε at
+    ``delta`` (shared by both protocols of ``VerticalLogisticRegression``)."""
+    resolved = resolve_accountants(accountants)
+    register_entries(resolved, entries)
+    return Ledger(entries), privacy_by_name(resolved, lambda accountant: float(accountant.get_epsilon(delta)))
 
 
 @dataclass(frozen=True)
@@ -153,9 +164,7 @@ class RowBudget:
         T = self.n_iterations
         entries += [LedgerEntry(0, per_share, iteration=t + 1) for t in range(T) for _ in range(n_parties)]
         entries.append(LedgerEntry(0, dp_event.GaussianDpEvent(self.model_multiplier), iteration=T + 1))
-        resolved = resolve_accountants(accountants)
-        register_entries(resolved, entries)
-        return Ledger(entries), privacy_by_name(resolved, lambda accountant: float(accountant.get_epsilon(delta)))
+        return account_row(entries, accountants, delta)
 
     def info(self, row: RowSensitivities) -> dict[str, object]:
         """The public constants of the three releases, for ``info_``."""

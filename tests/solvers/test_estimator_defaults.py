@@ -124,7 +124,9 @@ def _unit_rows():
 def test_the_vertical_epsilon_is_the_total_of_the_fit():
     """Was the ε of each of the T iterations (a total ≈ 21 for epsilon=1 over 50 iterations)."""
     X, y = _unit_rows()
-    model = VerticalLogisticRegression(noise="output", epsilon=1.0, b1=1.0, n_iterations=50, random_state=0)
+    model = VerticalLogisticRegression(
+        protocol="admm_sharing", noise="output", epsilon=1.0, b1=1.0, n_iterations=50, random_state=0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)
         model.fit(X, y)
@@ -147,7 +149,9 @@ def test_a_vertical_noise_multiplier_overrides_the_default_epsilon():
     the noise, and privacy_ is what it spends (the labels, 5 iterations and the model, each of multiplier 2:
     GDP μ = sqrt(7)/2)."""
     X, y = _unit_rows()
-    model = VerticalLogisticRegression(noise_multiplier=2.0, b1=1.0, n_iterations=5, random_state=0)
+    model = VerticalLogisticRegression(
+        protocol="admm_sharing", noise_multiplier=2.0, b1=1.0, n_iterations=5, random_state=0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)
         model.fit(X, y)

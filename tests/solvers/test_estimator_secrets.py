@@ -38,7 +38,7 @@ def data():
 
 def private_vertical(**kwargs):
     return VerticalLogisticRegression(
-        blocks=[2, 4], noise="output", noise_multiplier=2.0, b1=1.0, n_iterations=20, **kwargs
+        blocks=[2, 4], protocol="admm_sharing", noise="output", noise_multiplier=2.0, b1=1.0, n_iterations=20, **kwargs
     )
 
 
@@ -48,6 +48,7 @@ ESTIMATORS = {
     "dpadmm-small": lambda **kw: DPADMMClassifier.paper_preset(n_agents=4, n_iterations=8, epsilon=0.5, dw=1.0, **kw),
     "vertical-defaults": lambda **kw: VerticalLogisticRegression(n_iterations=30, **kw),
     "vertical-private": private_vertical,
+    "vertical-gradient": lambda **kw: VerticalLogisticRegression(blocks=[2, 4], n_iterations=20, **kw),
 }
 
 
@@ -133,7 +134,7 @@ def test_a_fitted_estimator_holds_no_seed_no_generator_and_nothing_non_private(d
         model.result_  # noqa: B018
 
 
-@pytest.mark.parametrize("kind", ["dpadmm-small", "vertical-private"])
+@pytest.mark.parametrize("kind", ["dpadmm-small", "vertical-private", "vertical-gradient"])
 def test_secrets_only_on_request_under_a_secret_name(data, kind):
     X, y = data
     model = ESTIMATORS[kind](random_state=3, keep_secrets=True).fit(X, y)
@@ -149,7 +150,7 @@ def test_secrets_only_on_request_under_a_secret_name(data, kind):
     assert not hasattr(model, "secret_result_") and not hasattr(model, "secret_seed_")
 
 
-@pytest.mark.parametrize("kind", ["dpadmm-small", "vertical-private"])
+@pytest.mark.parametrize("kind", ["dpadmm-small", "vertical-private", "vertical-gradient"])
 def test_random_state_none_never_comes_from_numpy_global_generator(data, kind):
     X, y = data
     np.random.seed(42)
@@ -171,7 +172,7 @@ def test_keep_secrets_must_be_a_bool(data):
         VerticalLogisticRegression(n_iterations=2, keep_secrets=1).fit(X, y)
 
 
-@pytest.mark.parametrize("kind", ["dpadmm-small", "vertical-private"])
+@pytest.mark.parametrize("kind", ["dpadmm-small", "vertical-private", "vertical-gradient"])
 def test_a_one_vs_rest_fit_publishes_no_secret_and_keeps_each_class_s_on_request(data, kind):
     X, y = data
     labels = np.where(X[:, 0] > 0.5, 2, y)  # three classes

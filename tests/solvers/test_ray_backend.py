@@ -208,7 +208,14 @@ def test_sharing_l1_estimator_and_parties_own_streams(ray_cluster, vertical_prob
     X, y = _data(n=60, d=4, seed=6)
     fitted = [
         VerticalLogisticRegression(
-            blocks=2, n_iterations=5, noise="output", noise_multiplier=0.5, b1=5.0, random_state=0, backend=backend
+            blocks=2,
+            protocol="admm_sharing",
+            n_iterations=5,
+            noise="output",
+            noise_multiplier=0.5,
+            b1=5.0,
+            random_state=0,
+            backend=backend,
         ).fit(X, y)
         for backend in ("inprocess", "ray")
     ]

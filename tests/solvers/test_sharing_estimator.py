@@ -1,4 +1,5 @@
-"""Tests for solvers.sharing.estimator: the scikit-learn classifier trained by ADMM sharing."""
+"""Tests for solvers.sharing.estimator: the scikit-learn classifier over vertical parties, by either protocol (the
+gradient protocol's privacy is tested in test_sharing_gradient.py)."""
 
 import math
 import warnings
@@ -22,10 +23,11 @@ def data():
     return X, y
 
 
-def test_matches_sklearn_logistic_regression_without_noise(data):
+@pytest.mark.parametrize("protocol", ["gradient", "admm_sharing"])
+def test_matches_sklearn_logistic_regression_without_noise(data, protocol):
     X, y = data
     model = VerticalLogisticRegression(
-        blocks=[2, 4], C=2.0, n_iterations=400, noise=None, data_norm=1.0, fit_intercept=False
+        blocks=[2, 4], protocol=protocol, C=2.0, n_iterations=400, noise=None, data_norm=1.0, fit_intercept=False
     ).fit(X, y)
     reference = LogisticRegression(C=2.0, fit_intercept=False, tol=1e-12).fit(X, y)
     np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-5, atol=1e-7)
@@ -36,7 +38,8 @@ def test_matches_sklearn_logistic_regression_without_noise(data):
     assert all(math.isinf(v) for v in model.privacy_.values())
 
 
-def test_intercept_is_liblinears_penalised_intercept_held_by_the_last_party(data):
+@pytest.mark.parametrize(("protocol", "iterations"), [("gradient", 1000), ("admm_sharing", 200)])
+def test_intercept_is_liblinears_penalised_intercept_held_by_the_last_party(data, protocol, iterations):
     """With B = 1 the mapped rows (x, c)/sqrt(1 + c²) make the fit liblinear's (the intercept a weight of the
     constant column c, penalised); widths and index lists get the constant column in the last block."""
     X, y = data
@@ -45,7 +48,13 @@ def test_intercept_is_liblinears_penalised_intercept_held_by_the_last_party(data
     reference = LogisticRegression(C=2.0, solver="liblinear", intercept_scaling=2.0, tol=1e-10).fit(X, y)
     for blocks in ([2, 4], [[0, 1], [2, 3, 4, 5]]):
         model = VerticalLogisticRegression(
-            blocks=blocks, C=2.0, intercept_scaling=2.0, n_iterations=200, noise=None, data_norm=1.0
+            blocks=blocks,
+            protocol=protocol,
+            C=2.0,
+            intercept_scaling=2.0,
+            n_iterations=iterations,
+            noise=None,
+            data_norm=1.0,
         ).fit(X, y)
         np.testing.assert_allclose(model.coef_, reference.coef_, rtol=1e-4)
         np.testing.assert_allclose(model.intercept_, reference.intercept_, rtol=1e-4)
@@ -55,7 +64,7 @@ def test_intercept_is_liblinears_penalised_intercept_held_by_the_last_party(data
 def test_private_fit_reports_privacy_and_claims(data):
     X, y = data
     model = VerticalLogisticRegression(
-        blocks=3, noise="output", noise_multiplier=3.0, b1=1.0, n_iterations=5, random_state=0
+        blocks=3, protocol="admm_sharing", noise="output", noise_multiplier=3.0, b1=1.0, n_iterations=5, random_state=0
     ).fit(X, y)
     assert 0 < model.privacy_["exact_gaussian"] < math.inf
     with warnings.catch_warnings():
@@ -74,13 +83,13 @@ def test_errors(data):
         VerticalLogisticRegression(C=0).fit(X, y)
 
 
-def test_private_by_default_at_the_shared_default_budget(data):
-    """noise="output" with the total ε = 1 at δ = 1e-5 (``DEFAULT_EPSILON``) for one training example (a whole
-    row and its label): labels, shares and model calibrated to Δ_row and Δ_w, ρ, T and the model's ball from public
-    quantities (``solvers.sharing.defaults``); the noise-free fit on rows under a looser bound the same model (a
-    reparametrisation: λ = 1/(C N B²) on x/B)."""
+def test_admm_sharing_is_private_by_default_at_the_shared_default_budget(data):
+    """protocol="admm_sharing": noise="output" with the total ε = 1 at δ = 1e-5 (``DEFAULT_EPSILON``) for one
+    training example (a whole row and its label): labels, shares and model calibrated to Δ_row and Δ_w, ρ, T and the
+    model's ball from public quantities (``solvers.sharing.defaults``); the noise-free fit on rows under a looser
+    bound the same model (a reparametrisation: λ = 1/(C N B²) on x/B)."""
     X, y = data
-    model = VerticalLogisticRegression(blocks=2, random_state=0, keep_secrets=True)
+    model = VerticalLogisticRegression(blocks=2, protocol="admm_sharing", random_state=0, keep_secrets=True)
     assert model.epsilon == DEFAULT_EPSILON == 1.0 and model.noise == "output"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)
@@ -105,16 +114,17 @@ def test_private_by_default_at_the_shared_default_budget(data):
     assert 0 < np.linalg.norm(noise) <= 2 * b1 * math.sqrt(2) + 1e-9
     assert model.info_["label_flip_probability"] == pytest.approx(0.48805, abs=1e-5)  # Φ(−sqrt(0.05)·μ/2), μ = 0.268
     reference = LogisticRegression(fit_intercept=False, tol=1e-12).fit(X, y)
-    loose = VerticalLogisticRegression(blocks=2, n_iterations=600, noise=None, data_norm=4.0, fit_intercept=False).fit(
-        X, y
-    )
+    loose = VerticalLogisticRegression(
+        blocks=2, protocol="admm_sharing", n_iterations=600, noise=None, data_norm=4.0, fit_intercept=False
+    ).fit(X, y)
     np.testing.assert_allclose(loose.coef_, reference.coef_, rtol=1e-3)
 
 
-def test_sklearn_estimator_checks_pass():
+@pytest.mark.parametrize("protocol", ["gradient", "admm_sharing"])
+def test_sklearn_estimator_checks_pass(protocol):
     """The private default (noise at ε = 1, so held to no accuracy threshold), in short fits."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", OneClassWarning)  # the checks' tiny data sets at ε = 1
-        results = check_estimator(VerticalLogisticRegression(n_iterations=5), on_fail=None)
+        results = check_estimator(VerticalLogisticRegression(protocol=protocol, n_iterations=5), on_fail=None)
     failed = {r["check_name"]: str(r["exception"])[:200] for r in results if r["status"] == "failed"}
     assert failed == {} and len(results) > 40
