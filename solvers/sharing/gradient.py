@@ -2,8 +2,8 @@
 ``VerticalLogisticRegression`` (``protocol="gradient"``, its default).
 
 It is the differentially private variant of the gradient-based baseline that Hu, Liu, Kong & Niu 2019
-(Sec. 5) compare ADMM sharing with (``solvers.sharing.sgd``, after Hu et al. 2019's FDML), on the full
-batch. M parties hold column blocks D_m of the same N rows (mapped into the unit ball, ``UnitBallRecords``),
+(Sec. 5) compare ADMM sharing with (``solvers.sharing.sgd``, the FDML of Hu, Niu, Yang & Zhou 2019), on the
+full batch. M parties hold column blocks D_m of the same N rows (mapped into the unit ball, ``UnitBallRecords``),
 the server holds the labels Y_i = ±1, and each party its block x_m of the model. Iteration t, at the query
 point v (the model, or Nesterov's extrapolation of it):
 
