@@ -273,9 +273,9 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
         if self.protocol == "gradient":
             self._refuse_admm_settings()
             warn_if_loose_bound(X, records.data_norm, type(self).__name__)
-            model, result, T = self._fit_gradient(partition, lam, seed)
+            result, T = self._fit_gradient(partition, lam, seed)
             self.info_ = {**result.info, "data_norm": records.data_norm}
-            publish_fit(self, X, records, model, result, seed, T, (result.ledger, result.privacy))
+            publish_fit(self, X, records, result.model, result, seed, T, (result.ledger, result.privacy))
             return self
         T = auto_iterations(n, rows.shape[1]) if self.n_iterations == "auto" else int(self.n_iterations)
         label_seed, model_seed, run_seed = (
@@ -355,11 +355,11 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
 
     def _fit_gradient(
         self, partition: VerticalPartition, lam: float, seed: np.random.SeedSequence
-    ) -> tuple[np.ndarray, Result, int]:
+    ) -> tuple[Result, int]:
         """The gradient protocol (``solvers.sharing.gradient``): the noise multiplier z of each of the T
         releases from the total (``epsilon``, ``delta``) by the exact Gaussian accountant
         (``per_release_epsilon``), or ``noise_multiplier``, or ``sigma``/Δ; T, η and β from public quantities
-        (``solvers.sharing.defaults.gradient_schedule``). Returns (model, the run's secret ``Result``, T).
+        (``solvers.sharing.defaults.gradient_schedule``). Returns (the run's secret ``Result``, T).
 
         Raises:
           ValueError: noise on with none of ``epsilon``, ``noise_multiplier`` and ``sigma``.
@@ -410,7 +410,7 @@ class VerticalLogisticRegression(LinearPredictions, ClassifierMixin, BaseEstimat
             solver={"name": "noisy_gradient_descent", "n_iterations": T, "step_size": step, "momentum": momentum},
             info=info,
         )
-        return run.model, result, T
+        return result, T
 
     def _blocks(self, n_features: int, n_columns: int):
         """``blocks`` over the mapped rows' columns: the intercept's constant column (index d, when

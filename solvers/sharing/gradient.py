@@ -151,6 +151,6 @@ def warn_if_gradient_not_small(run: GradientRun, tol: float, sigma: float, n_col
         f"more than tol={tol:g} times the first one's ({first:.3g}) plus what its privacy noise explains: "
         "increase n_iterations",
         ConvergenceWarning,
-        stacklevel=3,
+        stacklevel=4,  # the estimator's caller (this is called by a helper of its fit)
     )
     return True

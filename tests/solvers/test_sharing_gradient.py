@@ -152,8 +152,9 @@ def test_same_seed_same_model_and_another_seed_another(data):
 
 def test_a_short_run_warns_that_it_did_not_converge_and_the_noise_limited_default_does_not(data):
     X, y = data
-    with pytest.warns(ConvergenceWarning, match="did not converge: the gradient of its objective"):
+    with pytest.warns(ConvergenceWarning, match="did not converge: the gradient of its objective") as caught:
         VerticalLogisticRegression(noise=None, n_iterations=5).fit(X, y)
+    assert caught[0].filename == __file__  # attributed to the caller of fit
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         VerticalLogisticRegression(random_state=0).fit(X, y)  # ε = 1: its noise, not its T, limits it
