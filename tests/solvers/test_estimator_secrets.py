@@ -56,7 +56,9 @@ class _Walker:
     """Walks an object graph (``__dict__``, slots, dataclass fields, containers, NamedTuples)."""
 
     def __init__(self, skip: frozenset) -> None:
-        self.skip, self.seen, self.found = skip, set(), []
+        self.skip = skip
+        self.seen: set[int] = set()
+        self.found: list[str] = []
 
     def walk(self, obj: object, path: str) -> None:
         if id(obj) in self.seen or obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, type)):
