@@ -140,8 +140,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     """The Markdown table of every row (JSON stores ∞ as a string)."""
     lines = [
         "| suite | algorithm | ε₀ | correct | true ε | DP-Sniper's bound | trials/side | effort | seed | verdict | "
-        "ε ≥ (ours) | low bits, rounded: ε ≥ | flagged by | pair chosen | samples | s | code |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "ε ≥ (ours) | low bits, rounded: ε ≥ | flagged by | pair chosen | second stage | samples | s | code |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(rows, key=lambda r: (r["suite"], r["algorithm"], r["epsilon0"], *_budget(r), r["seed"])):
         true = r["true_epsilon"]
@@ -151,9 +151,20 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"{r['trials']:.0e} | {_head(_budget(r)).split('(')[1][:-1]} | {r['seed']} | {r['verdict']} | "
             f"{r['epsilon_lower']:.4f} | "
             f"{_number(r.get('epsilon_lower_low_bits'))} | {', '.join(r.get('violated_by', [])) or '–'} | "
-            f"{r['chosen_pair']} | {r['samples']:.2e} | {r['seconds']:.0f} | {r.get('code', '–')} |"
+            f"{r['chosen_pair']} | {_second_stage(r)} | {r['samples']:.2e} | {r['seconds']:.0f} | "
+            f"{r.get('code', '–')} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _second_stage(row: dict[str, Any]) -> str:
+    """The second stage's contenders of a row: – before the search had one, "none" where the first
+    stage's leader clearly led, else the pairs with their second-stage predictions."""
+    if "contenders" not in row:
+        return "–"
+    if row["contenders"] is None:
+        return "none"
+    return "; ".join(f"{name} {value:.3f}" for name, value in row["contenders"].items())
 
 
 def _deciding(row: dict[str, Any]) -> tuple[float, bool]:
