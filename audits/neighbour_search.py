@@ -443,11 +443,11 @@ def contenders_of(
     """The pairs of ``among`` whose ``primary`` value (predicted bound, or statistic without one) is
     within the first stage's noise of the leader ``best``'s: at most PILOT_Z · sqrt(se_best² + se_i²)
     below it, with se the delta-method standard errors ``errors`` of the pilots' log-ratios (a
-    one-sided 95 % test that the two differ, Casella & Berger 2002, Section 10.1); the ``most`` largest
-    (ties by ``statistics``), ``best`` first. One pair alone means the leader dominates."""
-    close = [
-        i for i in among if i == best or primary[i] >= primary[best] - PILOT_Z * math.hypot(errors[best], errors[i])
-    ]
+    one-sided 95 % test that the two differ, Casella & Berger 2002, Section 10.1), or tied with it
+    (within :data:`audits.distinguishers.TIE_TOLERANCE`); the ``most`` largest (ties by
+    ``statistics``), ``best`` first. One pair alone means the leader dominates."""
+    noise = [max(TIE_TOLERANCE, PILOT_Z * math.hypot(errors[best], errors[i])) for i in range(len(primary))]
+    close = [i for i in among if i == best or primary[i] >= primary[best] - noise[i]]
     close.sort(key=lambda i: (i != best, -primary[i], -statistics[i]))
     return close[: max(1, most)]
 

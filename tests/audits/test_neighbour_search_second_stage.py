@@ -45,6 +45,8 @@ def test_contenders_are_the_leaders_within_the_noise_at_most_k_the_leader_first(
     assert contenders_of(primary, errors, statistics, range(5), 0, 2) == [0, 3]
     assert contenders_of(primary, errors, statistics, [0, 1, 2], 0, 3) == [0]  # the leader alone: it dominates
     assert contenders_of(primary, [0.2] * 5, statistics, range(5), 0, 0) == [0]
+    # standard errors of 0.001 (a tail that is nearly the whole population): tied predictions still go on
+    assert contenders_of([0.30, 0.295, 0.28], [0.001] * 3, statistics, range(3), 0, 3) == [0, 1]
     wide = contenders_of(primary, [0.2] * 5, statistics, range(5), 0, 5)
     assert wide == [0, 3, 4, 1, 2]  # by value, the leader first
 
