@@ -25,9 +25,10 @@ What runs (:func:`audit_spec` declares it, :func:`audits.runner.run_spec` runs i
 
 With ``neighbours`` instead of ``D_prime`` (candidates for D′, candidate pairs, or ``"patterns"``:
 the input patterns of Ding et al. 2018 around D), a pilot on each pair's own trials ranks the pairs
-(:mod:`audits.neighbour_search`); the final audit runs on fresh trials, so the choice needs no
-multiplicity correction (a held-out pilot). ``effort`` ("quick", "default", "thorough") sizes the
-trials, calibration and pilots (:mod:`audits.effort`).
+and a larger second pilot chooses among the leaders (:mod:`audits.neighbour_search`); the final
+audit runs on fresh trials, so the choice needs no multiplicity correction (a held-out pilot).
+``effort`` ("quick", "default", "thorough") sizes the trials, calibration and pilots
+(:mod:`audits.effort`).
 """
 
 from __future__ import annotations
@@ -211,7 +212,8 @@ def audit(
       score: releases → scores (higher: "ran on D"); None searches for a distinguisher.
       confidence: of every lower bound. search_trials: calibration trials per side (default, for
         "default": trials/10 in [2,000, 100,000]). pilot_trials: per side and candidate pair
-        (default, for "default": trials/10 in [1,000, 100,000]). resolution: of the scores
+        (default, for "default": trials/10 in [1,000, 100,000]; the second stage's contenders get
+        the effort's ``contender_scale`` times as many). resolution: of the scores
         (:func:`audits.distinguishers.quantize`).
       name: the report's name. progress: a progress bar on stderr (None: when stderr is a terminal).
       checkpoint: a folder that records every finished chunk of audited trials; an audit stopped at
