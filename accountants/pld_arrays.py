@@ -457,11 +457,14 @@ def _best_tail(
     1e-9 relative for the rounding of K; the last order t tried). The optimal t > 0 is the root of
     the increasing g(t) = n(tK'(t) − K(t)) − log(2/τ): at most ``steps`` safeguarded Newton steps,
     bisection (in log t) once it is bracketed."""
-    best = math.inf
     low, high = 0.0, math.inf
     support = weights > 0
     weights, centred = weights[support], centred[support]
+    # the sum never exceeds count × the largest value: the bound when no order is finite (a point mass)
+    best = count * float(np.max(centred)) + 1.0
     for _ in range(steps):
+        if not 0 < order < math.inf:
+            break
         exponents = order * centred
         shift = float(np.max(exponents))
         with np.errstate(under="ignore"):

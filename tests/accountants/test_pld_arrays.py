@@ -9,7 +9,7 @@ import pytest
 from dp_accounting import dp_event
 from dp_accounting.pld import PLDAccountant as DpPLDAccountant
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from accountants import PLDAccountant
@@ -56,6 +56,7 @@ def test_self_composition_is_the_direct_convolution_on_the_whole_support(directi
     count=st.integers(2, 6),
     epsilon=st.floats(-1.0, 3.0),
 )
+@example(probs=[1.0, 5e-324], lower=0, infinity_mass=0.0, count=2, epsilon=0.0)  # a point mass: no finite order
 def test_self_composition_bounds_the_direct_convolution(probs, lower, infinity_mass, count, epsilon):
     """Any PMF: δ(ε) of the self-composition is the whole-support convolution's, up to τ above."""
     masses = np.array(probs) / sum(probs) * (1 - infinity_mass)
