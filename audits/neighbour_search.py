@@ -452,6 +452,15 @@ def contenders_of(
     return close[: max(1, most)]
 
 
+def _rankings(pilots: Sequence[PilotResult], audit_trials: int | None) -> tuple[list[float], list[float] | None]:
+    """The pilots' statistics, and their predicted bounds (0 where a pilot has none; None without
+    ``audit_trials``), indexed as ``pilots``."""
+    statistics = [p.statistic for p in pilots]
+    if audit_trials is None:
+        return statistics, None
+    return statistics, [0.0 if p.predicted is None else p.predicted for p in pilots]
+
+
 def _stage_summary(
     pairs: Sequence[CandidatePair],
     statistics: Sequence[float],
@@ -530,8 +539,7 @@ def search_neighbours(
         root = np.random.SeedSequence(seed, spawn_key=(PILOT_STREAM + index,))
         first[index] = _pilot(runs, pairs[index], fits, pooled[index], root, delta, audit_trials)
     pilots = [first[mirrors.get(i, i)] for i in range(len(pairs))]  # a mirror: its earlier pair's pilot
-    statistics = [p.statistic for p in pilots]
-    predicted = None if audit_trials is None else [0.0 if p.predicted is None else p.predicted for p in pilots]
+    statistics, predicted = _rankings(pilots, audit_trials)
     best, margin, summary = _stage_summary(pairs, statistics, predicted, ranked, audit_trials)
     leaders = contenders_of(
         statistics if predicted is None else predicted, [p.error for p in pilots], statistics, ranked, best, contenders
@@ -544,9 +552,8 @@ def search_neighbours(
             again[index] = _pilot(
                 runs, pairs[index], fits, contender_scale * pooled[index], root, delta, audit_trials, contender_scale
             )
-        stage = [again.get(i, first[ranked[0]]) for i in range(len(pairs))]  # only the leaders' are read
-        stage_statistics = [p.statistic for p in stage]
-        stage_predicted = None if predicted is None else [0.0 if p.predicted is None else p.predicted for p in stage]
+        # the leaders' second pilots in place of their first (only the leaders are ranked)
+        stage_statistics, stage_predicted = _rankings([again.get(i, p) for i, p in enumerate(pilots)], audit_trials)
         best, margin, summary = _stage_summary(pairs, stage_statistics, stage_predicted, leaders, audit_trials)
         summary += f" in the second stage, among the first stage's {len(leaders)} leaders"
         second = {
